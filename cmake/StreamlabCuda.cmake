@@ -1,0 +1,23 @@
+# Decide whether the CUDA executor is built. AUTO builds it when nvcc is found (default /usr/local/cuda);
+# a machine without a GPU still builds it, and the GPU tests skip at run time.
+set(STREAMLAB_HAVE_CUDA OFF)
+if(NOT STREAMLAB_CUDA STREQUAL "OFF")
+  if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  endif()
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    enable_language(CUDA)
+    find_package(CUDAToolkit REQUIRED)
+    set(STREAMLAB_HAVE_CUDA ON)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "52")
+      set(CMAKE_CUDA_ARCHITECTURES 90)   # H100 (sm_90); override with -DCMAKE_CUDA_ARCHITECTURES
+    endif()
+    set(CMAKE_CUDA_STANDARD 20)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+  elseif(STREAMLAB_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "STREAMLAB_CUDA=ON but no CUDA compiler was found (looked for /usr/local/cuda/bin/nvcc)")
+  endif()
+endif()
+message(STATUS "streamlab: CUDA executor ${STREAMLAB_HAVE_CUDA}")

@@ -1,0 +1,99 @@
+#pragma once
+/// \file device_profile.hpp
+/// Measured (or, until calibrated, published) parameters of one GPU, each with its unit and source.
+/// `streamlab calibrate` writes it on a real GPU; the simulator reads it.
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace streamlab::model {
+
+/// One number of the profile with the provenance a researcher needs to trust it.
+struct Param {
+  double value = 0;
+  std::string source;  ///< e.g. "measured: calibrate 2026-11-21" or "public: H100 whitepaper"
+  friend bool operator==(const Param&, const Param&) = default;
+};
+
+/// Device parameters. Every field is required in the JSON; a missing or invalid one is an InputError
+/// naming it. Units are in the field names.
+struct DeviceProfile {
+  std::string name;          ///< e.g. "NVIDIA H100 80GB HBM3"
+  std::string driver;        ///< driver version, where measured
+  std::string cuda_version;  ///< runtime version, where measured
+  std::string date;          ///< when it was made
+
+  // SMs and occupancy limits.
+  Param sm_count;
+  Param max_threads_per_sm;
+  Param max_blocks_per_sm;
+  Param registers_per_sm;
+  Param shared_mem_per_sm_bytes;
+  Param max_shared_mem_per_block_bytes;
+  Param max_threads_per_block;
+  Param max_resident_grids;
+  Param connections;  ///< CUDA_DEVICE_MAX_CONNECTIONS default
+  Param priority_least;     ///< numerically largest (lowest) stream priority, 0
+  Param priority_greatest;  ///< numerically smallest (highest), -5 on H100
+
+  // Host API costs (host time per call), ns.
+  Param kernel_launch_ns;
+  Param memcpy_async_issue_ns;
+  Param event_create_ns;
+  Param event_record_timed_ns;
+  Param event_record_untimed_ns;
+  Param event_query_ns;
+  Param stream_query_ns;
+  Param stream_wait_event_ns;
+  Param host_func_issue_ns;
+  Param sync_wakeup_ns;           ///< blocking synchronize: device done -> host thread running again
+  Param host_func_roundtrip_ns;   ///< device reaches the host func -> it runs -> stream continues
+
+  // Device-side latencies, ns.
+  Param kernel_start_latency_ns;  ///< issue -> first block running on an idle device
+  Param block_dispatch_ns;        ///< gap between a block finishing and the next one starting on its SM
+  Param event_wait_latency_ns;    ///< event complete -> waiting stream's next op may start
+
+  // Copy engines.
+  Param copy_engines;             ///< async copy engines
+  Param h2d_latency_ns;
+  Param h2d_pinned_gbps;          ///< GB/s = bytes per ns
+  Param h2d_pageable_gbps;
+  Param d2h_latency_ns;
+  Param d2h_pinned_gbps;
+  Param d2h_pageable_gbps;
+  Param d2d_latency_ns;
+  Param d2d_gbps;
+  Param bidirectional_factor;     ///< each direction's bandwidth multiplier while both run (<= 1)
+  Param memset_gbps;
+
+  // Cost model for CostModel durations (per whole device).
+  Param dram_gbps;
+  Param fp32_gflops;
+
+  friend bool operator==(const DeviceProfile&, const DeviceProfile&) = default;
+};
+
+/// Name and member of every Param field, in file order; JSON I/O and validation iterate it.
+struct ParamField {
+  std::string_view name;
+  std::string_view unit;
+  Param DeviceProfile::*member;
+};
+[[nodiscard]] std::span<const ParamField> device_profile_fields() noexcept;
+
+/// Strict parse: unknown keys, a missing field, a wrong type or a value out of range throw InputError
+/// naming the field. JSON shape: {"format_version":1,"name":..,"params":{"sm_count":{"value":132,
+/// "unit":"count","source":".."},..}}
+[[nodiscard]] DeviceProfile parse_device_profile(std::string_view json_text, const std::string& source);
+[[nodiscard]] DeviceProfile load_device_profile(const std::filesystem::path& file);
+[[nodiscard]] std::string device_profile_to_json(const DeviceProfile& p);
+void save_device_profile(const DeviceProfile& p, const std::filesystem::path& file);
+
+/// The bundled H100 SXM profile (model/profiles/h100-sxm.json, baked in at build time).
+[[nodiscard]] DeviceProfile bundled_h100_profile();
+
+}  // namespace streamlab::model

@@ -1,0 +1,53 @@
+#pragma once
+/// \file metrics.hpp
+/// What a trace says about overlap: makespan, busy fractions, copy/compute overlap, concurrency; and the
+/// comparison of two traces of one workload (predicted vs measured). Definitions in docs/formats.md.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "streamlab/model/trace.hpp"
+
+namespace streamlab::model {
+
+struct TraceMetrics {
+  Nanos start_ns = 0;     ///< earliest span start
+  Nanos makespan_ns = 0;  ///< latest end - earliest start
+  std::map<std::uint32_t, double> stream_busy;  ///< stream id -> union of its spans / makespan
+  std::map<Engine, double> engine_busy;         ///< engine -> union of its spans / makespan
+  /// Time during which a copy and a kernel both run, over the shorter of total copy time and total
+  /// kernel time (1 = the smaller side is fully hidden; 0 when either side is absent).
+  double copy_compute_overlap = 0;
+  /// Step function of the number of device spans (non-host) running: (time, count) change points.
+  std::vector<std::pair<Nanos, std::uint32_t>> concurrency;
+  double mean_concurrency = 0;
+  std::uint32_t max_concurrency = 0;
+};
+[[nodiscard]] TraceMetrics compute_metrics(const Trace& t);
+
+/// Per-op difference, matched by op id and engine; times relative to each trace's start.
+struct OpDelta {
+  std::string op_id;
+  std::string name;
+  Engine engine = Engine::sm;
+  Nanos a_start = 0, a_end = 0, b_start = 0, b_end = 0;
+  [[nodiscard]] Nanos start_error() const noexcept { return a_start - b_start; }
+  [[nodiscard]] Nanos end_error() const noexcept { return a_end - b_end; }
+  [[nodiscard]] Nanos duration_error() const noexcept { return (a_end - a_start) - (b_end - b_start); }
+};
+
+struct TraceComparison {
+  TraceMetrics a, b;                   ///< a = predicted, b = measured by convention
+  double makespan_rel_error = 0;       ///< (a - b) / b
+  double overlap_error = 0;            ///< a.copy_compute_overlap - b.copy_compute_overlap
+  std::vector<OpDelta> ops;            ///< matched ops
+  std::vector<std::string> only_in_a, only_in_b;  ///< op ids that did not match
+  double mean_abs_start_error_ns = 0, mean_abs_duration_error_ns = 0;
+  bool workload_hash_mismatch = false;
+};
+[[nodiscard]] TraceComparison compare_traces(const Trace& a, const Trace& b);
+
+}  // namespace streamlab::model

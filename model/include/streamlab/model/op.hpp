@@ -1,0 +1,137 @@
+#pragma once
+/// \file op.hpp
+/// One operation of a workload: what it is, what it needs, what it waits for.
+/// A plain description: the simulator and the executor are two runtimes that consume it.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace streamlab::model {
+
+/// Dense index of an op inside its Workload (position in Workload::ops).
+using OpIndex = std::uint32_t;
+
+/// Time in integer nanoseconds, everywhere in streamlab.
+using Nanos = std::int64_t;
+
+enum class OpKind : std::uint8_t {
+  kernel,     ///< a grid of blocks on the SMs
+  h2d,        ///< host-to-device copy (copy engine)
+  d2h,        ///< device-to-host copy (copy engine)
+  d2d,        ///< device-to-device copy
+  memset,     ///< device memset
+  prefetch,   ///< managed-memory prefetch to the device
+  host_func,  ///< cudaLaunchHostFunc: runs on a host thread in stream order
+  barrier,    ///< joins its deps across streams; does no work itself
+  task_pool,  ///< persistent grid drawing variable-length tasks (static index or shared queue)
+};
+
+enum class Priority : std::uint8_t { critical, high, normal, low, cleanup };
+
+/// What bounds the op; workload-aware policies map these onto stream classes.
+enum class WorkloadType : std::uint8_t { compute, memory, mixed, coordination };
+
+enum class HostMemory : std::uint8_t { pinned, pageable };
+
+/// How task_pool blocks obtain tasks.
+enum class TaskAssignment : std::uint8_t {
+  static_index,  ///< block b takes tasks b, b+B, b+2B, ...
+  dynamic_queue, ///< blocks take the next task from a shared atomic counter
+};
+
+struct Dim3 {
+  std::uint32_t x = 1, y = 1, z = 1;
+  [[nodiscard]] constexpr std::uint64_t count() const noexcept {
+    return std::uint64_t{x} * y * z;
+  }
+  friend constexpr bool operator==(const Dim3&, const Dim3&) = default;
+};
+
+/// Launch shape of a kernel or task pool.
+struct KernelShape {
+  Dim3 grid;
+  Dim3 block;
+  std::uint32_t registers_per_thread = 32;
+  std::uint32_t shared_mem_bytes = 0;  ///< dynamic + static shared memory per block
+  [[nodiscard]] std::uint64_t blocks() const noexcept { return grid.count(); }
+  [[nodiscard]] std::uint64_t threads_per_block() const noexcept { return block.count(); }
+  friend bool operator==(const KernelShape&, const KernelShape&) = default;
+};
+
+/// Every block runs for the same time.
+struct FixedPerBlock {
+  Nanos ns = 0;
+  friend bool operator==(const FixedPerBlock&, const FixedPerBlock&) = default;
+};
+/// Block i runs for ns[i]; the list has exactly one entry per block.
+struct PerBlockList {
+  std::vector<Nanos> ns;
+  friend bool operator==(const PerBlockList&, const PerBlockList&) = default;
+};
+/// A cost the device profile turns into time (roofline: max(bytes / bandwidth, flops / rate)).
+struct CostModel {
+  double bytes = 0;
+  double flops = 0;
+  friend bool operator==(const CostModel&, const CostModel&) = default;
+};
+using DurationSpec = std::variant<FixedPerBlock, PerBlockList, CostModel>;
+
+/// Variable-length tasks executed by a persistent grid.
+struct TaskList {
+  std::vector<Nanos> task_ns;
+  TaskAssignment assignment = TaskAssignment::dynamic_queue;
+  friend bool operator==(const TaskList&, const TaskList&) = default;
+};
+
+struct Op {
+  std::string id;    ///< unique within the workload; deps refer to it
+  std::string name;  ///< human label (defaults to id)
+  OpKind kind = OpKind::kernel;
+  Priority priority = Priority::normal;
+  WorkloadType type = WorkloadType::compute;
+  std::optional<std::uint32_t> stream_hint;  ///< preferred logical stream, if any
+
+  // Copies, memset, prefetch.
+  std::uint64_t bytes = 0;
+  HostMemory host_memory = HostMemory::pinned;
+
+  // Kernels and task pools.
+  std::optional<KernelShape> shape;
+  DurationSpec duration = FixedPerBlock{};
+  std::optional<TaskList> tasks;  ///< task_pool only
+
+  // host_func: how long the host function runs.
+  Nanos host_ns = 0;
+
+  std::vector<std::string> deps;     ///< ids, as written
+  std::vector<OpIndex> dep_indices;  ///< resolved by validation, same order as deps
+
+  friend bool operator==(const Op&, const Op&) = default;
+};
+
+[[nodiscard]] std::string_view to_string(OpKind) noexcept;
+[[nodiscard]] std::string_view to_string(Priority) noexcept;
+[[nodiscard]] std::string_view to_string(WorkloadType) noexcept;
+[[nodiscard]] std::string_view to_string(HostMemory) noexcept;
+[[nodiscard]] std::string_view to_string(TaskAssignment) noexcept;
+[[nodiscard]] std::optional<OpKind> parse_op_kind(std::string_view) noexcept;
+[[nodiscard]] std::optional<Priority> parse_priority(std::string_view) noexcept;
+[[nodiscard]] std::optional<WorkloadType> parse_workload_type(std::string_view) noexcept;
+[[nodiscard]] std::optional<HostMemory> parse_host_memory(std::string_view) noexcept;
+[[nodiscard]] std::optional<TaskAssignment> parse_task_assignment(std::string_view) noexcept;
+
+/// True for the kinds a copy engine executes (h2d, d2h, d2d).
+[[nodiscard]] constexpr bool is_copy(OpKind k) noexcept {
+  return k == OpKind::h2d || k == OpKind::d2h || k == OpKind::d2d;
+}
+/// True for the kinds whose work is blocks on the SMs.
+[[nodiscard]] constexpr bool runs_on_sms(OpKind k) noexcept {
+  return k == OpKind::kernel || k == OpKind::task_pool;
+}
+
+}  // namespace streamlab::model

@@ -1,0 +1,78 @@
+#pragma once
+/// \file trace.hpp
+/// The common trace: what ran where and when, as predicted by the simulator or measured on a GPU.
+/// Records carry stream *ids*, never runtime handles.
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "streamlab/model/op.hpp"
+
+namespace streamlab::model {
+
+/// The device resource a span occupied.
+enum class Engine : std::uint8_t { host, sm, copy_h2d, copy_d2h, copy_d2d };
+
+[[nodiscard]] std::string_view to_string(Engine) noexcept;
+[[nodiscard]] std::optional<Engine> parse_engine(std::string_view) noexcept;
+/// The engine an op of this kind runs on.
+[[nodiscard]] Engine engine_for(OpKind) noexcept;
+
+/// One op on one engine: [start_ns, end_ns) on the trace's clock (0 = start of the run).
+struct Span {
+  OpIndex op = 0;        ///< index in the workload
+  std::string op_id;     ///< the workload's id (survives reordering)
+  std::string name;
+  OpKind kind = OpKind::kernel;
+  std::uint32_t device = 0;
+  std::uint32_t stream = 0;  ///< logical stream id assigned by the dispatcher
+  Engine engine = Engine::sm;
+  Nanos start_ns = 0;
+  Nanos end_ns = 0;
+  [[nodiscard]] Nanos duration() const noexcept { return end_ns - start_ns; }
+  friend bool operator==(const Span&, const Span&) = default;
+};
+
+/// Where one thread block of a kernel ran (simulator only; the viewer's SM occupancy strip).
+struct BlockPlacement {
+  OpIndex op = 0;
+  std::uint32_t block = 0;
+  std::uint32_t sm = 0;
+  Nanos start_ns = 0;
+  Nanos end_ns = 0;
+  friend bool operator==(const BlockPlacement&, const BlockPlacement&) = default;
+};
+
+struct TraceMeta {
+  std::string backend;      ///< "sim" or "cuda"
+  std::string device_name;  ///< e.g. "NVIDIA H100 80GB HBM3"
+  std::string profile;      ///< device profile name/path the run used
+  std::string policy;
+  std::string workload;     ///< workload name
+  std::string workload_hash;
+  std::string version;      ///< streamlab version
+  std::string date;         ///< ISO 8601
+  std::map<std::string, std::string> extra;  ///< driver, cuda version, clock source, ...
+  friend bool operator==(const TraceMeta&, const TraceMeta&) = default;
+};
+
+struct Trace {
+  TraceMeta meta;
+  std::vector<Span> spans;
+  std::vector<BlockPlacement> blocks;  ///< optional
+  friend bool operator==(const Trace&, const Trace&) = default;
+};
+
+/// Chrome Trace Event JSON (opens in Perfetto and chrome://tracing). Exact ns are kept in args so
+/// reading back gives the same Trace.
+[[nodiscard]] std::string trace_to_chrome_json(const Trace& t);
+[[nodiscard]] Trace parse_chrome_trace(std::string_view json_text, const std::string& source);
+[[nodiscard]] Trace load_trace(const std::filesystem::path& file);
+/// Atomic write (temporary file + rename).
+void save_trace(const Trace& t, const std::filesystem::path& file);
+
+}  // namespace streamlab::model

@@ -1,0 +1,59 @@
+#pragma once
+/// \file workload.hpp
+/// A workload: a named DAG of ops, read from and written to versioned JSON (docs/workload-format.md).
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "streamlab/model/op.hpp"
+
+namespace streamlab::model {
+
+/// Current workload format version; readers refuse other versions with a clear message.
+inline constexpr int kWorkloadFormatVersion = 1;
+
+struct Workload {
+  std::string name;
+  std::string description;
+  std::vector<Op> ops;  ///< dep_indices resolved (validated workloads only)
+
+  [[nodiscard]] std::size_t size() const noexcept { return ops.size(); }
+  /// Index of the op with this id, or throws std::out_of_range.
+  [[nodiscard]] OpIndex index_of(std::string_view id) const;
+  /// Number of dependency edges.
+  [[nodiscard]] std::size_t edge_count() const noexcept;
+  /// Stable content hash (hex) of the canonical JSON; traces carry it to tie them to their workload.
+  [[nodiscard]] std::string hash() const;
+  friend bool operator==(const Workload&, const Workload&) = default;
+};
+
+/// Per-device limits validation checks kernel shapes against (defaults: Hopper / H100).
+struct ShapeLimits {
+  std::uint32_t max_threads_per_block = 1024;
+  std::uint32_t max_shared_mem_per_block = 227 * 1024;  ///< opt-in maximum on sm_90
+  std::uint32_t max_registers_per_thread = 255;
+  std::uint32_t max_grid_x = 0x7fffffffu;
+  std::uint32_t max_grid_yz = 65535;
+};
+
+/// Parses and strictly validates a workload from JSON text. `source` names the file in errors.
+/// Throws InputError on malformed JSON, unknown keys, wrong types, missing fields, duplicate ids,
+/// dangling deps, cycles and impossible kernel shapes.
+[[nodiscard]] Workload parse_workload(std::string_view json_text, const std::string& source,
+                                      const ShapeLimits& limits = {});
+/// Reads a file and parses it; a missing or unreadable file is an InputError too.
+[[nodiscard]] Workload load_workload(const std::filesystem::path& file, const ShapeLimits& limits = {});
+/// Canonical JSON (format_version first, keys in a fixed order, defaults written out).
+[[nodiscard]] std::string workload_to_json(const Workload& w, int indent = 2);
+/// Writes atomically (temporary file + rename): a failure leaves no half-written file.
+void save_workload(const Workload& w, const std::filesystem::path& file);
+
+/// Resolves deps to indices and checks every cross-op rule (duplicate ids, dangling deps, cycles).
+/// parse_workload calls it; generators call it too. Throws InputError naming `source`.
+void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits& limits = {});
+
+}  // namespace streamlab::model
