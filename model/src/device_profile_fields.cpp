@@ -1,0 +1,53 @@
+// The table of DeviceProfile's parameters: JSON I/O and validation iterate it, so adding a field is one
+// line here plus the member in device_profile.hpp (and a value in model/profiles/h100-sxm.json).
+#include <array>
+
+#include "streamlab/model/device_profile.hpp"
+
+namespace streamlab::model {
+
+std::span<const ParamField> device_profile_fields() noexcept {
+  static const std::array kFields{
+      ParamField{"sm_count", "count", &DeviceProfile::sm_count},
+      ParamField{"max_threads_per_sm", "threads", &DeviceProfile::max_threads_per_sm},
+      ParamField{"max_blocks_per_sm", "blocks", &DeviceProfile::max_blocks_per_sm},
+      ParamField{"registers_per_sm", "registers", &DeviceProfile::registers_per_sm},
+      ParamField{"shared_mem_per_sm_bytes", "bytes", &DeviceProfile::shared_mem_per_sm_bytes},
+      ParamField{"max_shared_mem_per_block_bytes", "bytes", &DeviceProfile::max_shared_mem_per_block_bytes},
+      ParamField{"max_threads_per_block", "threads", &DeviceProfile::max_threads_per_block},
+      ParamField{"max_resident_grids", "grids", &DeviceProfile::max_resident_grids},
+      ParamField{"connections", "queues", &DeviceProfile::connections},
+      ParamField{"priority_least", "priority", &DeviceProfile::priority_least},
+      ParamField{"priority_greatest", "priority", &DeviceProfile::priority_greatest},
+      ParamField{"kernel_launch_ns", "ns", &DeviceProfile::kernel_launch_ns},
+      ParamField{"memcpy_async_issue_ns", "ns", &DeviceProfile::memcpy_async_issue_ns},
+      ParamField{"event_create_ns", "ns", &DeviceProfile::event_create_ns},
+      ParamField{"event_record_timed_ns", "ns", &DeviceProfile::event_record_timed_ns},
+      ParamField{"event_record_untimed_ns", "ns", &DeviceProfile::event_record_untimed_ns},
+      ParamField{"event_query_ns", "ns", &DeviceProfile::event_query_ns},
+      ParamField{"stream_query_ns", "ns", &DeviceProfile::stream_query_ns},
+      ParamField{"stream_wait_event_ns", "ns", &DeviceProfile::stream_wait_event_ns},
+      ParamField{"host_func_issue_ns", "ns", &DeviceProfile::host_func_issue_ns},
+      ParamField{"sync_wakeup_ns", "ns", &DeviceProfile::sync_wakeup_ns},
+      ParamField{"host_func_roundtrip_ns", "ns", &DeviceProfile::host_func_roundtrip_ns},
+      ParamField{"kernel_start_latency_ns", "ns", &DeviceProfile::kernel_start_latency_ns},
+      ParamField{"block_dispatch_ns", "ns", &DeviceProfile::block_dispatch_ns},
+      ParamField{"event_wait_latency_ns", "ns", &DeviceProfile::event_wait_latency_ns},
+      ParamField{"copy_engines", "engines", &DeviceProfile::copy_engines},
+      ParamField{"h2d_latency_ns", "ns", &DeviceProfile::h2d_latency_ns},
+      ParamField{"h2d_pinned_gbps", "GB/s", &DeviceProfile::h2d_pinned_gbps},
+      ParamField{"h2d_pageable_gbps", "GB/s", &DeviceProfile::h2d_pageable_gbps},
+      ParamField{"d2h_latency_ns", "ns", &DeviceProfile::d2h_latency_ns},
+      ParamField{"d2h_pinned_gbps", "GB/s", &DeviceProfile::d2h_pinned_gbps},
+      ParamField{"d2h_pageable_gbps", "GB/s", &DeviceProfile::d2h_pageable_gbps},
+      ParamField{"d2d_latency_ns", "ns", &DeviceProfile::d2d_latency_ns},
+      ParamField{"d2d_gbps", "GB/s", &DeviceProfile::d2d_gbps},
+      ParamField{"bidirectional_factor", "ratio", &DeviceProfile::bidirectional_factor},
+      ParamField{"memset_gbps", "GB/s", &DeviceProfile::memset_gbps},
+      ParamField{"dram_gbps", "GB/s", &DeviceProfile::dram_gbps},
+      ParamField{"fp32_gflops", "GFLOP/s", &DeviceProfile::fp32_gflops},
+  };
+  return kFields;
+}
+
+}  // namespace streamlab::model
