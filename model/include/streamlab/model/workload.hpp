@@ -1,6 +1,6 @@
 #pragma once
 /// \file workload.hpp
-/// A workload: a named DAG of ops, read from and written to versioned JSON (docs/workload-format.md).
+/// A workload: a named DAG of ops, read from and written to versioned JSON (docs/formats.md).
 
 #include <cstdint>
 #include <filesystem>
@@ -22,7 +22,8 @@ struct Workload {
   std::vector<Op> ops;  ///< dep_indices resolved (validated workloads only)
 
   [[nodiscard]] std::size_t size() const noexcept { return ops.size(); }
-  /// Index of the op with this id, or throws std::out_of_range.
+  /// Index of the op with this id, or throws std::out_of_range. A linear scan: resolve once, then use
+  /// Op::dep_indices.
   [[nodiscard]] OpIndex index_of(std::string_view id) const;
   /// Number of dependency edges.
   [[nodiscard]] std::size_t edge_count() const noexcept;
@@ -31,11 +32,17 @@ struct Workload {
   friend bool operator==(const Workload&, const Workload&) = default;
 };
 
+/// The workload type an op of this kind gets when its JSON leaves "type" out: kernels and task pools
+/// compute, copies/memset/prefetch memory, host functions and barriers coordination.
+[[nodiscard]] WorkloadType default_workload_type(OpKind k) noexcept;
+
 /// Per-device limits validation checks kernel shapes against (defaults: Hopper / H100).
 struct ShapeLimits {
   std::uint32_t max_threads_per_block = 1024;
+  std::uint32_t max_block_z = 64;                       ///< blockDim.z limit (x and y: max_threads_per_block)
   std::uint32_t max_shared_mem_per_block = 227 * 1024;  ///< opt-in maximum on sm_90
   std::uint32_t max_registers_per_thread = 255;
+  std::uint32_t max_registers_per_block = 65536;        ///< one block must fit one SM's register file
   std::uint32_t max_grid_x = 0x7fffffffu;
   std::uint32_t max_grid_yz = 65535;
 };
@@ -47,7 +54,8 @@ struct ShapeLimits {
                                       const ShapeLimits& limits = {});
 /// Reads a file and parses it; a missing or unreadable file is an InputError too.
 [[nodiscard]] Workload load_workload(const std::filesystem::path& file, const ShapeLimits& limits = {});
-/// Canonical JSON (format_version first, keys in a fixed order, defaults written out).
+/// Canonical JSON (format_version first, keys in a fixed order, defaults written out). With indent >= 0
+/// the document is indented and each op sits on one line (diff-friendly); indent < 0 gives one line.
 [[nodiscard]] std::string workload_to_json(const Workload& w, int indent = 2);
 /// Writes atomically (temporary file + rename): a failure leaves no half-written file.
 void save_workload(const Workload& w, const std::filesystem::path& file);

@@ -1,0 +1,564 @@
+// Workload JSON I/O and validation. Format: docs/formats.md. Two layers: parse_op checks the *syntax*
+// of one op (keys, types, enum names); resolve_and_check checks the *meaning* of the whole workload
+// (shapes against device limits, durations, ids, deps, cycles), so workloads built in code by generators
+// or tests get exactly the same checks as files.
+#include "streamlab/model/workload.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <span>
+#include <stdexcept>
+#include <unordered_map>
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/strong_components.hpp>
+
+#include "json_util.hpp"
+#include "streamlab/model/errors.hpp"
+#include "streamlab/model/file_io.hpp"
+
+namespace streamlab::model {
+
+using detail::Json;
+using detail::Reader;
+
+WorkloadType default_workload_type(OpKind k) noexcept {
+  switch (k) {
+    case OpKind::kernel:
+    case OpKind::task_pool: return WorkloadType::compute;
+    case OpKind::h2d:
+    case OpKind::d2h:
+    case OpKind::d2d:
+    case OpKind::memset:
+    case OpKind::prefetch: return WorkloadType::memory;
+    case OpKind::host_func:
+    case OpKind::barrier: return WorkloadType::coordination;
+  }
+  return WorkloadType::compute;
+}
+
+OpIndex Workload::index_of(std::string_view id) const {
+  for (std::size_t i = 0; i < ops.size(); ++i)
+    if (ops[i].id == id) return static_cast<OpIndex>(i);
+  throw std::out_of_range("no op with id '" + std::string(id) + "' in workload '" + name + "'");
+}
+
+std::size_t Workload::edge_count() const noexcept {
+  std::size_t n = 0;
+  for (const auto& op : ops) n += op.deps.size();
+  return n;
+}
+
+std::string Workload::hash() const { return detail::hex64(detail::fnv1a64(workload_to_json(*this, -1))); }
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------------
+// Which keys each kind takes. Common keys apply to every op.
+
+constexpr std::array<std::string_view, 7> kCommonKeys{"id", "name", "kind", "priority", "type", "stream", "deps"};
+constexpr std::array<std::string_view, 5> kKernelKeys{"grid", "block", "registers", "shared_mem", "duration"};
+constexpr std::array<std::string_view, 5> kTaskPoolKeys{"grid", "block", "registers", "shared_mem", "tasks"};
+constexpr std::array<std::string_view, 2> kHostCopyKeys{"bytes", "host_memory"};
+constexpr std::array<std::string_view, 1> kDeviceBytesKeys{"bytes"};
+constexpr std::array<std::string_view, 1> kHostFuncKeys{"host_ns"};
+constexpr std::array<std::string_view, 3> kKernelRequired{"grid", "block", "duration"};
+constexpr std::array<std::string_view, 3> kTaskPoolRequired{"grid", "block", "tasks"};
+
+struct KindRule {
+  std::span<const std::string_view> keys;      ///< kind-specific keys (besides the common ones)
+  std::span<const std::string_view> required;  ///< of those, the ones that must be present
+};
+
+KindRule rule_for(OpKind k) {
+  switch (k) {
+    case OpKind::kernel: return {kKernelKeys, kKernelRequired};
+    case OpKind::task_pool: return {kTaskPoolKeys, kTaskPoolRequired};
+    case OpKind::h2d:
+    case OpKind::d2h: return {kHostCopyKeys, std::span(kHostCopyKeys).first(1)};
+    case OpKind::d2d:
+    case OpKind::memset:
+    case OpKind::prefetch: return {kDeviceBytesKeys, kDeviceBytesKeys};
+    case OpKind::host_func: return {kHostFuncKeys, kHostFuncKeys};
+    case OpKind::barrier: return {};
+  }
+  return {};
+}
+
+bool contains(std::span<const std::string_view> keys, std::string_view k) {
+  return std::find(keys.begin(), keys.end(), k) != keys.end();
+}
+
+std::string join(std::span<const std::string_view> keys) {
+  std::string s;
+  for (auto k : keys) s += (s.empty() ? "" : ", ") + std::string(k);
+  return s;
+}
+
+std::string a_kind(OpKind k) {
+  const std::string_view n = to_string(k);
+  return std::string(n.front() == 'h' && n != "host_func" ? "an " : "a ") + std::string(n) + " op";
+}
+
+std::string kind_needs(OpKind k) {
+  const KindRule rule = rule_for(k);
+  if (rule.required.empty()) return {};
+  return a_kind(k) + " needs " + join(rule.required);
+}
+
+template <class E, class ParseFn, std::size_t N>
+E parse_enum(const Reader& r, const Json& j, const std::string& ptr, ParseFn parse, std::string_view what,
+             const std::array<E, N>& all) {
+  const std::string s = r.get_string(j, ptr);
+  if (auto v = parse(s)) return *v;
+  std::string choices;
+  for (E e : all) choices += (choices.empty() ? "" : ", ") + std::string(to_string(e));
+  r.fail(ptr, "unknown " + std::string(what) + " '" + s + "' (one of: " + choices + ")");
+}
+
+constexpr std::array kAllKinds{OpKind::kernel, OpKind::h2d,       OpKind::d2h,     OpKind::d2d,      OpKind::memset,
+                               OpKind::prefetch, OpKind::host_func, OpKind::barrier, OpKind::task_pool};
+constexpr std::array kAllPriorities{Priority::critical, Priority::high, Priority::normal, Priority::low,
+                                    Priority::cleanup};
+constexpr std::array kAllTypes{WorkloadType::compute, WorkloadType::memory, WorkloadType::mixed,
+                               WorkloadType::coordination};
+constexpr std::array kAllHostMemory{HostMemory::pinned, HostMemory::pageable};
+constexpr std::array kAllAssignments{TaskAssignment::static_index, TaskAssignment::dynamic_queue};
+
+// A dimension is an integer (x) or an array [x], [x, y] or [x, y, z].
+Dim3 parse_dim3(const Reader& r, const Json& j, const std::string& ptr) {
+  if (j.is_number()) return Dim3{r.get_u32(j, ptr), 1, 1};
+  if (!j.is_array() || j.empty() || j.size() > 3)
+    r.fail(ptr, "expected an integer or an array of 1 to 3 integers, got " + detail::describe_type(j) + " " +
+                    j.dump());
+  std::array<std::uint32_t, 3> d{1, 1, 1};
+  for (std::size_t i = 0; i < j.size(); ++i) d[i] = r.get_u32(j[i], ptr + "/" + std::to_string(i));
+  return Dim3{d[0], d[1], d[2]};
+}
+
+std::vector<Nanos> parse_ns_list(const Reader& r, const Json& j, const std::string& ptr) {
+  r.expect_array(j, ptr);
+  std::vector<Nanos> out;
+  out.reserve(j.size());
+  for (std::size_t i = 0; i < j.size(); ++i) out.push_back(r.get_int(j[i], ptr + "/" + std::to_string(i)));
+  return out;
+}
+
+DurationSpec parse_duration(const Reader& r, const Json& j, const std::string& ptr) {
+  r.check_keys(j, ptr, {"per_block_ns", "blocks_ns", "bytes", "flops"}, "a duration");
+  const bool fixed = j.contains("per_block_ns");
+  const bool list = j.contains("blocks_ns");
+  const bool cost = j.contains("bytes") || j.contains("flops");
+  const int forms = int{fixed} + int{list} + int{cost};
+  if (forms != 1)
+    r.fail(ptr, std::string(forms == 0 ? "empty duration" : "duration mixes forms") +
+                    ": give exactly one of {\"per_block_ns\": N}, {\"blocks_ns\": [..]} or "
+                    "{\"bytes\": B, \"flops\": F}");
+  if (fixed) return FixedPerBlock{r.get_int(j["per_block_ns"], ptr + "/per_block_ns")};
+  if (list) return PerBlockList{parse_ns_list(r, j["blocks_ns"], ptr + "/blocks_ns")};
+  CostModel c;
+  if (j.contains("bytes")) c.bytes = r.get_double(j["bytes"], ptr + "/bytes");
+  if (j.contains("flops")) c.flops = r.get_double(j["flops"], ptr + "/flops");
+  return c;
+}
+
+TaskList parse_tasks(const Reader& r, const Json& j, const std::string& ptr) {
+  r.check_keys(j, ptr, {"ns", "assignment"}, "a task list");
+  TaskList t;
+  t.task_ns = parse_ns_list(r, r.required(j, ptr, "ns"), ptr + "/ns");
+  if (j.contains("assignment"))
+    t.assignment = parse_enum(r, j["assignment"], ptr + "/assignment", parse_task_assignment, "task assignment",
+                              kAllAssignments);
+  return t;
+}
+
+Op parse_op(const Json& j, std::size_t i, Reader& r) {
+  const std::string p = "/ops/" + std::to_string(i);
+  r.set_op("");
+  r.expect_object(j, p);
+  Op op;
+  op.id = r.get_string(r.required(j, p, "id"), p + "/id");
+  r.set_op(op.id);
+  op.kind = parse_enum(r, r.required(j, p, "kind"), p + "/kind", parse_op_kind, "op kind", kAllKinds);
+  const KindRule rule = rule_for(op.kind);
+
+  for (const auto& [key, value] : j.items()) {
+    if (contains(kCommonKeys, key) || contains(rule.keys, key)) continue;
+    const std::string where = p + "/" + detail::pointer_token(key);
+    const std::string takes = rule.keys.empty() ? std::string("only the common keys")
+                                                : join(rule.keys) + " besides the common keys";
+    bool known = false;
+    for (OpKind k : kAllKinds) known = known || contains(rule_for(k).keys, key);
+    if (known) r.fail(where, "key '" + key + "' does not apply to " + a_kind(op.kind) + " (it takes " + takes + ")");
+    r.fail(where, "unknown key '" + key + "' (common keys: " + join(kCommonKeys) + "; " + a_kind(op.kind) +
+                      " also takes " + (rule.keys.empty() ? std::string("nothing else") : join(rule.keys)) + ")");
+  }
+  for (auto key : rule.required) (void)r.required(j, p, key, kind_needs(op.kind));
+
+  op.name = j.contains("name") ? r.get_string(j["name"], p + "/name") : op.id;
+  if (j.contains("priority"))
+    op.priority = parse_enum(r, j["priority"], p + "/priority", parse_priority, "priority", kAllPriorities);
+  op.type = j.contains("type")
+                ? parse_enum(r, j["type"], p + "/type", parse_workload_type, "workload type", kAllTypes)
+                : default_workload_type(op.kind);
+  if (j.contains("stream")) op.stream_hint = r.get_u32(j["stream"], p + "/stream");
+  if (j.contains("deps")) {
+    const Json& deps = j["deps"];
+    r.expect_array(deps, p + "/deps");
+    op.deps.reserve(deps.size());
+    for (std::size_t k = 0; k < deps.size(); ++k)
+      op.deps.push_back(r.get_string(deps[k], p + "/deps/" + std::to_string(k)));
+  }
+
+  if (runs_on_sms(op.kind)) {
+    KernelShape s;
+    s.grid = parse_dim3(r, j["grid"], p + "/grid");
+    s.block = parse_dim3(r, j["block"], p + "/block");
+    if (j.contains("registers")) s.registers_per_thread = r.get_u32(j["registers"], p + "/registers");
+    if (j.contains("shared_mem")) s.shared_mem_bytes = r.get_u32(j["shared_mem"], p + "/shared_mem");
+    op.shape = s;
+    if (op.kind == OpKind::kernel) op.duration = parse_duration(r, j["duration"], p + "/duration");
+    if (op.kind == OpKind::task_pool) op.tasks = parse_tasks(r, j["tasks"], p + "/tasks");
+  }
+  if (j.contains("bytes")) op.bytes = r.get_uint(j["bytes"], p + "/bytes");
+  if (j.contains("host_memory"))
+    op.host_memory = parse_enum(r, j["host_memory"], p + "/host_memory", parse_host_memory, "host memory",
+                                kAllHostMemory);
+  if (j.contains("host_ns")) op.host_ns = r.get_int(j["host_ns"], p + "/host_ns");
+  return op;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Semantic checks.
+
+std::string dims(const Dim3& d) {
+  return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
+}
+
+void check_nonnegative(const Reader& r, Nanos ns, const std::string& ptr, std::string_view what) {
+  if (ns < 0) r.fail(ptr, std::string(what) + " must be >= 0 ns, got " + std::to_string(ns));
+}
+
+void check_op(const Op& op, std::size_t i, const ShapeLimits& lim, Reader& r) {
+  const std::string p = "/ops/" + std::to_string(i);
+  r.set_op(op.id);
+  if (op.id.empty()) r.fail(p + "/id", "op id must not be empty");
+
+  if (!runs_on_sms(op.kind)) {
+    if (op.shape) r.fail(p, a_kind(op.kind) + " has no launch shape (grid/block belong to kernels and task pools)");
+    if (op.tasks) r.fail(p, a_kind(op.kind) + " has no task list (tasks belong to task_pool ops)");
+    if (op.kind == OpKind::host_func) check_nonnegative(r, op.host_ns, p + "/host_ns", "host_ns");
+    return;
+  }
+  if (!op.shape) r.fail(p, kind_needs(op.kind));
+  const KernelShape& s = *op.shape;
+  const Dim3& g = s.grid;
+  const Dim3& b = s.block;
+  if (g.x == 0 || g.y == 0 || g.z == 0)
+    r.fail(p + "/grid", "zero-sized grid " + dims(g) + ": every dimension must be >= 1");
+  if (g.x > lim.max_grid_x || g.y > lim.max_grid_yz || g.z > lim.max_grid_yz)
+    r.fail(p + "/grid", "grid " + dims(g) + " exceeds the device limit " + std::to_string(lim.max_grid_x) + "x" +
+                            std::to_string(lim.max_grid_yz) + "x" + std::to_string(lim.max_grid_yz));
+  if (b.x == 0 || b.y == 0 || b.z == 0)
+    r.fail(p + "/block", "zero-sized block " + dims(b) + ": every dimension must be >= 1");
+  if (s.threads_per_block() > lim.max_threads_per_block)
+    r.fail(p + "/block", "block " + dims(b) + " has " + std::to_string(s.threads_per_block()) +
+                             " threads; at most " + std::to_string(lim.max_threads_per_block) +
+                             " threads per block are possible");
+  if (b.z > lim.max_block_z)
+    r.fail(p + "/block", "block " + dims(b) + ": the z dimension is at most " + std::to_string(lim.max_block_z));
+  if (s.registers_per_thread > lim.max_registers_per_thread)
+    r.fail(p + "/registers", std::to_string(s.registers_per_thread) + " registers per thread; at most " +
+                                 std::to_string(lim.max_registers_per_thread) + " are possible");
+  const std::uint64_t regs = std::uint64_t{s.registers_per_thread} * s.threads_per_block();
+  if (regs > lim.max_registers_per_block)
+    r.fail(p + "/registers", std::to_string(s.registers_per_thread) + " registers x " +
+                                 std::to_string(s.threads_per_block()) + " threads = " + std::to_string(regs) +
+                                 " registers per block; at most " + std::to_string(lim.max_registers_per_block) +
+                                 " fit on one SM");
+  if (s.shared_mem_bytes > lim.max_shared_mem_per_block)
+    r.fail(p + "/shared_mem", std::to_string(s.shared_mem_bytes) + " bytes of shared memory per block; at most " +
+                                  std::to_string(lim.max_shared_mem_per_block) + " are possible");
+
+  if (op.kind == OpKind::kernel) {
+    const std::string d = p + "/duration";
+    if (const auto* f = std::get_if<FixedPerBlock>(&op.duration)) {
+      check_nonnegative(r, f->ns, d + "/per_block_ns", "per_block_ns");
+    } else if (const auto* l = std::get_if<PerBlockList>(&op.duration)) {
+      if (l->ns.size() != s.blocks())
+        r.fail(d + "/blocks_ns", "blocks_ns has " + std::to_string(l->ns.size()) + " entries but the grid " +
+                                     dims(g) + " has " + std::to_string(s.blocks()) + " blocks");
+      for (std::size_t k = 0; k < l->ns.size(); ++k)
+        check_nonnegative(r, l->ns[k], d + "/blocks_ns/" + std::to_string(k), "block duration");
+    } else {
+      const auto& c = std::get<CostModel>(op.duration);
+      if (!(std::isfinite(c.bytes) && c.bytes >= 0))
+        r.fail(d + "/bytes", "bytes must be a finite number >= 0");
+      if (!(std::isfinite(c.flops) && c.flops >= 0))
+        r.fail(d + "/flops", "flops must be a finite number >= 0");
+    }
+  } else {
+    if (!op.tasks) r.fail(p, kind_needs(op.kind));
+    if (op.tasks->task_ns.empty()) r.fail(p + "/tasks/ns", "a task pool needs at least one task");
+    for (std::size_t k = 0; k < op.tasks->task_ns.size(); ++k)
+      check_nonnegative(r, op.tasks->task_ns[k], p + "/tasks/ns/" + std::to_string(k), "task duration");
+  }
+}
+
+std::string label(const Op& op) {
+  std::string s = "'" + op.id + "'";
+  if (op.name != op.id && !op.name.empty()) s += " (" + op.name + ")";
+  return s;
+}
+
+// Called only when Kahn's algorithm left ops unvisited: finds every strongly connected component among
+// them with Boost.Graph and reports each as one concrete cycle (shortest one through its first op) plus
+// the size of the component.
+[[noreturn]] void report_cycles(const Workload& w, const std::vector<std::uint32_t>& indegree, Reader& r) {
+  std::vector<OpIndex> members;  // compact vertex -> op
+  std::vector<std::uint32_t> compact(w.size(), std::numeric_limits<std::uint32_t>::max());
+  for (OpIndex v = 0; v < w.size(); ++v)
+    if (indegree[v] > 0) {
+      compact[v] = static_cast<std::uint32_t>(members.size());
+      members.push_back(v);
+    }
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
+  Graph g(members.size());
+  for (std::uint32_t c = 0; c < members.size(); ++c)
+    for (OpIndex dep : w.ops[members[c]].dep_indices)
+      if (compact[dep] != std::numeric_limits<std::uint32_t>::max()) boost::add_edge(compact[dep], c, g);
+  std::vector<std::uint32_t> component(members.size());
+  const auto ncomp = boost::strong_components(g, component.data());
+
+  std::vector<std::vector<std::uint32_t>> comps(ncomp);
+  for (std::uint32_t c = 0; c < members.size(); ++c) comps[component[c]].push_back(c);
+  std::vector<std::vector<std::uint32_t>> cycles;
+  for (auto& comp : comps)
+    if (comp.size() > 1) cycles.push_back(std::move(comp));  // members ascend, so comp[0] is its first op
+  std::sort(cycles.begin(), cycles.end(), [](const auto& a, const auto& b) { return a[0] < b[0]; });
+
+  std::string msg = cycles.size() == 1 ? std::string("dependency cycle")
+                                       : std::to_string(cycles.size()) + " dependency cycles";
+  msg += " (x -> y: y depends on x): ";
+  for (std::size_t ci = 0; ci < cycles.size(); ++ci) {
+    const auto& comp = cycles[ci];
+    // BFS from comp[0] inside the component until an edge leads back to it.
+    const std::uint32_t start = comp[0];
+    const auto cid = component[start];
+    std::unordered_map<std::uint32_t, std::uint32_t> parent;
+    std::deque<std::uint32_t> queue{start};
+    parent[start] = start;
+    std::uint32_t last = start;
+    bool closed = false;
+    while (!queue.empty() && !closed) {
+      const std::uint32_t u = queue.front();
+      queue.pop_front();
+      for (auto [e, end] = boost::out_edges(u, g); e != end && !closed; ++e) {
+        const auto v = static_cast<std::uint32_t>(boost::target(*e, g));
+        if (component[v] != cid) continue;
+        if (v == start) {
+          last = u;
+          closed = true;
+        } else if (parent.emplace(v, u).second) {
+          queue.push_back(v);
+        }
+      }
+    }
+    std::vector<std::uint32_t> path;
+    for (std::uint32_t v = last;; v = parent[v]) {
+      path.push_back(v);
+      if (v == start) break;
+    }
+    std::reverse(path.begin(), path.end());
+    if (cycles.size() > 1) msg += (ci == 0 ? "" : "; ") + std::string("[") + std::to_string(ci + 1) + "] ";
+    for (auto v : path) msg += label(w.ops[members[v]]) + " -> ";
+    msg += label(w.ops[members[start]]);
+    if (comp.size() > path.size()) {
+      msg += " (these are " + std::to_string(comp.size()) + " mutually dependent ops:";
+      constexpr std::size_t kShown = 16;
+      for (std::size_t k = 0; k < comp.size() && k < kShown; ++k) msg += " '" + w.ops[members[comp[k]]].id + "'";
+      if (comp.size() > kShown) msg += " ...";
+      msg += ")";
+    }
+  }
+  const OpIndex first = members[cycles.front()[0]];
+  r.set_op(w.ops[first].id);
+  r.fail("/ops/" + std::to_string(first) + "/deps", msg);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Writing.
+
+Json dim3_json(const Dim3& d) {
+  if (d.y == 1 && d.z == 1) return d.x;
+  if (d.z == 1) return Json::array({d.x, d.y});
+  return Json::array({d.x, d.y, d.z});
+}
+
+// Integral values are written as integers (readable: "bytes": 1048576), others with full precision.
+Json number_json(double v) {
+  if (std::nearbyint(v) == v && std::fabs(v) < 9.007199254740992e15) return static_cast<std::int64_t>(v);
+  return v;
+}
+
+Json op_json(const Op& op) {
+  Json j;
+  j["id"] = op.id;
+  j["name"] = op.name;
+  j["kind"] = std::string(to_string(op.kind));
+  j["priority"] = std::string(to_string(op.priority));
+  j["type"] = std::string(to_string(op.type));
+  if (op.stream_hint) j["stream"] = *op.stream_hint;
+  switch (op.kind) {
+    case OpKind::kernel:
+    case OpKind::task_pool: {
+      const KernelShape s = op.shape.value_or(KernelShape{});
+      j["grid"] = dim3_json(s.grid);
+      j["block"] = dim3_json(s.block);
+      j["registers"] = s.registers_per_thread;
+      j["shared_mem"] = s.shared_mem_bytes;
+      if (op.kind == OpKind::kernel) {
+        Json d;
+        if (const auto* f = std::get_if<FixedPerBlock>(&op.duration)) {
+          d["per_block_ns"] = f->ns;
+        } else if (const auto* l = std::get_if<PerBlockList>(&op.duration)) {
+          d["blocks_ns"] = l->ns;
+        } else {
+          const auto& c = std::get<CostModel>(op.duration);
+          d["bytes"] = number_json(c.bytes);
+          d["flops"] = number_json(c.flops);
+        }
+        j["duration"] = std::move(d);
+      } else {
+        const TaskList t = op.tasks.value_or(TaskList{});
+        j["tasks"] = Json{{"ns", t.task_ns}, {"assignment", std::string(to_string(t.assignment))}};
+      }
+      break;
+    }
+    case OpKind::h2d:
+    case OpKind::d2h:
+      j["bytes"] = op.bytes;
+      j["host_memory"] = std::string(to_string(op.host_memory));
+      break;
+    case OpKind::d2d:
+    case OpKind::memset:
+    case OpKind::prefetch: j["bytes"] = op.bytes; break;
+    case OpKind::host_func: j["host_ns"] = op.host_ns; break;
+    case OpKind::barrier: break;
+  }
+  j["deps"] = op.deps;
+  return j;
+}
+
+}  // namespace
+
+void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits& limits) {
+  Reader r(source);
+  if (w.ops.size() >= std::numeric_limits<OpIndex>::max())
+    r.fail("/ops", "too many ops (" + std::to_string(w.ops.size()) + ")");
+  for (std::size_t i = 0; i < w.ops.size(); ++i) check_op(w.ops[i], i, limits, r);
+
+  std::unordered_map<std::string_view, OpIndex> index;
+  index.reserve(w.ops.size());
+  for (OpIndex i = 0; i < w.ops.size(); ++i) {
+    const auto [it, inserted] = index.emplace(w.ops[i].id, i);
+    if (!inserted) {
+      r.set_op(w.ops[i].id);
+      r.fail("/ops/" + std::to_string(i) + "/id",
+             "duplicate op id (already used by /ops/" + std::to_string(it->second) + ")");
+    }
+  }
+
+  std::vector<std::uint32_t> indegree(w.ops.size(), 0);
+  std::vector<std::vector<OpIndex>> successors(w.ops.size());
+  for (OpIndex i = 0; i < w.ops.size(); ++i) {
+    Op& op = w.ops[i];
+    r.set_op(op.id);
+    op.dep_indices.clear();
+    op.dep_indices.reserve(op.deps.size());
+    for (std::size_t k = 0; k < op.deps.size(); ++k) {
+      const std::string ptr = "/ops/" + std::to_string(i) + "/deps/" + std::to_string(k);
+      const auto it = index.find(op.deps[k]);
+      if (it == index.end()) r.fail(ptr, "dep '" + op.deps[k] + "' names no op of this workload");
+      if (it->second == i) r.fail(ptr, "op depends on itself");
+      for (std::size_t m = 0; m < k; ++m)
+        if (op.deps[m] == op.deps[k])
+          r.fail(ptr, "dep '" + op.deps[k] + "' is listed twice (also at /ops/" + std::to_string(i) + "/deps/" +
+                          std::to_string(m) + ")");
+      op.dep_indices.push_back(it->second);
+      successors[it->second].push_back(i);
+    }
+    indegree[i] = static_cast<std::uint32_t>(op.deps.size());
+  }
+
+  // Kahn's algorithm: cheap for the common acyclic case; only a leftover triggers the SCC report.
+  std::vector<OpIndex> ready;
+  for (OpIndex i = 0; i < w.ops.size(); ++i)
+    if (indegree[i] == 0) ready.push_back(i);
+  std::size_t visited = 0;
+  while (!ready.empty()) {
+    const OpIndex u = ready.back();
+    ready.pop_back();
+    ++visited;
+    for (OpIndex v : successors[u])
+      if (--indegree[v] == 0) ready.push_back(v);
+  }
+  if (visited != w.ops.size()) report_cycles(w, indegree, r);
+}
+
+Workload parse_workload(std::string_view json_text, const std::string& source, const ShapeLimits& limits) {
+  const Json doc = detail::parse_json_strict(json_text, source);
+  Reader r(source);
+  r.expect_object(doc, "");
+  // The version first: a newer file may legitimately have keys this reader does not know.
+  const int version = static_cast<int>(r.get_int(r.required(doc, "", "format_version"), "/format_version"));
+  if (version != kWorkloadFormatVersion)
+    r.fail("/format_version", "format_version " + std::to_string(version) + " is not supported (this streamlab " +
+                                  "reads version " + std::to_string(kWorkloadFormatVersion) + ")");
+  r.check_keys(doc, "", {"format_version", "name", "description", "ops"}, "a workload");
+  Workload w;
+  w.name = r.get_string(r.required(doc, "", "name"), "/name");
+  if (doc.contains("description")) w.description = r.get_string(doc["description"], "/description");
+  const Json& ops = r.required(doc, "", "ops");
+  r.expect_array(ops, "/ops");
+  w.ops.reserve(ops.size());
+  for (std::size_t i = 0; i < ops.size(); ++i) w.ops.push_back(parse_op(ops[i], i, r));
+  resolve_and_check(w, source, limits);
+  return w;
+}
+
+Workload load_workload(const std::filesystem::path& file, const ShapeLimits& limits) {
+  return parse_workload(read_text_file(file), file.string(), limits);
+}
+
+std::string workload_to_json(const Workload& w, int indent) {
+  if (indent < 0) {
+    Json j;
+    j["format_version"] = kWorkloadFormatVersion;
+    j["name"] = w.name;
+    j["description"] = w.description;
+    Json ops = Json::array();
+    for (const auto& op : w.ops) ops.push_back(op_json(op));
+    j["ops"] = std::move(ops);
+    return j.dump();
+  }
+  // One op per line: a workload of thousands of ops stays readable and diffs line by line.
+  const std::string pad(static_cast<std::size_t>(indent), ' ');
+  std::string s = "{\n";
+  s += pad + "\"format_version\": " + std::to_string(kWorkloadFormatVersion) + ",\n";
+  s += pad + "\"name\": " + Json(w.name).dump() + ",\n";
+  s += pad + "\"description\": " + Json(w.description).dump() + ",\n";
+  s += pad + "\"ops\": [";
+  for (std::size_t i = 0; i < w.ops.size(); ++i) s += (i == 0 ? "\n" : ",\n") + pad + pad + op_json(w.ops[i]).dump();
+  s += w.ops.empty() ? "]\n}\n" : "\n" + pad + "]\n}\n";
+  return s;
+}
+
+void save_workload(const Workload& w, const std::filesystem::path& file) {
+  write_file_atomically(file, workload_to_json(w));
+}
+
+}  // namespace streamlab::model
