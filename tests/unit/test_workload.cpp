@@ -1,0 +1,449 @@
+// Workload JSON: round trips, defaults, and one test per validation error kind. Every error test checks
+// that the message names the file, the JSON pointer (or line:column) and the op.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "streamlab/model/errors.hpp"
+#include "streamlab/model/file_io.hpp"
+#include "streamlab/model/workload.hpp"
+
+using namespace streamlab::model;
+
+namespace {
+
+const std::string kFile = "bad.json";
+
+std::string doc(const std::string& ops) {
+  return R"({"format_version": 1, "name": "t", "ops": [)" + ops + "]}";
+}
+
+// A kernel with every field, valid on an H100.
+const std::string kKernel =
+    R"({"id": "k", "kind": "kernel", "grid": 4, "block": [128, 2], "duration": {"per_block_ns": 1000}})";
+
+/// Parses `text`, expects an InputError at `place` about `op` whose message contains `reason`.
+void expect_error(const std::string& text, const std::string& place, const std::string& op,
+                  const std::string& reason) {
+  try {
+    (void)parse_workload(text, kFile);
+    ADD_FAILURE() << "no error; expected " << place << ": " << reason;
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.file(), kFile) << what;
+    EXPECT_EQ(e.place(), place) << what;
+    EXPECT_EQ(e.op(), op) << what;
+    EXPECT_NE(what.find(kFile), std::string::npos) << what;
+    EXPECT_NE(what.find(place), std::string::npos) << what;
+    if (!op.empty()) {
+      EXPECT_NE(what.find("op '" + op + "'"), std::string::npos) << what;
+    }
+    EXPECT_NE(what.find(reason), std::string::npos) << "message: " << what << "\nexpected to contain: " << reason;
+  }
+}
+
+// Every kind with every optional field set to a non-default value.
+const std::string kAllKinds = R"({
+  "format_version": 1, "name": "all", "description": "every kind",
+  "ops": [
+    {"id": "up", "name": "upload", "kind": "h2d", "priority": "high", "stream": 1, "bytes": 1048576,
+     "host_memory": "pageable"},
+    {"id": "set", "kind": "memset", "bytes": 4096, "priority": "low"},
+    {"id": "pf", "kind": "prefetch", "bytes": 65536, "type": "mixed"},
+    {"id": "k1", "kind": "kernel", "grid": [2, 3], "block": [32, 4, 2], "registers": 64, "shared_mem": 16384,
+     "duration": {"blocks_ns": [1, 2, 3, 4, 5, 6]}, "deps": ["up", "set", "pf"]},
+    {"id": "k2", "kind": "kernel", "grid": 132, "block": 256, "duration": {"bytes": 1e9, "flops": 2.5e9},
+     "deps": ["k1"]},
+    {"id": "tp", "kind": "task_pool", "grid": 8, "block": 128, "tasks": {"ns": [10, 20, 30], "assignment": "static"},
+     "deps": ["k1"]},
+    {"id": "cp", "kind": "d2d", "bytes": 100, "deps": ["k2"]},
+    {"id": "join", "kind": "barrier", "deps": ["cp", "tp"], "priority": "critical"},
+    {"id": "down", "kind": "d2h", "bytes": 1048576, "deps": ["join"], "priority": "cleanup"},
+    {"id": "cb", "kind": "host_func", "host_ns": 5000, "deps": ["down"]}
+  ]})";
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------
+// Reading, defaults and round trips.
+
+TEST(Workload, ParsesEveryKind) {
+  const Workload w = parse_workload(kAllKinds, "all.json");
+  ASSERT_EQ(w.size(), 10u);
+  EXPECT_EQ(w.name, "all");
+  EXPECT_EQ(w.description, "every kind");
+  EXPECT_EQ(w.edge_count(), 10u);
+
+  const Op& up = w.ops[w.index_of("up")];
+  EXPECT_EQ(up.kind, OpKind::h2d);
+  EXPECT_EQ(up.name, "upload");
+  EXPECT_EQ(up.priority, Priority::high);
+  EXPECT_EQ(up.type, WorkloadType::memory);  // default for copies
+  EXPECT_EQ(up.stream_hint, 1u);
+  EXPECT_EQ(up.bytes, 1048576u);
+  EXPECT_EQ(up.host_memory, HostMemory::pageable);
+
+  const Op& k1 = w.ops[w.index_of("k1")];
+  EXPECT_EQ(k1.name, "k1");  // defaults to the id
+  ASSERT_TRUE(k1.shape.has_value());
+  EXPECT_EQ(k1.shape->grid, (Dim3{2, 3, 1}));
+  EXPECT_EQ(k1.shape->block, (Dim3{32, 4, 2}));
+  EXPECT_EQ(k1.shape->registers_per_thread, 64u);
+  EXPECT_EQ(k1.shape->shared_mem_bytes, 16384u);
+  EXPECT_EQ(std::get<PerBlockList>(k1.duration).ns, (std::vector<Nanos>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(k1.dep_indices, (std::vector<OpIndex>{0, 1, 2}));
+  EXPECT_EQ(k1.type, WorkloadType::compute);
+
+  const Op& k2 = w.ops[w.index_of("k2")];
+  EXPECT_EQ(k2.shape->registers_per_thread, 32u);  // default
+  EXPECT_EQ(std::get<CostModel>(k2.duration).flops, 2.5e9);
+
+  const Op& tp = w.ops[w.index_of("tp")];
+  ASSERT_TRUE(tp.tasks.has_value());
+  EXPECT_EQ(tp.tasks->assignment, TaskAssignment::static_index);
+  EXPECT_EQ(tp.tasks->task_ns, (std::vector<Nanos>{10, 20, 30}));
+
+  EXPECT_EQ(w.ops[w.index_of("join")].type, WorkloadType::coordination);
+  EXPECT_EQ(w.ops[w.index_of("cb")].host_ns, 5000);
+  EXPECT_EQ(w.ops[w.index_of("pf")].type, WorkloadType::mixed);
+  EXPECT_THROW((void)w.index_of("nope"), std::out_of_range);
+}
+
+TEST(Workload, RoundTripIsExactAndCanonical) {
+  const Workload w = parse_workload(kAllKinds, "all.json");
+  const std::string text = workload_to_json(w);
+  const Workload back = parse_workload(text, "roundtrip.json");
+  EXPECT_EQ(back, w);
+  EXPECT_EQ(workload_to_json(back), text);  // canonical: a fixed point
+  // The compact form reads back to the same workload.
+  EXPECT_EQ(parse_workload(workload_to_json(w, -1), "compact.json"), w);
+  // Canonical text starts with the version and has one op per line.
+  EXPECT_EQ(text.rfind("{\n  \"format_version\": 1,", 0), 0u) << text;
+  // {, 3 header lines, "ops": [, 10 ops, ], }
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 7 + 10) << text;
+}
+
+TEST(Workload, NonIntegralCostSurvivesRoundTrip) {
+  const Workload w = parse_workload(
+      doc(R"({"id": "k", "kind": "kernel", "grid": 1, "block": 1, "duration": {"bytes": 0.1, "flops": 3}})"), "c");
+  const Workload back = parse_workload(workload_to_json(w), "c");
+  EXPECT_EQ(std::get<CostModel>(back.ops[0].duration).bytes, 0.1);
+  EXPECT_EQ(std::get<CostModel>(back.ops[0].duration).flops, 3.0);
+}
+
+TEST(Workload, EmptyWorkloadIsValid) {
+  const Workload w = parse_workload(doc(""), "empty.json");
+  EXPECT_EQ(w.size(), 0u);
+  EXPECT_EQ(parse_workload(workload_to_json(w), "e"), w);
+}
+
+TEST(Workload, HashIsStableHexAndContentSensitive) {
+  const Workload w = parse_workload(kAllKinds, "all.json");
+  const std::string h = w.hash();
+  EXPECT_EQ(h.size(), 16u);
+  EXPECT_EQ(h.find_first_not_of("0123456789abcdef"), std::string::npos);
+  EXPECT_EQ(parse_workload(workload_to_json(w), "x").hash(), h);
+  Workload changed = w;
+  changed.ops[0].bytes += 1;
+  EXPECT_NE(changed.hash(), h);
+}
+
+TEST(Workload, SaveAndLoadFile) {
+  const auto dir = std::filesystem::temp_directory_path() / ("streamlab_wl_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "w.json";
+  const Workload w = parse_workload(kAllKinds, "all.json");
+  save_workload(w, file);
+  EXPECT_EQ(load_workload(file), w);
+  // No temporary left behind.
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator{}), 1);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Workload, SaveIntoMissingDirectoryNamesTheFile) {
+  const auto file = std::filesystem::path("/nonexistent-streamlab-dir/w.json");
+  try {
+    save_workload(parse_workload(doc(""), "e"), file);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), file.string());
+    EXPECT_NE(std::string(e.what()).find("cannot write"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Workload, LoadMissingFileNamesTheFile) {
+  const std::string file = "/nonexistent-streamlab-dir/missing.json";
+  try {
+    (void)load_workload(file);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), file);
+    EXPECT_NE(std::string(e.what()).find(file), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("No such file"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Workload, ErrorsInLoadedFilesNameThePath) {
+  const auto file = std::filesystem::temp_directory_path() / ("streamlab_bad_" + std::to_string(::getpid()) + ".json");
+  write_file_atomically(file, doc(R"({"id": "a", "kind": "barrier", "deps": ["zz"]})"));
+  try {
+    (void)load_workload(file);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), file.string());
+    EXPECT_EQ(e.place(), "/ops/0/deps/0");
+  }
+  std::filesystem::remove(file);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// One test per error kind.
+
+TEST(WorkloadErrors, MalformedJsonGivesLineAndColumn) {
+  expect_error("{\n  \"format_version\": 1,\n  \"name\": \"t\",,\n}", "line 3, column 15", "", "malformed JSON");
+  expect_error("", "line 1, column 1", "", "malformed JSON");
+  expect_error("{\"a\": 1", "line 1, column 8", "", "unexpected end of input");
+}
+
+TEST(WorkloadErrors, DuplicateKeyInOneObject) {
+  expect_error(doc(R"({"id": "a", "kind": "barrier"}, {"id": "b", "kind": "barrier", "deps": [], "deps": ["a"]})"),
+               "/ops/1/deps", "", "appears twice");
+}
+
+TEST(WorkloadErrors, UnknownTopLevelKey) {
+  expect_error(R"({"format_version": 1, "name": "t", "ops": [], "opz": []})", "/opz", "", "unknown key 'opz'");
+}
+
+TEST(WorkloadErrors, UnknownOpKey) {
+  expect_error(doc(R"({"id": "a", "kind": "barrier", "dependencies": ["x"]})"), "/ops/0/dependencies", "a",
+               "unknown key 'dependencies'");
+}
+
+TEST(WorkloadErrors, KeyOfAnotherKind) {
+  expect_error(doc(R"({"id": "c", "kind": "d2d", "bytes": 1, "host_memory": "pinned"})"), "/ops/0/host_memory", "c",
+               "does not apply to a d2d op");
+  expect_error(doc(R"({"id": "k", "kind": "kernel", "grid": 1, "block": 1, "duration": {"per_block_ns": 1},
+                       "bytes": 4})"),
+               "/ops/0/bytes", "k", "does not apply to a kernel op");
+}
+
+TEST(WorkloadErrors, UnknownDurationKey) {
+  expect_error(doc(R"({"id": "k", "kind": "kernel", "grid": 1, "block": 1, "duration": {"ns": 5}})"),
+               "/ops/0/duration/ns", "k", "unknown key 'ns'");
+}
+
+TEST(WorkloadErrors, WrongTypes) {
+  expect_error(doc(R"({"id": "k", "kind": "kernel", "grid": "4", "block": 1, "duration": {"per_block_ns": 1}})"),
+               "/ops/0/grid", "k", "expected an integer or an array");
+  expect_error(doc(R"({"id": "k", "kind": "kernel", "grid": [1, "2"], "block": 1, "duration": {"per_block_ns": 1}})"),
+               "/ops/0/grid/1", "k", "expected an integer >= 0, got a string");
+  expect_error(doc(R"({"id": "c", "kind": "h2d", "bytes": -1})"), "/ops/0/bytes", "c", "expected an integer >= 0");
+  expect_error(doc(R"({"id": "c", "kind": "h2d", "bytes": 1.5})"), "/ops/0/bytes", "c", "a number with a fraction");
+  expect_error(doc(R"({"id": "c", "kind": "h2d", "bytes": 1, "stream": 4294967296})"), "/ops/0/stream", "c",
+               "expected an integer <= 4294967295");
+  expect_error(doc(R"({"id": "a", "kind": "barrier", "deps": "b"})"), "/ops/0/deps", "a", "expected an array");
+  expect_error(doc(R"({"id": 7, "kind": "barrier"})"), "/ops/0/id", "", "expected a string, got an integer");
+  expect_error(doc(R"(["barrier"])"), "/ops/0", "", "expected an object");
+  expect_error(R"({"format_version": 1, "name": "t", "ops": {}})", "/ops", "", "expected an array");
+  expect_error("[1]", "top level", "", "expected an object");
+}
+
+TEST(WorkloadErrors, MissingFields) {
+  expect_error(doc(R"({"id": "k", "kind": "kernel", "grid": 1, "block": 1})"), "/ops/0", "k",
+               "missing required key 'duration' (a kernel op needs grid, block, duration)");
+  expect_error(doc(R"({"id": "c", "kind": "d2h"})"), "/ops/0", "c", "missing required key 'bytes'");
+  expect_error(doc(R"({"id": "t", "kind": "task_pool", "grid": 1, "block": 1})"), "/ops/0", "t",
+               "missing required key 'tasks'");
+  expect_error(doc(R"({"id": "h", "kind": "host_func"})"), "/ops/0", "h", "missing required key 'host_ns'");
+  expect_error(doc(R"({"kind": "barrier"})"), "/ops/0", "", "missing required key 'id'");
+  expect_error(doc(R"({"id": "a"})"), "/ops/0", "a", "missing required key 'kind'");
+  expect_error(R"({"format_version": 1, "ops": []})", "top level", "", "missing required key 'name'");
+  expect_error(R"({"name": "t", "ops": []})", "top level", "", "missing required key 'format_version'");
+}
+
+TEST(WorkloadErrors, BadEnumStrings) {
+  expect_error(doc(R"({"id": "a", "kind": "kernal"})"), "/ops/0/kind", "a", "unknown op kind 'kernal' (one of: kernel");
+  expect_error(doc(R"({"id": "a", "kind": "barrier", "priority": "urgent"})"), "/ops/0/priority", "a",
+               "unknown priority 'urgent'");
+  expect_error(doc(R"({"id": "a", "kind": "barrier", "type": "io"})"), "/ops/0/type", "a",
+               "unknown workload type 'io'");
+  expect_error(doc(R"({"id": "c", "kind": "h2d", "bytes": 1, "host_memory": "mapped"})"), "/ops/0/host_memory", "c",
+               "unknown host memory 'mapped'");
+  expect_error(doc(R"({"id": "t", "kind": "task_pool", "grid": 1, "block": 1, "tasks": {"ns": [1], "assignment": "x"}})"),
+               "/ops/0/tasks/assignment", "t", "unknown task assignment 'x'");
+}
+
+TEST(WorkloadErrors, FormatVersionMismatch) {
+  expect_error(R"({"format_version": 2, "name": "t", "ops": [], "future": 1})", "/format_version", "",
+               "format_version 2 is not supported");
+}
+
+TEST(WorkloadErrors, DuplicateIds) {
+  expect_error(doc(R"({"id": "a", "kind": "barrier"}, {"id": "b", "kind": "barrier"}, {"id": "a", "kind": "barrier"})"),
+               "/ops/2/id", "a", "duplicate op id (already used by /ops/0)");
+}
+
+TEST(WorkloadErrors, EmptyId) {
+  expect_error(doc(R"({"id": "", "kind": "barrier"})"), "/ops/0/id", "", "must not be empty");
+}
+
+TEST(WorkloadErrors, DanglingDep) {
+  expect_error(doc(R"({"id": "a", "kind": "barrier"}, {"id": "b", "kind": "barrier", "deps": ["a", "c"]})"),
+               "/ops/1/deps/1", "b", "dep 'c' names no op");
+}
+
+TEST(WorkloadErrors, SelfDep) {
+  expect_error(doc(R"({"id": "a", "kind": "barrier", "deps": ["a"]})"), "/ops/0/deps/0", "a", "depends on itself");
+}
+
+TEST(WorkloadErrors, RepeatedDep) {
+  expect_error(doc(R"({"id": "a", "kind": "barrier"}, {"id": "b", "kind": "barrier", "deps": ["a", "a"]})"),
+               "/ops/1/deps/1", "b", "listed twice");
+}
+
+TEST(WorkloadErrors, CycleReportsEveryCycle) {
+  // Two disjoint cycles (b <-> c, and d -> e -> f -> d) plus an op downstream of a cycle.
+  const std::string text = doc(R"(
+    {"id": "a", "kind": "barrier"},
+    {"id": "b", "name": "load", "kind": "barrier", "deps": ["a", "c"]},
+    {"id": "c", "kind": "barrier", "deps": ["b"]},
+    {"id": "d", "kind": "barrier", "deps": ["f"]},
+    {"id": "e", "kind": "barrier", "deps": ["d"]},
+    {"id": "f", "kind": "barrier", "deps": ["e"]},
+    {"id": "g", "kind": "barrier", "deps": ["c", "f"]})");
+  expect_error(text, "/ops/1/deps", "b", "2 dependency cycles");
+  expect_error(text, "/ops/1/deps", "b", "[1] 'b' (load) -> 'c' -> 'b' (load)");
+  expect_error(text, "/ops/1/deps", "b", "[2] 'd' -> 'e' -> 'f' -> 'd'");
+  try {
+    (void)parse_workload(text, kFile);
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).find("'g'"), std::string::npos) << "g is downstream, not in a cycle";
+    EXPECT_EQ(std::string(e.what()).find("'a'"), std::string::npos) << "a is upstream, not in a cycle";
+  }
+}
+
+TEST(WorkloadErrors, CycleInsideLargerComponentNamesTheComponent) {
+  // a->b->c->a and b->a: one SCC of 3; the reported cycle is a shortest one through 'a'.
+  expect_error(doc(R"({"id": "a", "kind": "barrier", "deps": ["c", "b"]},
+                      {"id": "b", "kind": "barrier", "deps": ["a"]},
+                      {"id": "c", "kind": "barrier", "deps": ["b"]},
+                      {"id": "x", "kind": "barrier", "deps": ["c"]})"),
+               "/ops/0/deps", "a", "dependency cycle (x -> y: y depends on x): 'a' -> 'b' -> 'a' (these are 3 mutually");
+}
+
+TEST(WorkloadErrors, TooManyThreadsPerBlock) {
+  expect_error(doc(R"({"id": "k", "kind": "kernel", "grid": 1, "block": 2048, "duration": {"per_block_ns": 1}})"),
+               "/ops/0/block", "k", "block 2048x1x1 has 2048 threads; at most 1024");
+  expect_error(doc(R"({"id": "k", "kind": "kernel", "grid": 1, "block": [64, 32], "duration": {"per_block_ns": 1}})"),
+               "/ops/0/block", "k", "has 2048 threads");
+}
+
+TEST(WorkloadErrors, BlockZOverLimit) {
+  expect_error(doc(R"({"id": "k", "kind": "kernel", "grid": 1, "block": [1, 1, 128], "duration": {"per_block_ns": 1}})"),
+               "/ops/0/block", "k", "the z dimension is at most 64");
+}
+
+TEST(WorkloadErrors, ZeroSizedGridAndBlock) {
+  expect_error(doc(R"({"id": "k", "kind": "kernel", "grid": [4, 0], "block": 1, "duration": {"per_block_ns": 1}})"),
+               "/ops/0/grid", "k", "zero-sized grid 4x0x1");
+  expect_error(doc(R"({"id": "t", "kind": "task_pool", "grid": 1, "block": 0, "tasks": {"ns": [1]}})"),
+               "/ops/0/block", "t", "zero-sized block");
+}
+
+TEST(WorkloadErrors, GridOverLimit) {
+  expect_error(doc(R"({"id": "k", "kind": "kernel", "grid": [1, 65536], "block": 1, "duration": {"per_block_ns": 1}})"),
+               "/ops/0/grid", "k", "exceeds the device limit");
+}
+
+TEST(WorkloadErrors, SharedMemoryOverLimit) {
+  expect_error(doc(R"({"id": "k", "kind": "kernel", "grid": 1, "block": 32, "shared_mem": 300000,
+                       "duration": {"per_block_ns": 1}})"),
+               "/ops/0/shared_mem", "k", "300000 bytes of shared memory per block; at most 232448");
+  // The limit comes from the caller (a device profile), not a constant.
+  ShapeLimits small;
+  small.max_shared_mem_per_block = 48 * 1024;
+  EXPECT_THROW((void)parse_workload(doc(R"({"id": "k", "kind": "kernel", "grid": 1, "block": 32, "shared_mem": 65536,
+                                         "duration": {"per_block_ns": 1}})"),
+                                    kFile, small),
+               InputError);
+}
+
+TEST(WorkloadErrors, RegistersOverLimits) {
+  expect_error(doc(R"({"id": "k", "kind": "kernel", "grid": 1, "block": 1024, "registers": 128,
+                       "duration": {"per_block_ns": 1}})"),
+               "/ops/0/registers", "k", "128 registers x 1024 threads = 131072 registers per block; at most 65536");
+  expect_error(doc(R"({"id": "k", "kind": "kernel", "grid": 1, "block": 32, "registers": 256,
+                       "duration": {"per_block_ns": 1}})"),
+               "/ops/0/registers", "k", "256 registers per thread; at most 255");
+}
+
+TEST(WorkloadErrors, PerBlockListLengthMismatch) {
+  expect_error(doc(R"({"id": "k", "kind": "kernel", "grid": [2, 2], "block": 32, "duration": {"blocks_ns": [1, 2, 3]}})"),
+               "/ops/0/duration/blocks_ns", "k", "blocks_ns has 3 entries but the grid 2x2x1 has 4 blocks");
+}
+
+TEST(WorkloadErrors, NegativeDurations) {
+  expect_error(doc(R"({"id": "k", "kind": "kernel", "grid": 1, "block": 1, "duration": {"per_block_ns": -5}})"),
+               "/ops/0/duration/per_block_ns", "k", "must be >= 0 ns, got -5");
+  expect_error(doc(R"({"id": "k", "kind": "kernel", "grid": 2, "block": 1, "duration": {"blocks_ns": [3, -1]}})"),
+               "/ops/0/duration/blocks_ns/1", "k", "block duration must be >= 0 ns");
+  expect_error(doc(R"({"id": "k", "kind": "kernel", "grid": 2, "block": 1, "duration": {"bytes": -1}})"),
+               "/ops/0/duration/bytes", "k", "finite number >= 0");
+  expect_error(doc(R"({"id": "t", "kind": "task_pool", "grid": 1, "block": 1, "tasks": {"ns": [1, -2]}})"),
+               "/ops/0/tasks/ns/1", "t", "task duration must be >= 0 ns");
+  expect_error(doc(R"({"id": "h", "kind": "host_func", "host_ns": -1})"), "/ops/0/host_ns", "h", "must be >= 0 ns");
+}
+
+TEST(WorkloadErrors, DurationMustUseOneForm) {
+  expect_error(doc(R"({"id": "k", "kind": "kernel", "grid": 1, "block": 1, "duration": {}})"), "/ops/0/duration", "k",
+               "empty duration");
+  expect_error(doc(R"({"id": "k", "kind": "kernel", "grid": 1, "block": 1, "duration": {"per_block_ns": 1, "flops": 2}})"),
+               "/ops/0/duration", "k", "duration mixes forms");
+}
+
+TEST(WorkloadErrors, EmptyTaskList) {
+  expect_error(doc(R"({"id": "t", "kind": "task_pool", "grid": 1, "block": 1, "tasks": {"ns": []}})"), "/ops/0/tasks/ns",
+               "t", "at least one task");
+}
+
+TEST(WorkloadErrors, ProgrammaticWorkloadsGetTheSameChecks) {
+  Workload w;
+  w.name = "code";
+  Op k;
+  k.id = "k";
+  k.kind = OpKind::kernel;
+  k.shape = KernelShape{Dim3{0, 1, 1}, Dim3{32, 1, 1}};
+  w.ops.push_back(k);
+  try {
+    resolve_and_check(w, "generator");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "generator");
+    EXPECT_EQ(e.place(), "/ops/0/grid");
+    EXPECT_EQ(e.op(), "k");
+  }
+  w.ops[0].shape->grid = Dim3{1, 1, 1};
+  Op c;
+  c.id = "c";
+  c.kind = OpKind::h2d;
+  c.bytes = 8;
+  c.deps = {"k"};
+  w.ops.push_back(c);
+  resolve_and_check(w, "generator");
+  EXPECT_EQ(w.ops[1].dep_indices, (std::vector<OpIndex>{0}));
+}
+
+TEST(Workload, BundledSampleWorkloadsAreValid) {
+  const std::filesystem::path dir = std::filesystem::path(STREAMLAB_SOURCE_DIR) / "experiments" / "workloads";
+  std::size_t n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json") continue;
+    SCOPED_TRACE(entry.path().string());
+    const Workload w = load_workload(entry.path());
+    EXPECT_GT(w.size(), 0u);
+    ++n;
+  }
+  EXPECT_GE(n, 1u) << "no sample workloads under " << dir;
+}
