@@ -1,0 +1,601 @@
+#include "streamlab/model/dag.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include <boost/graph/compressed_sparse_row_graph.hpp>
+#include <boost/graph/strong_components.hpp>
+#include <boost/property_map/property_map.hpp>
+
+#include "cycle_walk.hpp"
+#include "streamlab/model/workload.hpp"
+
+namespace streamlab::model {
+
+namespace detail {
+
+// Bidirectional so predecessors (and in-degrees, which Kahn needs) come without a pass over the edges.
+// 32-bit edge indices: 4G dependency edges is far beyond any workload, and halves the row-start array.
+using CsrGraph = boost::compressed_sparse_row_graph<boost::bidirectionalS, boost::no_property, boost::no_property,
+                                                    boost::no_property, OpIndex, std::uint32_t>;
+
+/// The CSR arrays as raw pointers: the hot loops read them directly (Boost keeps m_forward/m_backward
+/// public for exactly this; its own algorithms go through iterators that compile to the same loads).
+struct CsrView {
+  std::uint32_t n = 0;
+  const std::uint32_t* out_start = nullptr;  // n + 1 entries
+  const OpIndex* out = nullptr;
+  const std::uint32_t* in_start = nullptr;  // n + 1 entries
+  const OpIndex* in = nullptr;
+};
+
+struct DagAccess {
+  static const CsrGraph& graph(const Dag& g);
+  static CsrView view(const Dag& g);
+};
+
+}  // namespace detail
+
+struct Dag::Impl {
+  detail::CsrGraph graph;
+};
+
+namespace detail {
+const CsrGraph& DagAccess::graph(const Dag& g) { return g.impl_->graph; }
+CsrView DagAccess::view(const Dag& g) {
+  const CsrGraph& csr = g.impl_->graph;
+  return CsrView{g.vertex_count(), csr.m_forward.m_rowstart.data(), csr.m_forward.m_column.data(),
+                 csr.m_backward.m_rowstart.data(), csr.m_backward.m_column.data()};
+}
+}  // namespace detail
+
+namespace {
+
+using detail::CsrView;
+using detail::DagAccess;
+
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+/// Kahn's algorithm over the CSR; `order` doubles as the FIFO queue. on_pop(u) runs when u is dequeued
+/// (all its predecessors done), on_edge(u, s) for each of its out-edges before s's in-degree drops.
+/// Returns true when every vertex was ordered (the graph is acyclic).
+template <class OnPop, class OnEdge>
+bool kahn(const CsrView& g, std::vector<OpIndex>& order, OnPop&& on_pop, OnEdge&& on_edge) {
+  const std::uint32_t n = g.n;
+  std::vector<std::uint32_t> indegree(n);
+  order.resize(n);
+  std::uint32_t tail = 0;
+  for (std::uint32_t v = 0; v < n; ++v) {
+    indegree[v] = g.in_start[v + 1] - g.in_start[v];
+    if (indegree[v] == 0) order[tail++] = v;
+  }
+  for (std::uint32_t head = 0; head < tail; ++head) {
+    const OpIndex u = order[head];
+    on_pop(u);
+    for (std::uint32_t e = g.out_start[u], end = g.out_start[u + 1]; e < end; ++e) {
+      const OpIndex s = g.out[e];
+      on_edge(u, s);
+      if (--indegree[s] == 0) order[tail++] = s;
+    }
+  }
+  order.resize(tail);
+  return tail == n;
+}
+
+bool kahn(const CsrView& g, std::vector<OpIndex>& order) {
+  return kahn(g, order, [](OpIndex) {}, [](OpIndex, OpIndex) {});
+}
+
+std::vector<OpIndex> order_or_throw(const Dag& g, const char* what) {
+  std::vector<OpIndex> order;
+  if (!kahn(DagAccess::view(g), order)) throw std::invalid_argument(std::string(what) + ": the graph has a cycle");
+  return order;
+}
+
+/// Tarjan's SCC (Boost; iterative DFS) over the whole graph: only called once Kahn has found a cycle.
+std::vector<Cycle> strongly_connected_cycles(const Dag& g) {
+  const CsrView v = DagAccess::view(g);
+  const detail::CsrGraph& csr = DagAccess::graph(g);
+  std::vector<std::uint32_t> component(v.n);
+  const auto count = boost::strong_components(
+      csr, boost::make_iterator_property_map(component.begin(), boost::get(boost::vertex_index, csr)));
+  std::vector<std::uint32_t> size(count, 0);
+  for (std::uint32_t c : component) ++size[c];
+  std::vector<std::uint32_t> cycle_of(count, kNone);
+  std::vector<Cycle> cycles;
+  // Ascending vertex order makes cycles come out ordered by their smallest op, ops ascending within.
+  for (OpIndex u = 0; u < v.n; ++u) {
+    const std::uint32_t c = component[u];
+    bool cyclic = size[c] > 1;
+    if (!cyclic) {
+      for (std::uint32_t e = v.out_start[u]; e < v.out_start[u + 1] && !cyclic; ++e) cyclic = v.out[e] == u;
+    }
+    if (!cyclic) continue;
+    if (cycle_of[c] == kNone) {
+      cycle_of[c] = static_cast<std::uint32_t>(cycles.size());
+      cycles.emplace_back();
+    }
+    cycles[cycle_of[c]].ops.push_back(u);
+  }
+  return cycles;
+}
+
+std::vector<Nanos> durations_of(std::uint32_t n, const DurationOf& duration) {
+  std::vector<Nanos> d(n);
+  for (OpIndex v = 0; v < n; ++v) {
+    d[v] = duration(v);
+    if (d[v] < 0) throw std::invalid_argument("critical_path: negative duration for op #" + std::to_string(v));
+  }
+  return d;
+}
+
+/// Latest starts, slack and one longest path, given a topological order and earliest starts (with
+/// `via[v]` = the predecessor that set v's earliest start, kNone when none did).
+CriticalPath finish_critical_path(const CsrView& g, const std::vector<OpIndex>& order, const std::vector<Nanos>& d,
+                                  std::vector<Nanos> earliest, const std::vector<OpIndex>& via) {
+  const std::uint32_t n = g.n;
+  CriticalPath cp;
+  OpIndex last = kNone;
+  for (OpIndex v = 0; v < n; ++v) {
+    if (last == kNone || earliest[v] + d[v] > cp.length) {
+      cp.length = earliest[v] + d[v];
+      last = v;
+    }
+  }
+  cp.latest_start.resize(n);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const OpIndex u = *it;
+    Nanos latest_finish = cp.length;
+    for (std::uint32_t e = g.out_start[u], end = g.out_start[u + 1]; e < end; ++e)
+      latest_finish = std::min(latest_finish, cp.latest_start[g.out[e]]);
+    cp.latest_start[u] = latest_finish - d[u];
+  }
+  cp.slack.resize(n);
+  for (OpIndex v = 0; v < n; ++v) cp.slack[v] = cp.latest_start[v] - earliest[v];
+  for (OpIndex v = last; v != kNone; v = via[v]) cp.ops.push_back(v);
+  std::reverse(cp.ops.begin(), cp.ops.end());
+  cp.earliest_start = std::move(earliest);
+  return cp;
+}
+
+/// One Kahn pass that also relaxes earliest starts. Returns false (cyclic) with `order` partial.
+bool forward_pass(const CsrView& g, const std::vector<Nanos>& d, std::vector<OpIndex>& order,
+                  std::vector<Nanos>& earliest, std::vector<OpIndex>& via) {
+  earliest.assign(g.n, 0);
+  via.assign(g.n, kNone);
+  Nanos finish = 0;
+  return kahn(
+      g, order, [&](OpIndex u) { finish = earliest[u] + d[u]; },
+      [&](OpIndex u, OpIndex s) {
+        if (finish > earliest[s]) {
+          earliest[s] = finish;
+          via[s] = u;
+        }
+      });
+}
+
+// Row-major bitsets: row r occupies words [r * words, (r + 1) * words).
+struct BitRows {
+  std::size_t words = 0;
+  std::vector<std::uint64_t> bits;
+  BitRows(std::size_t rows, std::size_t words_per_row) : words(words_per_row), bits(rows * words_per_row, 0) {}
+  std::uint64_t* row(std::size_t r) { return bits.data() + r * words; }
+  const std::uint64_t* row(std::size_t r) const { return bits.data() + r * words; }
+};
+inline void set_bit(std::uint64_t* row, std::uint32_t i) { row[i >> 6] |= std::uint64_t{1} << (i & 63); }
+inline void clear_bit(std::uint64_t* row, std::uint32_t i) { row[i >> 6] &= ~(std::uint64_t{1} << (i & 63)); }
+inline bool test_bit(const std::uint64_t* row, std::uint32_t i) { return (row[i >> 6] >> (i & 63)) & 1u; }
+
+/// Maximum bipartite matching (Hopcroft-Karp) on left = right = {0..n-1}, u -> v when bit v of reach(u)
+/// is set. Both BFS and DFS mask each row with the right vertices not yet visited in the phase, so a
+/// phase costs O(n^2/64) word operations however dense the reachability relation is.
+class BitsetMatching {
+ public:
+  explicit BitsetMatching(const BitRows& reach, std::uint32_t n)
+      : reach_(reach), n_(n), match_left_(n, kNone), match_right_(n, kNone), dist_(n), avail_(reach.words) {}
+
+  std::uint32_t run() {
+    std::uint32_t matched = greedy();
+    while (layer()) {
+      reset_avail();
+      for (OpIndex u = 0; u < n_; ++u)
+        if (match_left_[u] == kNone && augment(u)) ++matched;
+    }
+    return matched;
+  }
+
+  /// Koenig: the antichain {v : v_left reached, v_right not reached} by alternating paths from unmatched
+  /// left vertices. Call after run().
+  std::vector<OpIndex> antichain() {
+    std::vector<char> left_seen(n_, 0);
+    reset_avail();  // avail_ = right vertices not yet reached
+    std::vector<OpIndex> queue;
+    for (OpIndex u = 0; u < n_; ++u)
+      if (match_left_[u] == kNone) {
+        left_seen[u] = 1;
+        queue.push_back(u);
+      }
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+      for_each_avail(queue[head], [&](std::uint32_t v) {
+        clear_bit(avail_.data(), v);
+        const OpIndex w = match_right_[v];  // never kNone: that would be an augmenting path
+        if (w != kNone && !left_seen[w]) {
+          left_seen[w] = 1;
+          queue.push_back(w);
+        }
+        return false;
+      });
+    }
+    std::vector<OpIndex> result;
+    for (OpIndex v = 0; v < n_; ++v)
+      if (left_seen[v] && test_bit(avail_.data(), v)) result.push_back(v);
+    return result;
+  }
+
+ private:
+  /// Calls f(v) for each set bit v of reach(u) & avail_, rereading avail_ as f clears bits; stops when
+  /// f returns true. `word` lets a caller resume a scan.
+  template <class F>
+  bool for_each_avail(OpIndex u, F&& f, std::size_t* word = nullptr) {
+    const std::uint64_t* row = reach_.row(u);
+    std::size_t local = 0;
+    std::size_t& w = word ? *word : local;
+    for (; w < reach_.words; ++w) {
+      std::uint64_t bits;
+      while ((bits = row[w] & avail_[w]) != 0) {
+        const auto v = static_cast<std::uint32_t>(w * 64 + static_cast<unsigned>(std::countr_zero(bits)));
+        if (f(v)) return true;
+        if (test_bit(avail_.data(), v)) clear_bit(avail_.data(), v);  // f did not consume it: skip it
+      }
+    }
+    return false;
+  }
+
+  void reset_avail() {
+    std::fill(avail_.begin(), avail_.end(), ~std::uint64_t{0});
+    if (n_ % 64 != 0) avail_.back() = (std::uint64_t{1} << (n_ % 64)) - 1;
+    if (n_ == 0) avail_.clear();
+  }
+
+  std::uint32_t greedy() {
+    std::uint32_t matched = 0;
+    reset_avail();  // avail_ = unmatched right vertices
+    for (OpIndex u = 0; u < n_; ++u) {
+      for_each_avail(u, [&](std::uint32_t v) {
+        clear_bit(avail_.data(), v);
+        match_left_[u] = v;
+        match_right_[v] = u;
+        ++matched;
+        return true;
+      });
+    }
+    return matched;
+  }
+
+  /// BFS layering from the unmatched left vertices; true when some unmatched right vertex is reachable.
+  bool layer() {
+    std::vector<OpIndex> queue;
+    for (OpIndex u = 0; u < n_; ++u) {
+      dist_[u] = match_left_[u] == kNone ? 0 : kNone;
+      if (dist_[u] == 0) queue.push_back(u);
+    }
+    reset_avail();
+    bool found = false;
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+      const OpIndex u = queue[head];
+      for_each_avail(u, [&](std::uint32_t v) {
+        clear_bit(avail_.data(), v);
+        const OpIndex w = match_right_[v];
+        if (w == kNone) {
+          found = true;
+        } else if (dist_[w] == kNone) {
+          dist_[w] = dist_[u] + 1;
+          queue.push_back(w);
+        }
+        return false;
+      });
+    }
+    return found;
+  }
+
+  /// Iterative DFS along the layering for one vertex-disjoint augmenting path from `root`.
+  bool augment(OpIndex root) {
+    struct Frame {
+      OpIndex u;
+      std::size_t word;
+    };
+    std::vector<Frame> stack{{root, 0}};
+    std::vector<std::uint32_t> rights;  // rights[i] = right vertex taken out of stack[i]
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      const OpIndex u = top.u;
+      std::uint32_t next = kNone;
+      bool free_found = false;
+      for_each_avail(
+          u,
+          [&](std::uint32_t v) {
+            clear_bit(avail_.data(), v);  // each right vertex is tried at most once per phase
+            const OpIndex w = match_right_[v];
+            if (w == kNone) {
+              free_found = true;
+              next = v;
+              return true;
+            }
+            if (dist_[w] == dist_[u] + 1) {
+              next = v;
+              return true;
+            }
+            return false;
+          },
+          &top.word);
+      if (next == kNone) {  // dead end: drop u for the rest of the phase
+        dist_[u] = kNone;
+        stack.pop_back();
+        if (!rights.empty()) rights.pop_back();
+        continue;
+      }
+      rights.push_back(next);
+      if (free_found) {
+        for (std::size_t i = 0; i < stack.size(); ++i) {
+          match_left_[stack[i].u] = rights[i];
+          match_right_[rights[i]] = stack[i].u;
+        }
+        return true;
+      }
+      stack.push_back({match_right_[next], 0});
+    }
+    return false;
+  }
+
+  const BitRows& reach_;
+  std::uint32_t n_;
+  std::vector<OpIndex> match_left_, match_right_;
+  std::vector<std::uint32_t> dist_;
+  std::vector<std::uint64_t> avail_;
+};
+
+}  // namespace
+
+Dag::Dag(std::uint32_t vertex_count, std::span<const Edge> edges) {
+  if (edges.size() >= std::numeric_limits<std::uint32_t>::max())
+    throw std::length_error("Dag: more than 2^32 - 1 edges");
+  for (const auto& [u, v] : edges)
+    if (u >= vertex_count || v >= vertex_count)
+      throw std::out_of_range("Dag: edge " + std::to_string(u) + " -> " + std::to_string(v) + " names a vertex >= " +
+                              std::to_string(vertex_count));
+  impl_ = std::make_unique<Impl>(
+      Impl{detail::CsrGraph(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(), vertex_count)});
+}
+
+namespace {
+std::vector<Edge> workload_edges(const Workload& w) {
+  if (w.ops.size() >= std::numeric_limits<std::uint32_t>::max())
+    throw std::length_error("Dag: more than 2^32 - 1 ops");
+  std::vector<Edge> edges;
+  edges.reserve(w.edge_count());
+  for (OpIndex v = 0; v < w.ops.size(); ++v) {
+    const Op& op = w.ops[v];
+    if (op.dep_indices.size() != op.deps.size())
+      throw std::invalid_argument("Dag: op '" + op.id + "' has unresolved deps (validate the workload first)");
+    for (OpIndex d : op.dep_indices) edges.emplace_back(d, v);
+  }
+  return edges;
+}
+}  // namespace
+
+Dag::Dag(const Workload& w) : Dag(static_cast<std::uint32_t>(w.ops.size()), workload_edges(w)) {}
+
+Dag::~Dag() = default;
+Dag::Dag(Dag&&) noexcept = default;
+Dag& Dag::operator=(Dag&&) noexcept = default;
+
+std::uint32_t Dag::vertex_count() const noexcept {
+  return static_cast<std::uint32_t>(impl_->graph.m_forward.m_rowstart.size() - 1);
+}
+std::size_t Dag::edge_count() const noexcept { return impl_->graph.m_forward.m_column.size(); }
+
+std::span<const OpIndex> Dag::successors(OpIndex v) const {
+  if (v >= vertex_count()) throw std::out_of_range("Dag::successors: no vertex " + std::to_string(v));
+  const auto& fwd = impl_->graph.m_forward;
+  return {fwd.m_column.data() + fwd.m_rowstart[v], fwd.m_column.data() + fwd.m_rowstart[v + 1]};
+}
+std::span<const OpIndex> Dag::predecessors(OpIndex v) const {
+  if (v >= vertex_count()) throw std::out_of_range("Dag::predecessors: no vertex " + std::to_string(v));
+  const auto& bwd = impl_->graph.m_backward;
+  return {bwd.m_column.data() + bwd.m_rowstart[v], bwd.m_column.data() + bwd.m_rowstart[v + 1]};
+}
+
+std::vector<Cycle> find_cycles(const Dag& g) {
+  std::vector<OpIndex> order;
+  if (kahn(DagAccess::view(g), order)) return {};
+  return strongly_connected_cycles(g);
+}
+
+std::optional<std::vector<OpIndex>> topological_order(const Dag& g) {
+  std::vector<OpIndex> order;
+  if (!kahn(DagAccess::view(g), order)) return std::nullopt;
+  return order;
+}
+
+CriticalPath critical_path(const Dag& g, const DurationOf& duration) {
+  const CsrView v = DagAccess::view(g);
+  const std::vector<Nanos> d = durations_of(v.n, duration);
+  std::vector<OpIndex> order, via;
+  std::vector<Nanos> earliest;
+  if (!forward_pass(v, d, order, earliest, via)) throw std::invalid_argument("critical_path: the graph has a cycle");
+  return finish_critical_path(v, order, d, std::move(earliest), via);
+}
+
+DagAnalysis analyze_dag(const Dag& g, const DurationOf& duration) {
+  const CsrView v = DagAccess::view(g);
+  const std::vector<Nanos> d = durations_of(v.n, duration);
+  DagAnalysis result;
+  std::vector<OpIndex> via;
+  std::vector<Nanos> earliest;
+  if (!forward_pass(v, d, result.order, earliest, via)) {
+    result.order.clear();
+    result.cycles = strongly_connected_cycles(g);
+    return result;
+  }
+  result.critical = finish_critical_path(v, result.order, d, std::move(earliest), via);
+  return result;
+}
+
+std::vector<std::uint32_t> levels(const Dag& g) {
+  const CsrView v = DagAccess::view(g);
+  std::vector<std::uint32_t> level(v.n, 0);
+  std::vector<OpIndex> order;
+  std::uint32_t next = 0;
+  if (!kahn(
+          v, order, [&](OpIndex u) { next = level[u] + 1; },
+          [&](OpIndex, OpIndex s) { level[s] = std::max(level[s], next); }))
+    throw std::invalid_argument("levels: the graph has a cycle");
+  return level;
+}
+
+Width widest_level(const Dag& g) {
+  const std::vector<std::uint32_t> level = levels(g);
+  if (level.empty()) return {};
+  const std::uint32_t depth = *std::max_element(level.begin(), level.end()) + 1;
+  std::vector<std::size_t> count(depth, 0);
+  for (std::uint32_t l : level) ++count[l];
+  const auto widest = static_cast<std::uint32_t>(std::max_element(count.begin(), count.end()) - count.begin());
+  Width w;
+  for (OpIndex v = 0; v < level.size(); ++v)
+    if (level[v] == widest) w.antichain.push_back(v);
+  w.width = w.antichain.size();
+  return w;
+}
+
+Width max_width(const Dag& g) {
+  const std::uint32_t n = g.vertex_count();
+  if (n > kMaxWidthOps)
+    throw std::length_error("max_width: " + std::to_string(n) + " ops is over the limit of " +
+                            std::to_string(kMaxWidthOps) + " (use widest_level for a lower bound)");
+  const std::vector<OpIndex> order = order_or_throw(g, "max_width");
+  const CsrView v = DagAccess::view(g);
+  // reach(u) = strict descendants of u, filled in reverse topological order.
+  BitRows reach(n, (n + 63) / 64);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    std::uint64_t* row = reach.row(*it);
+    for (std::uint32_t e = v.out_start[*it]; e < v.out_start[*it + 1]; ++e) {
+      const OpIndex s = v.out[e];
+      const std::uint64_t* child = reach.row(s);
+      for (std::size_t k = 0; k < reach.words; ++k) row[k] |= child[k];
+      set_bit(row, s);
+    }
+  }
+  BitsetMatching matching(reach, n);
+  const std::uint32_t matched = matching.run();
+  Width w;
+  w.antichain = matching.antichain();
+  w.width = w.antichain.size();
+  assert(w.width == n - matched);  // Dilworth + Koenig
+  (void)matched;
+  return w;
+}
+
+std::vector<std::pair<Nanos, std::uint32_t>> parallelism_profile(const CriticalPath& cp, const DurationOf& duration) {
+  const auto n = static_cast<OpIndex>(cp.earliest_start.size());
+  if (n == 0) return {};
+  std::vector<std::pair<Nanos, int>> events;  // (time, +1 start / -1 end)
+  events.reserve(2 * std::size_t{n});
+  for (OpIndex v = 0; v < n; ++v) {
+    const Nanos d = duration(v);
+    if (d <= 0) continue;
+    events.emplace_back(cp.earliest_start[v], 1);
+    events.emplace_back(cp.earliest_start[v] + d, -1);
+  }
+  std::sort(events.begin(), events.end());
+  std::vector<std::pair<Nanos, std::uint32_t>> profile{{0, 0}};
+  std::int64_t running = 0;
+  for (std::size_t i = 0; i < events.size();) {
+    const Nanos t = events[i].first;
+    for (; i < events.size() && events[i].first == t; ++i) running += events[i].second;
+    const auto count = static_cast<std::uint32_t>(running);
+    if (t == profile.back().first)
+      profile.back().second = count;
+    else if (count != profile.back().second)
+      profile.emplace_back(t, count);
+  }
+  if (profile.back().first != cp.length || profile.back().second != 0) profile.emplace_back(cp.length, 0);
+  return profile;
+}
+
+std::vector<Edge> transitive_reduction(const Dag& g) {
+  const std::vector<OpIndex> order = order_or_throw(g, "transitive_reduction");
+  const CsrView v = DagAccess::view(g);
+  const std::uint32_t n = v.n;
+  const std::size_t m = g.edge_count();
+  std::vector<char> redundant(m, 0);
+  // Column blocks of `words` 64-bit words per vertex keep n * words * 8 bytes under 64 MiB.
+  constexpr std::size_t kBudgetWords = (std::size_t{64} << 20) / 8;
+  const std::size_t all_words = (std::size_t{n} + 63) / 64;
+  const std::size_t words = std::max<std::size_t>(1, std::min(all_words, kBudgetWords / std::max<std::size_t>(n, 1)));
+  BitRows below(n, words);  // below(u) = strict descendants of u inside the current column block
+  std::vector<std::uint64_t> others(words);
+  for (std::size_t c0 = 0; c0 < n; c0 += words * 64) {
+    const std::size_t c1 = std::min<std::size_t>(n, c0 + words * 64);
+    std::fill(below.bits.begin(), below.bits.end(), 0);
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const OpIndex u = *it;
+      const std::uint32_t first = v.out_start[u], last = v.out_start[u + 1];
+      if (first == last) continue;
+      // others = everything below some successor; a successor found there is reached another way.
+      std::fill(others.begin(), others.end(), 0);
+      for (std::uint32_t e = first; e < last; ++e) {
+        const std::uint64_t* child = below.row(v.out[e]);
+        for (std::size_t k = 0; k < words; ++k) others[k] |= child[k];
+      }
+      std::uint64_t* row = below.row(u);
+      std::copy(others.begin(), others.end(), row);
+      for (std::uint32_t e = first; e < last; ++e) {
+        const OpIndex s = v.out[e];
+        if (s < c0 || s >= c1) continue;
+        const auto bit = static_cast<std::uint32_t>(s - c0);
+        if (test_bit(others.data(), bit)) redundant[e] = 1;
+        set_bit(row, bit);
+      }
+    }
+  }
+  std::vector<Edge> kept;
+  for (OpIndex u = 0; u < n; ++u)
+    for (std::uint32_t e = v.out_start[u]; e < v.out_start[u + 1]; ++e)
+      if (!redundant[e]) kept.emplace_back(u, v.out[e]);
+  std::sort(kept.begin(), kept.end());
+  kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
+  return kept;
+}
+
+std::string describe_cycle(const Workload& w, const Cycle& c) {
+  std::vector<OpIndex> members = c.ops;
+  std::sort(members.begin(), members.end());
+  members.erase(std::unique(members.begin(), members.end()), members.end());
+  if (members.empty()) return "(empty cycle)";
+  // The workload stores deps (predecessors); the walk goes dep -> dependent, so build successor lists.
+  std::vector<std::vector<OpIndex>> successors(members.size());
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    if (members[i] >= w.ops.size()) continue;
+    for (OpIndex d : w.ops[members[i]].dep_indices) {
+      auto it = std::lower_bound(members.begin(), members.end(), d);
+      if (it != members.end() && *it == d) successors[static_cast<std::size_t>(it - members.begin())].push_back(members[i]);
+    }
+  }
+  const std::vector<OpIndex> walk = detail::closed_walk(members, [&](OpIndex u, auto&& f) {
+    const auto i = static_cast<std::size_t>(std::lower_bound(members.begin(), members.end(), u) - members.begin());
+    for (OpIndex s : successors[i]) f(s);
+  });
+  std::string s;
+  if (walk.empty()) {  // not a dependency cycle of this workload: still name the ops
+    for (std::size_t i = 0; i < members.size(); ++i) s += (i ? ", " : "") + detail::op_label(w, members[i]);
+    return s + " (no dependency cycle among them)";
+  }
+  for (std::size_t i = 0; i < walk.size(); ++i) s += (i ? " -> " : "") + detail::op_label(w, walk[i]);
+  return s + detail::off_walk_note(w, members, walk);
+}
+
+}  // namespace streamlab::model

@@ -1,0 +1,167 @@
+#include "streamlab/model/metrics.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <tuple>
+
+namespace streamlab::model {
+namespace {
+
+using Interval = std::pair<Nanos, Nanos>;  // [first, second)
+
+/// Sorted, disjoint, non-empty intervals covering the same time as `v` (the union).
+std::vector<Interval> merge(std::vector<Interval> v) {
+  std::erase_if(v, [](const Interval& i) { return i.second <= i.first; });
+  std::sort(v.begin(), v.end());
+  std::vector<Interval> out;
+  for (const Interval& i : v) {
+    if (!out.empty() && i.first <= out.back().second)
+      out.back().second = std::max(out.back().second, i.second);
+    else
+      out.push_back(i);
+  }
+  return out;
+}
+
+Nanos total(const std::vector<Interval>& merged) {
+  Nanos sum = 0;
+  for (const auto& [s, e] : merged) sum += e - s;
+  return sum;
+}
+
+/// Length of the intersection of two unions (both merged).
+Nanos intersection(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  Nanos sum = 0;
+  for (std::size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    const Nanos lo = std::max(a[i].first, b[j].first), hi = std::min(a[i].second, b[j].second);
+    if (hi > lo) sum += hi - lo;
+    if (a[i].second < b[j].second)
+      ++i;
+    else
+      ++j;
+  }
+  return sum;
+}
+
+double fraction(Nanos part, Nanos whole) {
+  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+bool is_copy_engine(Engine e) { return e == Engine::copy_h2d || e == Engine::copy_d2h || e == Engine::copy_d2d; }
+
+}  // namespace
+
+TraceMetrics compute_metrics(const Trace& t) {
+  TraceMetrics m;
+  if (t.spans.empty()) return m;
+  Nanos first = std::numeric_limits<Nanos>::max(), last = std::numeric_limits<Nanos>::min();
+  std::map<std::uint32_t, std::vector<Interval>> by_stream;
+  std::map<Engine, std::vector<Interval>> by_engine;
+  std::vector<std::pair<Nanos, int>> device_events;  // (time, +1 start / -1 end)
+  for (const Span& s : t.spans) {
+    first = std::min(first, s.start_ns);
+    last = std::max(last, s.end_ns);
+    by_stream[s.stream].emplace_back(s.start_ns, s.end_ns);
+    by_engine[s.engine].emplace_back(s.start_ns, s.end_ns);
+    if (s.engine != Engine::host && s.end_ns > s.start_ns) {
+      device_events.emplace_back(s.start_ns, 1);
+      device_events.emplace_back(s.end_ns, -1);
+    }
+  }
+  m.start_ns = first;
+  m.makespan_ns = std::max<Nanos>(0, last - first);
+
+  for (auto& [stream, intervals] : by_stream) m.stream_busy[stream] = fraction(total(merge(std::move(intervals))), m.makespan_ns);
+  std::vector<Interval> copies, kernels;
+  for (auto& [engine, intervals] : by_engine) {
+    std::vector<Interval> merged = merge(std::move(intervals));
+    m.engine_busy[engine] = fraction(total(merged), m.makespan_ns);
+    if (engine == Engine::sm) kernels = merged;
+    if (is_copy_engine(engine)) copies.insert(copies.end(), merged.begin(), merged.end());
+  }
+  copies = merge(std::move(copies));
+  const Nanos copy_time = total(copies), kernel_time = total(kernels);
+  if (copy_time > 0 && kernel_time > 0)
+    m.copy_compute_overlap = fraction(intersection(copies, kernels), std::min(copy_time, kernel_time));
+
+  // Concurrency: sweep the start/end events; ends and starts at one instant apply together.
+  std::sort(device_events.begin(), device_events.end());
+  m.concurrency.emplace_back(first, 0);
+  std::int64_t running = 0;
+  Nanos previous = first;
+  double area = 0;  // integral of the count over time
+  for (std::size_t i = 0; i < device_events.size();) {
+    const Nanos time = device_events[i].first;
+    area += static_cast<double>(running) * static_cast<double>(time - previous);
+    previous = time;
+    for (; i < device_events.size() && device_events[i].first == time; ++i) running += device_events[i].second;
+    const auto count = static_cast<std::uint32_t>(running);
+    m.max_concurrency = std::max(m.max_concurrency, count);
+    if (time == m.concurrency.back().first)
+      m.concurrency.back().second = count;
+    else if (count != m.concurrency.back().second)
+      m.concurrency.emplace_back(time, count);
+  }
+  m.mean_concurrency = m.makespan_ns > 0 ? area / static_cast<double>(m.makespan_ns) : 0.0;
+  return m;
+}
+
+TraceComparison compare_traces(const Trace& a, const Trace& b) {
+  TraceComparison c;
+  c.a = compute_metrics(a);
+  c.b = compute_metrics(b);
+  if (c.b.makespan_ns > 0)
+    c.makespan_rel_error = static_cast<double>(c.a.makespan_ns - c.b.makespan_ns) / static_cast<double>(c.b.makespan_ns);
+  else
+    c.makespan_rel_error = c.a.makespan_ns == 0 ? 0.0 : std::numeric_limits<double>::infinity();
+  c.overlap_error = c.a.copy_compute_overlap - c.b.copy_compute_overlap;
+  c.workload_hash_mismatch =
+      !a.meta.workload_hash.empty() && !b.meta.workload_hash.empty() && a.meta.workload_hash != b.meta.workload_hash;
+
+  // Spans keyed by (op id, engine); repeated keys pair up in start order (k-th with k-th).
+  using Key = std::pair<std::string, Engine>;
+  auto index = [](const Trace& t) {
+    std::map<Key, std::vector<const Span*>> by_key;
+    for (const Span& s : t.spans) by_key[{s.op_id, s.engine}].push_back(&s);
+    for (auto& [key, spans] : by_key)
+      std::stable_sort(spans.begin(), spans.end(), [](const Span* x, const Span* y) { return x->start_ns < y->start_ns; });
+    return by_key;
+  };
+  const auto in_a = index(a), in_b = index(b);
+  for (const auto& [key, spans_a] : in_a) {
+    auto it = in_b.find(key);
+    const std::size_t both = it == in_b.end() ? 0 : std::min(spans_a.size(), it->second.size());
+    for (std::size_t k = 0; k < both; ++k) {
+      const Span& x = *spans_a[k];
+      const Span& y = *it->second[k];
+      c.ops.push_back(OpDelta{x.op_id, x.name, x.engine, x.start_ns - c.a.start_ns, x.end_ns - c.a.start_ns,
+                              y.start_ns - c.b.start_ns, y.end_ns - c.b.start_ns});
+    }
+    for (std::size_t k = both; k < spans_a.size(); ++k) c.only_in_a.push_back(key.first);
+  }
+  for (const auto& [key, spans_b] : in_b) {
+    auto it = in_a.find(key);
+    const std::size_t matched = it == in_a.end() ? 0 : std::min(spans_b.size(), it->second.size());
+    for (std::size_t k = matched; k < spans_b.size(); ++k) c.only_in_b.push_back(key.first);
+  }
+  for (auto* ids : {&c.only_in_a, &c.only_in_b}) {
+    std::sort(ids->begin(), ids->end());
+    ids->erase(std::unique(ids->begin(), ids->end()), ids->end());
+  }
+  std::sort(c.ops.begin(), c.ops.end(), [](const OpDelta& x, const OpDelta& y) {
+    return std::tie(x.a_start, x.op_id, x.engine) < std::tie(y.a_start, y.op_id, y.engine);
+  });
+  if (!c.ops.empty()) {
+    double start_sum = 0, duration_sum = 0;
+    for (const OpDelta& d : c.ops) {
+      start_sum += static_cast<double>(std::abs(d.start_error()));
+      duration_sum += static_cast<double>(std::abs(d.duration_error()));
+    }
+    c.mean_abs_start_error_ns = start_sum / static_cast<double>(c.ops.size());
+    c.mean_abs_duration_error_ns = duration_sum / static_cast<double>(c.ops.size());
+  }
+  return c;
+}
+
+}  // namespace streamlab::model
