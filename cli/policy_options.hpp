@@ -1,0 +1,36 @@
+#pragma once
+/// \file policy_options.hpp
+/// The policy flags shared by `streamlab sim` and `streamlab run`, so both name and parse them the same
+/// way: --policy, --streams, --window, --priority-map, --stream-kind, --hints, --legacy-hint, --poll.
+
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "streamlab/policies/policy.hpp"
+
+namespace streamlab::cli {
+
+/// Raw option storage (strings as typed, so errors can quote them).
+struct PolicyOptions {
+  std::string policy = "round-robin";
+  std::uint32_t streams = 4;
+  std::uint32_t window = 0;
+  std::string priority_map;
+  std::string stream_kind = "non-blocking";
+  std::string hints = "honor";
+  int legacy_hint = -1;  ///< -1: none
+  std::string poll = "auto";
+
+  /// Validated configuration; throws model::InputError naming the flag.
+  [[nodiscard]] policies::PolicyConfig config() const;
+  /// make_policy(policy, config()); throws model::InputError naming the flag.
+  [[nodiscard]] std::unique_ptr<policies::Policy> make() const;
+};
+
+/// Adds the flags to `app`, storing into `opts` (keep it alive, e.g. through a shared_ptr captured by
+/// the callback).
+void add_policy_options(CLI::App& app, PolicyOptions& opts);
+
+}  // namespace streamlab::cli
