@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "streamlab/model/workload.hpp"
+
 namespace streamlab::model {
 
 /// One number of the profile with the provenance a researcher needs to trust it.
@@ -92,6 +94,10 @@ struct ParamField {
 [[nodiscard]] DeviceProfile load_device_profile(const std::filesystem::path& file);
 [[nodiscard]] std::string device_profile_to_json(const DeviceProfile& p);
 void save_device_profile(const DeviceProfile& p, const std::filesystem::path& file);
+
+/// The kernel-shape limits of this device, for validating workloads against it (parse_workload's
+/// `limits`); limits the profile does not carry (block z, grid size, registers per thread) keep CUDA's.
+[[nodiscard]] ShapeLimits shape_limits(const DeviceProfile& p);
 
 /// The bundled H100 SXM profile (model/profiles/h100-sxm.json, baked in at build time).
 [[nodiscard]] DeviceProfile bundled_h100_profile();

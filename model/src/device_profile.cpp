@@ -1,0 +1,145 @@
+// Device profile JSON I/O (format: docs/formats.md). Iterates the field table of
+// device_profile_fields.cpp, so a new parameter needs no change here.
+#include "streamlab/model/device_profile.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "json_util.hpp"
+#include "streamlab/model/bundled_profile_data.hpp"
+#include "streamlab/model/errors.hpp"
+#include "streamlab/model/file_io.hpp"
+
+namespace streamlab::model {
+
+using detail::Json;
+using detail::Reader;
+
+namespace {
+
+constexpr int kProfileFormatVersion = 1;
+
+bool is_count_unit(std::string_view unit) {
+  return unit == "count" || unit == "threads" || unit == "blocks" || unit == "registers" || unit == "grids" ||
+         unit == "queues" || unit == "engines" || unit == "bytes";
+}
+
+// Range rules by unit, plus the few fields with a tighter meaning.
+void check_value(const Reader& r, const ParamField& f, double v, const std::string& ptr) {
+  const std::string name(f.name);
+  const auto is_integer = [&] { return std::nearbyint(v) == v; };
+  if (is_count_unit(f.unit)) {
+    if (!is_integer() || v <= 0) r.fail(ptr, name + " must be a whole number > 0 (" + std::string(f.unit) + ")");
+  } else if (f.unit == "ns") {
+    if (v < 0) r.fail(ptr, name + " must be >= 0 ns");
+  } else if (f.unit == "GB/s" || f.unit == "GFLOP/s") {
+    if (v <= 0) r.fail(ptr, name + " must be > 0 " + std::string(f.unit));
+  } else if (f.unit == "ratio") {
+    if (!(v > 0 && v <= 1)) r.fail(ptr, name + " must be in (0, 1]");
+  } else if (f.unit == "priority") {
+    if (!is_integer() || v > 0) r.fail(ptr, name + " must be a whole number <= 0 (CUDA stream priorities)");
+  }
+  if (f.name == "connections" && v > 32) r.fail(ptr, "connections must be in 1..32 (CUDA_DEVICE_MAX_CONNECTIONS)");
+}
+
+std::string get_text(const Reader& r, const Json& doc, std::string_view key) {
+  return r.get_string(r.required(doc, "", key), "/" + std::string(key));
+}
+
+// Integral values print as integers (132, not 132.0) so a profile reads like its measurements.
+Json number_json(double v) {
+  if (std::nearbyint(v) == v && std::fabs(v) < 9.007199254740992e15) return static_cast<std::int64_t>(v);
+  return v;
+}
+
+}  // namespace
+
+DeviceProfile parse_device_profile(std::string_view json_text, const std::string& source) {
+  const Json doc = detail::parse_json_strict(json_text, source);
+  Reader r(source);
+  r.expect_object(doc, "");
+  const auto version = r.get_int(r.required(doc, "", "format_version"), "/format_version");
+  if (version != kProfileFormatVersion)
+    r.fail("/format_version", "format_version " + std::to_string(version) + " is not supported (this streamlab " +
+                                  "reads version " + std::to_string(kProfileFormatVersion) + ")");
+  r.check_keys(doc, "", {"format_version", "name", "driver", "cuda_version", "date", "params"}, "a device profile");
+  DeviceProfile p;
+  p.name = get_text(r, doc, "name");
+  p.driver = get_text(r, doc, "driver");
+  p.cuda_version = get_text(r, doc, "cuda_version");
+  p.date = get_text(r, doc, "date");
+
+  const Json& params = r.required(doc, "", "params");
+  r.expect_object(params, "/params");
+  const auto fields = device_profile_fields();
+  for (const auto& [key, value] : params.items()) {
+    bool known = false;
+    for (const auto& f : fields) known = known || f.name == key;
+    if (!known) r.fail("/params/" + detail::pointer_token(key), "unknown parameter '" + key + "'");
+  }
+  for (const auto& f : fields) {
+    const std::string ptr = "/params/" + std::string(f.name);
+    const Json& j = r.required(params, "/params", f.name, "every parameter is required");
+    r.check_keys(j, ptr, {"value", "unit", "source"}, "parameter " + std::string(f.name));
+    const std::string unit = r.get_string(r.required(j, ptr, "unit"), ptr + "/unit");
+    if (unit != f.unit)
+      r.fail(ptr + "/unit", std::string(f.name) + " is in " + std::string(f.unit) + ", not '" + unit + "'");
+    Param& param = p.*(f.member);
+    param.value = r.get_double(r.required(j, ptr, "value"), ptr + "/value");
+    check_value(r, f, param.value, ptr + "/value");
+    param.source = r.get_string(r.required(j, ptr, "source", "say where the number came from"), ptr + "/source");
+    if (param.source.empty()) r.fail(ptr + "/source", std::string(f.name) + " needs a source (measured, public, estimate)");
+  }
+
+  // Cross-field sanity: limits that contradict each other make the simulator's occupancy meaningless.
+  if (p.max_threads_per_block.value > p.max_threads_per_sm.value)
+    r.fail("/params/max_threads_per_block/value", "max_threads_per_block exceeds max_threads_per_sm");
+  if (p.max_shared_mem_per_block_bytes.value > p.shared_mem_per_sm_bytes.value)
+    r.fail("/params/max_shared_mem_per_block_bytes/value",
+           "max_shared_mem_per_block_bytes exceeds shared_mem_per_sm_bytes");
+  if (p.priority_greatest.value > p.priority_least.value)
+    r.fail("/params/priority_greatest/value", "priority_greatest must be <= priority_least (smaller is higher)");
+  return p;
+}
+
+DeviceProfile load_device_profile(const std::filesystem::path& file) {
+  return parse_device_profile(read_text_file(file), file.string());
+}
+
+std::string device_profile_to_json(const DeviceProfile& p) {
+  Json doc;
+  doc["format_version"] = kProfileFormatVersion;
+  doc["name"] = p.name;
+  doc["driver"] = p.driver;
+  doc["cuda_version"] = p.cuda_version;
+  doc["date"] = p.date;
+  Json params = Json::object();
+  for (const auto& f : device_profile_fields()) {
+    const Param& param = p.*(f.member);
+    Json j;
+    j["value"] = number_json(param.value);
+    j["unit"] = std::string(f.unit);
+    j["source"] = param.source;
+    params[std::string(f.name)] = std::move(j);
+  }
+  doc["params"] = std::move(params);
+  return doc.dump(2) + "\n";
+}
+
+void save_device_profile(const DeviceProfile& p, const std::filesystem::path& file) {
+  write_file_atomically(file, device_profile_to_json(p));
+}
+
+ShapeLimits shape_limits(const DeviceProfile& p) {
+  ShapeLimits l;
+  l.max_threads_per_block = static_cast<std::uint32_t>(p.max_threads_per_block.value);
+  l.max_shared_mem_per_block = static_cast<std::uint32_t>(p.max_shared_mem_per_block_bytes.value);
+  l.max_registers_per_block = static_cast<std::uint32_t>(p.registers_per_sm.value);
+  return l;
+}
+
+DeviceProfile bundled_h100_profile() {
+  return parse_device_profile(detail::kBundledH100ProfileJson, "bundled:model/profiles/h100-sxm.json");
+}
+
+}  // namespace streamlab::model

@@ -1,0 +1,266 @@
+// Trace I/O as Chrome Trace Event JSON (format: docs/formats.md). Written by hand, one event per line:
+// traces reach millions of spans, and timestamps are printed as exact decimals (ns / 1000) instead of
+// going through a double. Exact nanoseconds also travel in args so reading back is lossless.
+#include "streamlab/model/trace.hpp"
+
+#include <array>
+#include <set>
+#include <utility>
+
+#include "json_util.hpp"
+#include "streamlab/model/errors.hpp"
+#include "streamlab/model/file_io.hpp"
+
+namespace streamlab::model {
+
+using detail::Json;
+using detail::Reader;
+
+namespace {
+constexpr std::array<std::pair<Engine, std::string_view>, 5> kEngines{{{Engine::host, "host"},
+                                                                        {Engine::sm, "sm"},
+                                                                        {Engine::copy_h2d, "copy_h2d"},
+                                                                        {Engine::copy_d2h, "copy_d2h"},
+                                                                        {Engine::copy_d2d, "copy_d2d"}}};
+constexpr int kTraceFormatVersion = 1;
+}  // namespace
+
+std::string_view to_string(Engine e) noexcept {
+  for (const auto& [value, name] : kEngines)
+    if (value == e) return name;
+  return "?";
+}
+
+std::optional<Engine> parse_engine(std::string_view s) noexcept {
+  for (const auto& [value, name] : kEngines)
+    if (name == s) return value;
+  return std::nullopt;
+}
+
+Engine engine_for(OpKind k) noexcept {
+  switch (k) {
+    case OpKind::kernel:
+    case OpKind::task_pool:
+    case OpKind::memset: return Engine::sm;  // cudaMemsetAsync on device memory runs as a kernel
+    case OpKind::h2d:
+    case OpKind::prefetch: return Engine::copy_h2d;  // migrating managed pages to the device uses a copy engine
+    case OpKind::d2h: return Engine::copy_d2h;
+    case OpKind::d2d: return Engine::copy_d2d;
+    case OpKind::host_func:
+    case OpKind::barrier: return Engine::host;  // a barrier is event bookkeeping, no device work
+  }
+  return Engine::sm;
+}
+
+namespace {
+
+// ns as microseconds, printed exactly: 1234567 -> "1234.567".
+void append_us(std::string& out, Nanos ns) {
+  if (ns < 0) {
+    out += '-';
+    ns = -ns;
+  }
+  out += std::to_string(ns / 1000);
+  const auto frac = static_cast<int>(ns % 1000);
+  if (frac != 0) {
+    out += '.';
+    out += static_cast<char>('0' + frac / 100);
+    out += static_cast<char>('0' + frac / 10 % 10);
+    out += static_cast<char>('0' + frac % 10);
+  }
+}
+
+std::string json_quoted(std::string_view s) { return Json(std::string(s)).dump(); }
+
+std::string stream_label(std::uint32_t stream) {
+  return stream == 0 ? std::string("stream 0 (legacy default)") : "stream " + std::to_string(stream);
+}
+
+}  // namespace
+
+std::string trace_to_chrome_json(const Trace& t) {
+  std::string out;
+  out.reserve(256 + t.spans.size() * 200 + t.blocks.size() * 32);
+  out += "{\"traceEvents\": [\n";
+  bool first = true;
+  auto begin_event = [&] {
+    out += first ? "" : ",\n";
+    first = false;
+  };
+
+  // Name every device (process) and stream (thread) that appears, in a stable order.
+  std::set<std::pair<std::uint32_t, std::uint32_t>> rows;
+  std::set<std::uint32_t> devices;
+  for (const auto& s : t.spans) {
+    rows.emplace(s.device, s.stream);
+    devices.insert(s.device);
+  }
+  const std::string backend = t.meta.backend.empty() ? std::string() : ", " + t.meta.backend;
+  for (auto d : devices) {
+    const std::string dev = t.meta.device_name.empty() ? std::string() : ": " + t.meta.device_name;
+    begin_event();
+    out += R"({"name":"process_name","ph":"M","pid":)" + std::to_string(d) + R"(,"tid":0,"args":{"name":)" +
+           json_quoted("GPU " + std::to_string(d) + dev + backend) + "}}";
+  }
+  for (const auto& [d, s] : rows) {
+    begin_event();
+    out += R"({"name":"thread_name","ph":"M","pid":)" + std::to_string(d) + R"(,"tid":)" + std::to_string(s) +
+           R"(,"args":{"name":)" + json_quoted(stream_label(s)) + "}}";
+    begin_event();
+    out += R"({"name":"thread_sort_index","ph":"M","pid":)" + std::to_string(d) + R"(,"tid":)" +
+           std::to_string(s) + R"(,"args":{"sort_index":)" + std::to_string(s) + "}}";
+  }
+
+  for (const auto& s : t.spans) {
+    begin_event();
+    out += "{\"name\":" + json_quoted(s.name) + ",\"cat\":\"" + std::string(to_string(s.kind)) + "\",\"ph\":\"X\",\"ts\":";
+    append_us(out, s.start_ns);
+    out += ",\"dur\":";
+    append_us(out, s.end_ns - s.start_ns);
+    out += ",\"pid\":" + std::to_string(s.device) + ",\"tid\":" + std::to_string(s.stream);
+    out += ",\"args\":{\"op\":" + std::to_string(s.op) + ",\"op_id\":" + json_quoted(s.op_id) + ",\"engine\":\"" +
+           std::string(to_string(s.engine)) + "\",\"stream\":" + std::to_string(s.stream) +
+           ",\"start_ns\":" + std::to_string(s.start_ns) + ",\"end_ns\":" + std::to_string(s.end_ns) + "}}";
+  }
+  out += "\n],\n\"displayTimeUnit\": \"ns\",\n";
+
+  Json meta;
+  meta["streamlab_trace_format"] = kTraceFormatVersion;
+  meta["backend"] = t.meta.backend;
+  meta["device_name"] = t.meta.device_name;
+  meta["profile"] = t.meta.profile;
+  meta["policy"] = t.meta.policy;
+  meta["workload"] = t.meta.workload;
+  meta["workload_hash"] = t.meta.workload_hash;
+  meta["version"] = t.meta.version;
+  meta["date"] = t.meta.date;
+  meta["extra"] = Json::object();
+  for (const auto& [k, v] : t.meta.extra) meta["extra"][k] = v;
+  out += "\"otherData\": " + meta.dump() + ",\n";
+
+  // Block placements: compact rows [op, block, sm, start_ns, end_ns]; viewers that don't know the key
+  // ignore it.
+  out += "\"streamlabBlocks\": [";
+  for (std::size_t i = 0; i < t.blocks.size(); ++i) {
+    const auto& b = t.blocks[i];
+    out += (i == 0 ? "\n[" : ",\n[") + std::to_string(b.op) + "," + std::to_string(b.block) + "," +
+           std::to_string(b.sm) + "," + std::to_string(b.start_ns) + "," + std::to_string(b.end_ns) + "]";
+  }
+  out += t.blocks.empty() ? "]\n}\n" : "\n]\n}\n";
+  return out;
+}
+
+namespace {
+
+std::string get_meta_string(const Reader& r, const Json& meta, std::string_view key) {
+  return r.get_string(r.required(meta, "/otherData", key), "/otherData/" + std::string(key));
+}
+
+TraceMeta parse_meta(const Reader& r, const Json& doc) {
+  const Json& m = r.required(doc, "", "otherData", "streamlab traces carry their run metadata there");
+  r.expect_object(m, "/otherData");
+  const auto version = r.get_int(r.required(m, "/otherData", "streamlab_trace_format",
+                                            "not a streamlab trace, or one from an older streamlab"),
+                                 "/otherData/streamlab_trace_format");
+  if (version != kTraceFormatVersion)
+    r.fail("/otherData/streamlab_trace_format", "trace format " + std::to_string(version) +
+                                                    " is not supported (this streamlab reads " +
+                                                    std::to_string(kTraceFormatVersion) + ")");
+  r.check_keys(m, "/otherData",
+               {"streamlab_trace_format", "backend", "device_name", "profile", "policy", "workload",
+                "workload_hash", "version", "date", "extra"},
+               "trace metadata");
+  TraceMeta meta;
+  meta.backend = get_meta_string(r, m, "backend");
+  meta.device_name = get_meta_string(r, m, "device_name");
+  meta.profile = get_meta_string(r, m, "profile");
+  meta.policy = get_meta_string(r, m, "policy");
+  meta.workload = get_meta_string(r, m, "workload");
+  meta.workload_hash = get_meta_string(r, m, "workload_hash");
+  meta.version = get_meta_string(r, m, "version");
+  meta.date = get_meta_string(r, m, "date");
+  if (m.contains("extra")) {
+    const Json& extra = m["extra"];
+    r.expect_object(extra, "/otherData/extra");
+    for (const auto& [k, v] : extra.items())
+      meta.extra[k] = r.get_string(v, "/otherData/extra/" + detail::pointer_token(k));
+  }
+  return meta;
+}
+
+Span parse_span(Reader& r, const Json& e, const std::string& p) {
+  Span s;
+  const Json& args = r.required(e, p, "args");
+  r.expect_object(args, p + "/args");
+  const std::string a = p + "/args";
+  s.op_id = r.get_string(r.required(args, a, "op_id"), a + "/op_id");
+  r.set_op(s.op_id);
+  r.check_keys(args, a, {"op", "op_id", "engine", "stream", "start_ns", "end_ns"}, "span args");
+  s.op = r.get_u32(r.required(args, a, "op"), a + "/op");
+  s.name = r.get_string(r.required(e, p, "name"), p + "/name");
+  const std::string cat = r.get_string(r.required(e, p, "cat"), p + "/cat");
+  const auto kind = parse_op_kind(cat);
+  if (!kind) r.fail(p + "/cat", "unknown op kind '" + cat + "'");
+  s.kind = *kind;
+  s.device = r.get_u32(r.required(e, p, "pid"), p + "/pid");
+  s.stream = r.get_u32(r.required(args, a, "stream"), a + "/stream");
+  const std::string engine = r.get_string(r.required(args, a, "engine"), a + "/engine");
+  const auto eng = parse_engine(engine);
+  if (!eng) r.fail(a + "/engine", "unknown engine '" + engine + "' (one of: host, sm, copy_h2d, copy_d2h, copy_d2d)");
+  s.engine = *eng;
+  s.start_ns = r.get_int(r.required(args, a, "start_ns"), a + "/start_ns");
+  s.end_ns = r.get_int(r.required(args, a, "end_ns"), a + "/end_ns");
+  if (s.end_ns < s.start_ns)
+    r.fail(a + "/end_ns", "span ends (" + std::to_string(s.end_ns) + " ns) before it starts (" +
+                              std::to_string(s.start_ns) + " ns)");
+  r.set_op("");
+  return s;
+}
+
+}  // namespace
+
+Trace parse_chrome_trace(std::string_view json_text, const std::string& source) {
+  const Json doc = detail::parse_json_strict(json_text, source);
+  Reader r(source);
+  r.expect_object(doc, "");
+  Trace t;
+  t.meta = parse_meta(r, doc);
+  const Json& events = r.required(doc, "", "traceEvents");
+  r.expect_array(events, "/traceEvents");
+  t.spans.reserve(events.size());
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const std::string p = "/traceEvents/" + std::to_string(i);
+    const Json& e = events[i];
+    r.expect_object(e, p);
+    const std::string ph = r.get_string(r.required(e, p, "ph"), p + "/ph");
+    // Metadata and any other event types (added by other tools) carry no spans.
+    if (ph == "X") t.spans.push_back(parse_span(r, e, p));
+  }
+  if (doc.contains("streamlabBlocks")) {
+    const Json& blocks = doc["streamlabBlocks"];
+    r.expect_array(blocks, "/streamlabBlocks");
+    t.blocks.reserve(blocks.size());
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+      const std::string p = "/streamlabBlocks/" + std::to_string(i);
+      const Json& b = blocks[i];
+      if (!b.is_array() || b.size() != 5) r.fail(p, "expected [op, block, sm, start_ns, end_ns], got " + b.dump());
+      BlockPlacement bp;
+      bp.op = r.get_u32(b[0], p + "/0");
+      bp.block = r.get_u32(b[1], p + "/1");
+      bp.sm = r.get_u32(b[2], p + "/2");
+      bp.start_ns = r.get_int(b[3], p + "/3");
+      bp.end_ns = r.get_int(b[4], p + "/4");
+      if (bp.end_ns < bp.start_ns) r.fail(p + "/4", "block ends before it starts");
+      t.blocks.push_back(bp);
+    }
+  }
+  return t;
+}
+
+Trace load_trace(const std::filesystem::path& file) { return parse_chrome_trace(read_text_file(file), file.string()); }
+
+void save_trace(const Trace& t, const std::filesystem::path& file) {
+  write_file_atomically(file, trace_to_chrome_json(t));
+}
+
+}  // namespace streamlab::model
