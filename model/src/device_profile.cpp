@@ -43,7 +43,9 @@ void check_value(const Reader& r, const ParamField& f, double v, const std::stri
 }
 
 std::string get_text(const Reader& r, const Json& doc, std::string_view key) {
-  return r.get_string(r.required(doc, "", key), "/" + std::string(key));
+  std::string ptr = "/";
+  ptr.append(key);
+  return r.get_string(r.required(doc, "", key), ptr);
 }
 
 // Integral values print as integers (132, not 132.0) so a profile reads like its measurements.
