@@ -1,15 +1,24 @@
 #pragma once
 /// \file generators.hpp
-/// Seeded, deterministic workload generators (same parameters + seed = identical workload).
+/// Seeded, deterministic workload generators (same parameters + seed = identical workload, on every
+/// platform: randomness comes from std::mt19937_64 with our own distribution code, because the standard
+/// distributions differ between standard libraries).
+///
+/// Stream hints are 1-based (stream 0 is CUDA's legacy default stream, which synchronizes with every
+/// blocking stream; no generator asks for it). Every generator returns a workload that passed
+/// resolve_and_check; impossible parameters throw InputError naming the parameter (e.g. "--streams").
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "streamlab/model/workload.hpp"
 
 namespace streamlab::model::gen {
 
-/// Research note §1.4: `chunks` x (h2d -> kernel -> d2h), chunk i hinted to stream i % streams.
+/// Research note §1.4: `chunks` x (h2d -> kernel -> d2h), chunk i hinted to stream 1 + i % streams.
+/// Uploads are high priority (they feed the compute), downloads low (they only drain results).
 struct ChunkedCopyCompute {
   std::uint32_t chunks = 8;
   std::uint32_t streams = 3;
@@ -19,22 +28,34 @@ struct ChunkedCopyCompute {
 };
 [[nodiscard]] Workload chunked_copy_compute(const ChunkedCopyCompute& p);
 
-/// Triple-buffered pipeline: per iteration upload -> compute -> download, buffer i % 3 reused after its
-/// previous download.
+/// Triple-buffered pipeline: per iteration upload -> compute -> download on buffer i % buffers, hinted to
+/// stream 1 + i % buffers. The upload of iteration i also waits for the download of iteration i - buffers
+/// (the buffer is reused). Copy sizes are upload_ns / download_ns at `copy_gbps` (pinned memory); the
+/// compute kernel is one wave of `blocks` blocks of compute_ns each.
 struct Pipeline {
   std::uint32_t iterations = 10;
   std::uint32_t buffers = 3;
   Nanos upload_ns = 2'000'000, compute_ns = 5'000'000, download_ns = 2'000'000;
+  double copy_gbps = 25.0;  ///< GB/s (= bytes/ns) that turns upload_ns/download_ns into bytes
+  std::uint32_t blocks = 132, threads = 256;
 };
 [[nodiscard]] Workload pipeline(const Pipeline& p);
 
+/// `stages` x (fork into `width` independent kernels -> join barrier). Kernel per-block durations are
+/// uniform in [kernel_ns / 2, 3 * kernel_ns / 2]; no stream hints (the policy decides).
 struct ForkJoin {
   std::uint32_t width = 8, stages = 4;
   Nanos kernel_ns = 50'000;
   std::uint64_t seed = 1;
+  std::uint32_t blocks = 16, threads = 128;
 };
 [[nodiscard]] Workload fork_join(const ForkJoin& p);
 
+/// Random layered DAG of kernels: `ops` ops split evenly over `layers`. Every op past layer 0 depends on
+/// one random op of the previous layer (so its depth is its layer) plus each op of any earlier layer
+/// with probability edge_probability, at most max_deps deps in all. Per-block durations uniform in
+/// [min_ns, max_ns], 1..264 blocks of 128 threads; about 10% high, 10% low priority, the rest normal;
+/// types about 70% compute, 20% memory, 10% mixed.
 struct RandomDag {
   std::uint32_t ops = 100, layers = 10;
   double edge_probability = 0.2;  ///< between consecutive-or-earlier layers
@@ -45,7 +66,11 @@ struct RandomDag {
 [[nodiscard]] Workload random_dag(const RandomDag& p);
 
 enum class TaskDistribution : std::uint8_t { uniform, heavy_tailed };
-/// One task_pool op with `tasks` variable-length tasks (uniform in [min,max] or Pareto, alpha 1.5).
+[[nodiscard]] std::string_view to_string(TaskDistribution) noexcept;  ///< "uniform", "heavy-tailed"
+[[nodiscard]] std::optional<TaskDistribution> parse_task_distribution(std::string_view) noexcept;
+
+/// One task_pool op with `tasks` variable-length tasks: uniform in [min_ns, max_ns], or heavy-tailed
+/// (bounded Pareto on [min_ns, max_ns], alpha 1.5: most tasks short, a few near max_ns).
 struct TaskBatch {
   std::uint32_t tasks = 4096;
   TaskDistribution distribution = TaskDistribution::uniform;
@@ -53,10 +78,11 @@ struct TaskBatch {
   std::uint32_t workers = 132;  ///< persistent blocks
   TaskAssignment assignment = TaskAssignment::dynamic_queue;
   std::uint64_t seed = 1;
+  std::uint32_t threads = 128;  ///< per worker block
 };
 [[nodiscard]] Workload task_batch(const TaskBatch& p);
 
-/// `chains` independent chains of `length` kernels, chain c hinted to stream c.
+/// `chains` independent chains of `length` kernels, chain c hinted to stream c + 1.
 struct StreamChains {
   std::uint32_t chains = 16, length = 8;
   Nanos kernel_ns = 20'000;
