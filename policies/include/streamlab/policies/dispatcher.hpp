@@ -16,8 +16,23 @@
 /// for its ancestors implied. Result: the waits inserted are exactly the cross-stream edges of the
 /// transitive reduction of (dependency edges + stream order) — the fewest any host could issue. Implicit
 /// synchronization of the legacy NULL stream is deliberately *not* counted as ordering (its waits are
-/// redundant but harmless; E5 measures that stream's cost separately). A dep whose completion the host
-/// has already observed needs no wait either.
+/// redundant but harmless; E5 measures that stream's cost separately). With
+/// DispatchOptions::elide_completed_waits, a dep whose completion the host has already observed needs no
+/// wait either.
+///
+/// Completion: the Dispatcher records one (pooled) event after every op; cross-stream waits use the
+/// producer's event, and completions are observed by querying those events (a stream's ops complete in
+/// order, so one query of its newest op can retire all of them) or by blocking on them. An event goes
+/// back to the pool once its op is observed complete and every dependent of the op has been issued;
+/// when the pool is empty the Dispatcher first queries the oldest op in flight (one query) before
+/// creating a new event.
+///
+/// Deadlock check (before anything is issued, the backend untouched but for priority_range()): the
+/// hinted stream program is checked whenever there are hinted ops; for static policies the whole run is
+/// planned first (the policy is asked for every decision with windows ignored, which cannot change a
+/// static policy's choices), the planned program is checked, and then the plan is issued (windows only
+/// delay it). Dynamic policies cannot be planned; without hints their issue order is a topological order
+/// by construction and cannot deadlock, with hints the hinted program is what could, and it is checked.
 
 #include <chrono>
 #include <cstdint>
@@ -52,6 +67,12 @@ struct DispatchOptions {
   bool check_deadlock = true;
   /// Timed or untimed completion events (timed ones cost more to record on a real GPU).
   EventTiming event_timing = EventTiming::untimed;
+  /// Skip the wait for a dep the host has already observed complete. Off by default: waits then depend
+  /// only on the assignment and issue order, so decision logs compare across backends whose timing
+  /// differs; on, a feedback-driven host saves the stream_wait_event call.
+  bool elide_completed_waits = false;
+  /// Measure Decision::cpu_ns with std::chrono::steady_clock (two clock reads per op).
+  bool measure_cpu = true;
   CompletionCallback on_complete;
   /// Trace metadata the Dispatcher fills in (policy, workload, workload_hash come from the run).
   std::string profile_name;

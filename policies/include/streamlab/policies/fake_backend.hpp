@@ -88,8 +88,9 @@ class FakeBackend final : public Backend {
   /// Completes ops (in this order, each must be runnable) now, as if the device progressed.
   void complete(std::span<const model::OpIndex> ops);
 
+  struct Device;  ///< the ordering model (opaque; defined in fake_backend.cpp)
+
  private:
-  struct Device;
   void note(std::string line);
   FakeOptions options_;
   std::unique_ptr<Device> dev_;

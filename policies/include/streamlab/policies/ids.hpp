@@ -3,6 +3,8 @@
 /// Strong ids for backend objects. Policies and the Dispatcher only ever hold ids, never handles.
 
 #include <compare>
+#include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -15,7 +17,11 @@ class Id {
   static constexpr std::uint32_t kInvalid = std::numeric_limits<std::uint32_t>::max();
   constexpr Id() noexcept = default;
   constexpr explicit Id(std::uint32_t v) noexcept : value_(v) {}
-  Id(std::nullptr_t) = delete;
+  /// Rejects `Id(nullptr)` (an id is not a handle) while keeping `StreamId{0}` (the legacy NULL stream)
+  /// unambiguous: a plain `Id(std::nullptr_t)` overload would make the literal 0 ambiguous.
+  template <class T>
+    requires std::same_as<T, std::nullptr_t>
+  Id(T) = delete;
   [[nodiscard]] constexpr std::uint32_t value() const noexcept { return value_; }
   [[nodiscard]] constexpr bool valid() const noexcept { return value_ != kInvalid; }
   friend constexpr auto operator<=>(Id, Id) noexcept = default;

@@ -1,0 +1,213 @@
+// OperationCoordinator: incremental registration on top of a Workload, run through the Dispatcher.
+#include "streamlab/policies/coordinator.hpp"
+
+#include <string>
+#include <unordered_set>
+#include <utility>
+
+#include "streamlab/model/errors.hpp"
+#include "streamlab/model/stream_program.hpp"
+#include "streamlab/policies/registry.hpp"
+
+namespace streamlab::policies {
+
+namespace {
+constexpr const char* kSource = "<operation coordinator>";
+}
+
+struct OperationCoordinator::Impl {
+  std::string policy_name;
+  PolicyConfig config;
+  model::Workload w;
+  std::unordered_set<std::string> ids;
+  std::vector<std::vector<std::function<void()>>> callbacks;
+  std::vector<std::uint8_t> done;
+  std::uint64_t completed = 0;
+  std::uint64_t issued = 0;
+  model::Nanos coordination_ns = 0;
+  std::uint64_t deadlocks = 0;
+  std::uint64_t waits_inserted = 0;
+  std::uint64_t waits_implied = 0;
+
+  void check_id(OperationId id, const char* what) const {
+    if (!id.valid() || id.value() >= w.ops.size()) {
+      throw model::InputError(kSource, what, "",
+                              "operation " + std::to_string(id.value()) + " is not registered");
+    }
+  }
+
+  /// Logical streams of the configured policy (layouts do not depend on the priority range).
+  std::uint32_t lanes() const {
+    auto p = make_policy(policy_name, config);
+    return static_cast<std::uint32_t>(p->layout({0, -5}).size());
+  }
+};
+
+OperationCoordinator::OperationCoordinator(std::string policy_name, PolicyConfig config)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->policy_name = std::move(policy_name);
+  impl_->config = config;
+  impl_->config.hints = HintMode::honor;  // an explicit stream is a hint the Dispatcher must honour
+  impl_->w.name = "coordinator";
+  (void)make_policy(impl_->policy_name, impl_->config);  // unknown names fail here, not at run()
+}
+OperationCoordinator::~OperationCoordinator() = default;
+
+OperationId OperationCoordinator::register_operation(OperationDesc desc) {
+  auto& w = impl_->w;
+  const auto index = static_cast<model::OpIndex>(w.ops.size());
+  model::Op op = std::move(desc.op);
+  if (op.id.empty()) op.id = "op" + std::to_string(index);
+  if (impl_->ids.count(op.id) != 0) {
+    throw model::InputError(kSource, "register_operation", op.id, "an operation with this id is already registered");
+  }
+  if (!desc.description.empty()) op.name = desc.description;
+  if (op.name.empty()) op.name = op.id;
+  op.stream_hint = desc.stream;
+  op.deps.clear();
+  op.dep_indices.clear();
+  for (OperationId d : desc.deps) {
+    if (!d.valid() || d.value() >= index) {
+      throw model::InputError(kSource, "register_operation", op.id,
+                              "dependency " + std::to_string(d.value()) + " is not registered");
+    }
+    op.deps.push_back(w.ops[d.value()].id);
+    op.dep_indices.push_back(d.value());
+  }
+  impl_->ids.insert(op.id);
+  w.ops.push_back(std::move(op));
+  impl_->callbacks.emplace_back();
+  impl_->done.push_back(0);
+  return OperationId{index};
+}
+
+OperationId OperationCoordinator::register_operation(model::OpKind kind, model::Priority priority,
+                                                     model::WorkloadType type, std::optional<std::uint32_t> stream,
+                                                     std::vector<OperationId> deps, std::string description) {
+  OperationDesc d;
+  d.op.kind = kind;
+  d.op.priority = priority;
+  d.op.type = type;
+  d.stream = stream;
+  d.deps = std::move(deps);
+  d.description = std::move(description);
+  return register_operation(std::move(d));
+}
+
+void OperationCoordinator::add_dependency(OperationId op, OperationId dep) {
+  impl_->check_id(op, "add_dependency");
+  impl_->check_id(dep, "add_dependency");
+  auto& o = impl_->w.ops[op.value()];
+  o.deps.push_back(impl_->w.ops[dep.value()].id);
+  o.dep_indices.push_back(dep.value());
+}
+
+void OperationCoordinator::add_completion_callback(OperationId op, std::function<void()> fn) {
+  impl_->check_id(op, "add_completion_callback");
+  impl_->callbacks[op.value()].push_back(std::move(fn));
+}
+
+std::vector<Deadlock> OperationCoordinator::detect_deadlocks() {
+  const auto& w = impl_->w;
+  std::vector<Deadlock> out;
+  auto to_ids = [](const model::Cycle& c) {
+    std::vector<OperationId> ids;
+    for (auto v : c.ops) ids.emplace_back(v);
+    return ids;
+  };
+  // Dependency cycles first: with one, there is no stream program to speak of.
+  for (const auto& c : model::find_cycles(model::Dag(w))) {
+    out.push_back({to_ids(c), model::describe_cycle(w, c), false});
+  }
+  if (out.empty()) {
+    const std::uint32_t lanes = impl_->lanes();
+    model::StreamProgram prog;
+    prog.streams.resize(lanes);
+    for (model::OpIndex v = 0; v < w.ops.size(); ++v) {
+      if (w.ops[v].stream_hint) {
+        prog.streams[*w.ops[v].stream_hint % lanes].push_back(v);
+      } else {
+        prog.streams.push_back({v});
+      }
+    }
+    for (const auto& c : model::find_stream_program_cycles(w, prog)) {
+      out.push_back({to_ids(c), model::describe_cycle(w, c) + " (closed by stream order)", true});
+    }
+  }
+  if (!out.empty()) ++impl_->deadlocks;
+  return out;
+}
+
+DispatchResult OperationCoordinator::run(Backend& backend, DispatchOptions options) {
+  const auto deadlocks = detect_deadlocks();
+  if (!deadlocks.empty()) {
+    std::string what = "deadlock: " + std::to_string(deadlocks.size()) + " cycle(s)";
+    for (std::size_t i = 0; i < deadlocks.size(); ++i)
+      what += "; cycle " + std::to_string(i + 1) + ": " + deadlocks[i].description;
+    throw model::InputError(kSource, "", "", what);
+  }
+  auto& im = *impl_;
+  // Ops completed by an earlier run are done: this run takes the rest, their deps on done ops dropped.
+  model::Workload sub;
+  sub.name = im.w.name;
+  std::vector<model::OpIndex> to_sub(im.w.ops.size(), 0), to_full;
+  for (model::OpIndex v = 0; v < im.w.ops.size(); ++v) {
+    if (im.done[v]) continue;
+    to_sub[v] = static_cast<model::OpIndex>(to_full.size());
+    to_full.push_back(v);
+  }
+  for (model::OpIndex v : to_full) {
+    model::Op op = im.w.ops[v];
+    op.deps.clear();
+    op.dep_indices.clear();
+    for (model::OpIndex d : im.w.ops[v].dep_indices) {
+      if (im.done[d]) continue;
+      op.deps.push_back(im.w.ops[d].id);
+      op.dep_indices.push_back(to_sub[d]);
+    }
+    sub.ops.push_back(std::move(op));
+  }
+  if (options.source == DispatchOptions{}.source) options.source = kSource;
+  CompletionCallback user = std::move(options.on_complete);
+  options.on_complete = [&im, &to_full, user](model::OpIndex sub_op) {
+    const model::OpIndex v = to_full[sub_op];
+    if (!im.done[v]) {
+      im.done[v] = 1;
+      ++im.completed;
+    }
+    for (auto& fn : im.callbacks[v]) fn();
+    if (user) user(v);
+  };
+  auto policy = make_policy(im.policy_name, im.config);
+  DispatchResult r = Dispatcher(backend, *policy, std::move(options)).run(sub);
+  im.issued += r.stats.ops;
+  im.coordination_ns += r.stats.coordination_ns;
+  im.waits_inserted += r.stats.waits_inserted;
+  im.waits_implied += r.stats.waits_implied;
+  // The log speaks the sub-workload's indices; give the caller the coordinator's.
+  for (auto& d : r.log) d.op = to_full[d.op];
+  for (auto& wt : r.waits) wt.producer = to_full[wt.producer];
+  for (auto& s : r.trace.spans) s.op = to_full[s.op];
+  return r;
+}
+
+CoordinatorMetrics OperationCoordinator::metrics() const noexcept {
+  CoordinatorMetrics m;
+  m.total_operations = impl_->w.ops.size();
+  m.completed_operations = impl_->completed;
+  m.average_coordination_ns =
+      impl_->issued == 0 ? 0.0 : static_cast<double>(impl_->coordination_ns) / static_cast<double>(impl_->issued);
+  m.deadlock_detections = impl_->deadlocks;
+  m.waits_inserted = impl_->waits_inserted;
+  m.waits_implied = impl_->waits_implied;
+  return m;
+}
+
+const model::Workload& OperationCoordinator::workload() const noexcept { return impl_->w; }
+
+bool OperationCoordinator::completed(OperationId op) const {
+  impl_->check_id(op, "completed");
+  return impl_->done[op.value()] != 0;
+}
+
+}  // namespace streamlab::policies

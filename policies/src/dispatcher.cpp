@@ -1,0 +1,658 @@
+// The Dispatcher: one scheduling loop over the Backend contract (see dispatcher.hpp for the rules).
+// Hot-path rule: after setup, issuing an op allocates nothing but amortized vector growth, and builds no
+// strings (reasons are codes; text is made by format_decision_log).
+#include "streamlab/policies/dispatcher.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "streamlab/model/errors.hpp"
+#include "streamlab/model/estimate.hpp"
+#include "streamlab/model/stream_program.hpp"
+#include "streamlab/policies/registry.hpp"
+
+namespace streamlab::policies {
+
+namespace {
+using model::Nanos;
+using model::OpIndex;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+Nanos since(Clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+}
+
+std::string op_label(const model::Workload& w, OpIndex op) {
+  const auto& o = w.ops[op];
+  std::string s = "op '" + o.id + "'";
+  if (!o.name.empty() && o.name != o.id) s += " (" + o.name + ")";
+  return s;
+}
+
+std::string ms_text(Nanos ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f ms", static_cast<double>(ns) / 1e6);
+  return buf;
+}
+}  // namespace
+
+struct Dispatcher::State {
+  Backend& be;
+  Policy& pol;
+  const DispatchOptions& opt;
+  const model::Workload& w;
+  DispatchResult result;
+
+  std::uint32_t n = 0;       // ops
+  std::uint32_t L = 0;       // the policy's logical streams; lane L = the legacy-hint lane
+  std::uint32_t P = 0;       // physical (backend) streams
+  std::uint32_t window = 0;
+  std::vector<StreamSlot> layout;
+  std::vector<std::uint32_t> lane_phys;  // lane -> physical stream index
+  std::vector<StreamId> phys_id;         // physical index -> backend StreamId
+  std::vector<StreamDesc> phys_desc;     // what to create; kind legacy_default = the NULL stream
+
+  HostView view;
+  std::vector<Nanos> est;
+  std::vector<std::uint32_t> out_ops;  // per lane
+  std::vector<Nanos> out_ns;           // per lane
+
+  // Per op.
+  std::vector<std::uint32_t> succ_off, succ;  // CSR of dependents
+  std::vector<std::uint32_t> pending;         // deps not yet issued (+1 while a hinted predecessor is not)
+  std::vector<std::uint32_t> unissued_succ;
+  std::vector<std::uint32_t> hint_lane, next_in_lane;
+  std::vector<std::uint32_t> op_lane, op_phys, op_pos, op_seq, op_snap;
+  std::vector<EventId> op_event;
+  std::vector<std::uint8_t> completed;
+  std::vector<OpIndex> hinted_ready;
+  bool any_hint = false;
+
+  // Vector clocks: clock[p * P + t] = latest position on t that p's next op is ordered after.
+  std::vector<std::uint32_t> clock, stream_len, clock_snap;
+  std::vector<std::uint8_t> clock_dirty;
+  std::vector<std::uint32_t> snaps;  // immutable rows of P, snapshot 0 = all zero
+
+  // In flight.
+  std::vector<std::vector<OpIndex>> fifo;
+  std::vector<std::size_t> fifo_head;
+  std::vector<OpIndex> issue_order;
+  std::size_t oldest = 0;
+  std::uint32_t in_flight = 0;
+  std::uint32_t issued = 0;
+  std::vector<EventId> free_events, all_events;
+  bool poll_every = false;
+
+  std::vector<OpIndex> scratch;
+
+  struct Planned {
+    OpIndex op;
+    std::uint32_t lane;
+    Reason reason;
+    Nanos cpu;
+  };
+  std::vector<Planned> plan;
+
+  State(Backend& b, Policy& p, const DispatchOptions& o, const model::Workload& wl)
+      : be(b), pol(p), opt(o), w(wl) {}
+
+  // Setup ---------------------------------------------------------------------------------------------
+  void setup() {
+    n = static_cast<std::uint32_t>(w.ops.size());
+    const model::DeviceProfile profile = opt.profile ? *opt.profile : model::bundled_h100_profile();
+    est.resize(n);
+    for (OpIndex i = 0; i < n; ++i) est[i] = model::estimate_duration(w.ops[i], profile);
+
+    layout = pol.layout(be.priority_range());
+    if (layout.empty()) throw std::logic_error("policy '" + std::string(pol.name()) + "' asked for no streams");
+    L = static_cast<std::uint32_t>(layout.size());
+    window = pol.window();
+    const PolicyConfig& cfg = pol.config();
+
+    // Logical -> physical. Lane L is the legacy-hint lane (the NULL stream), present even if unused.
+    lane_phys.assign(L + 1, 0);
+    StreamDesc legacy;
+    legacy.kind = StreamKind::legacy_default;
+    legacy.label = "legacy NULL";
+    switch (cfg.stream_kind) {
+      case StreamKind::legacy_default:
+        phys_desc = {legacy};
+        break;
+      case StreamKind::per_thread_default: {
+        StreamDesc pt;
+        pt.kind = StreamKind::per_thread_default;
+        pt.label = "per-thread default";
+        phys_desc = {pt, legacy};
+        lane_phys[L] = 1;
+        break;
+      }
+      case StreamKind::blocking:
+      case StreamKind::non_blocking:
+        for (std::uint32_t i = 0; i < L; ++i) {
+          phys_desc.push_back(layout[i].desc);
+          phys_desc.back().kind = cfg.stream_kind;
+          lane_phys[i] = i;
+        }
+        if (cfg.legacy_hint) {
+          phys_desc.push_back(legacy);
+          lane_phys[L] = L;
+        }
+        break;
+    }
+    P = static_cast<std::uint32_t>(phys_desc.size());
+
+    out_ops.assign(L + 1, 0);
+    out_ns.assign(L + 1, 0);
+    view.workload_ = &w;
+    view.estimates_ = est;
+    view.outstanding_ops_ = std::span<const std::uint32_t>(out_ops.data(), L);
+    view.outstanding_ns_ = std::span<const Nanos>(out_ns.data(), L);
+    view.window_ = window;
+
+    // Dependents (CSR) and hint lanes.
+    succ_off.assign(n + 1, 0);
+    for (OpIndex v = 0; v < n; ++v)
+      for (OpIndex u : w.ops[v].dep_indices) ++succ_off[u + 1];
+    for (OpIndex v = 0; v < n; ++v) succ_off[v + 1] += succ_off[v];
+    succ.resize(succ_off[n]);
+    {
+      std::vector<std::uint32_t> fill(succ_off.begin(), succ_off.end() - 1);
+      for (OpIndex v = 0; v < n; ++v)
+        for (OpIndex u : w.ops[v].dep_indices) succ[fill[u]++] = v;
+    }
+    hint_lane.assign(n, kNone);
+    next_in_lane.assign(n, kNone);
+    if (cfg.hints == HintMode::honor) {
+      std::vector<std::uint32_t> last(L + 1, kNone);
+      for (OpIndex v = 0; v < n; ++v) {
+        const auto& h = w.ops[v].stream_hint;
+        if (!h) continue;
+        any_hint = true;
+        const std::uint32_t lane = (cfg.legacy_hint && *h == *cfg.legacy_hint) ? L : *h % L;
+        hint_lane[v] = lane;
+        if (last[lane] != kNone) next_in_lane[last[lane]] = v;
+        last[lane] = v;
+      }
+    }
+    const PollMode pm = cfg.poll;
+    poll_every = pm == PollMode::every_decision || (pm == PollMode::automatic && pol.uses_feedback());
+
+    op_lane.assign(n, kNone);
+    op_phys.assign(n, kNone);
+    op_pos.assign(n, 0);
+    op_seq.assign(n, 0);
+    op_snap.assign(n, 0);
+    op_event.assign(n, EventId{});
+    completed.assign(n, 0);
+    unissued_succ.resize(n);
+    for (OpIndex v = 0; v < n; ++v) unissued_succ[v] = succ_off[v + 1] - succ_off[v];
+
+    clock.assign(std::size_t{P} * P, 0);
+    stream_len.assign(P, 0);
+    clock_snap.assign(P, 0);
+    clock_dirty.assign(P, 0);
+    snaps.assign(P, 0);
+    fifo.assign(P, {});
+    for (auto& f : fifo) f.reserve(n / P + 8);
+    fifo_head.assign(P, 0);
+    issue_order.reserve(n);
+    hinted_ready.reserve(L + 1);
+    if (opt.keep_log) {
+      result.log.reserve(n);
+      result.waits.reserve(succ.size());
+    }
+  }
+
+  void reset_readiness() {
+    pending.assign(n, 0);
+    for (OpIndex v = 0; v < n; ++v) pending[v] = static_cast<std::uint32_t>(w.ops[v].dep_indices.size());
+    for (OpIndex v = 0; v < n; ++v)
+      if (next_in_lane[v] != kNone) ++pending[next_in_lane[v]];
+    hinted_ready.clear();
+    pol.begin(view);
+    for (OpIndex v = 0; v < n; ++v)
+      if (pending[v] == 0) make_ready(v);
+  }
+
+  void make_ready(OpIndex v) {
+    if (hint_lane[v] != kNone) {
+      hinted_ready.push_back(v);
+    } else {
+      pol.on_ready(v);
+    }
+  }
+
+  void propagate(OpIndex op) {
+    for (std::uint32_t i = succ_off[op]; i < succ_off[op + 1]; ++i)
+      if (--pending[succ[i]] == 0) make_ready(succ[i]);
+    if (next_in_lane[op] != kNone && --pending[next_in_lane[op]] == 0) make_ready(next_in_lane[op]);
+  }
+
+  [[nodiscard]] bool lane_has_room(std::uint32_t lane) const noexcept {
+    return window == 0 || out_ops[lane] < window;
+  }
+
+  Reason hint_reason(OpIndex op) const {
+    Reason r;
+    r.code = hint_lane[op] == L ? ReasonCode::legacy_hint : ReasonCode::stream_hint;
+    r.a = *w.ops[op].stream_hint;
+    return r;
+  }
+
+  /// The first hinted ready op whose lane has room (all of them when `ignore_windows`), removed.
+  OpIndex take_hinted(bool ignore_windows) {
+    for (std::size_t i = 0; i < hinted_ready.size(); ++i) {
+      const OpIndex op = hinted_ready[i];
+      if (ignore_windows || lane_has_room(hint_lane[op])) {
+        hinted_ready.erase(hinted_ready.begin() + static_cast<std::ptrdiff_t>(i));
+        return op;
+      }
+    }
+    return kNone;
+  }
+
+  // Deadlock checks (nothing issued yet) ---------------------------------------------------------------
+  void check_hinted_program() {
+    if (!any_hint || !opt.check_deadlock) return;
+    // Hinted lanes in workload order; every other op on a stream of its own, so that cycles through
+    // unhinted ops (which the policy may place anywhere) are still seen.
+    model::StreamProgram prog;
+    prog.streams.resize(L + 1);
+    for (OpIndex v = 0; v < n; ++v) {
+      if (hint_lane[v] != kNone) {
+        prog.streams[hint_lane[v]].push_back(v);
+      } else {
+        prog.streams.push_back({v});
+      }
+    }
+    ++result.stats.deadlock_checks;
+    model::check_stream_program(w, prog, opt.source);
+  }
+
+  void plan_static() {
+    const auto t0 = Clock::now();
+    reset_readiness();
+    plan.reserve(n);
+    // Windows are ignored while planning (out_ops stays 0): a static policy's choices do not depend on
+    // them.
+    while (plan.size() < n) {
+      const auto c0 = opt.measure_cpu ? Clock::now() : Clock::time_point{};
+      const OpIndex h = take_hinted(true);
+      Planned p{};
+      if (h != kNone) {
+        p = {h, hint_lane[h], hint_reason(h), 0};
+      } else {
+        const auto choice = pol.choose(view);
+        if (!choice) {
+          throw std::logic_error("policy '" + std::string(pol.name()) + "' stopped choosing with " +
+                                 std::to_string(n - plan.size()) + " ops left while planning");
+        }
+        p = {choice->op, choice->stream, choice->reason, 0};
+      }
+      if (p.lane < L) pol.on_issued(p.op, p.lane);
+      propagate(p.op);
+      if (opt.measure_cpu) p.cpu = since(c0);
+      plan.push_back(p);
+    }
+    if (opt.check_deadlock) {
+      model::StreamProgram prog;
+      prog.streams.resize(P);
+      for (auto& s : prog.streams) s.reserve(n / P + 8);
+      for (const auto& p : plan) prog.streams[lane_phys[p.lane]].push_back(p.op);
+      ++result.stats.deadlock_checks;
+      model::check_stream_program(w, prog, opt.source);
+    }
+    result.stats.plan_ns += since(t0);
+  }
+
+  // Streams -------------------------------------------------------------------------------------------
+  void create_streams() {
+    phys_id.resize(P);
+    for (std::uint32_t p = 0; p < P; ++p) {
+      if (phys_desc[p].kind == StreamKind::legacy_default) {
+        phys_id[p] = be.legacy_default_stream();
+      } else {
+        phys_id[p] = be.create_stream(phys_desc[p]);
+        ++result.stats.streams_created;
+      }
+    }
+    result.streams.resize(L);
+    for (std::uint32_t i = 0; i < L; ++i) result.streams[i] = phys_id[lane_phys[i]];
+  }
+
+  // Events and completions ----------------------------------------------------------------------------
+  void maybe_release(OpIndex u) {
+    if (!completed[u] || !op_event[u].valid()) return;
+    if (!opt.elide_completed_waits && unissued_succ[u] != 0) return;  // a later wait may still need it
+    free_events.push_back(op_event[u]);
+    op_event[u] = EventId{};
+  }
+
+  void observe(OpIndex op) {
+    completed[op] = 1;
+    const std::uint32_t lane = op_lane[op];
+    --out_ops[lane];
+    out_ns[lane] -= est[op];
+    --in_flight;
+    maybe_release(op);
+    if (lane < L) pol.on_completed(op, lane);
+    if (opt.on_complete) opt.on_complete(op);
+  }
+
+  /// Observes every op of stream p up to and including `op` (stream order: they all completed).
+  void observe_through(std::uint32_t p, OpIndex op) {
+    auto& f = fifo[p];
+    auto& h = fifo_head[p];
+    while (h < f.size()) {
+      const OpIndex v = f[h++];
+      observe(v);
+      if (v == op) break;
+    }
+    if (h == f.size()) {
+      f.clear();
+      h = 0;
+    }
+  }
+
+  bool query(OpIndex op) {
+    ++result.stats.queries;
+    return be.query_event(op_event[op]);
+  }
+
+  /// Newest op of the stream first (one query retires the whole stream when it is idle), then from the
+  /// oldest until one is still running.
+  void poll_stream(std::uint32_t p) {
+    auto& f = fifo[p];
+    if (fifo_head[p] == f.size()) return;
+    const OpIndex newest = f.back();
+    if (query(newest)) {
+      observe_through(p, newest);
+      return;
+    }
+    while (fifo_head[p] + 1 < f.size()) {
+      const OpIndex head = f[fifo_head[p]];
+      if (!query(head)) break;
+      observe_through(p, head);
+    }
+  }
+
+  void poll_all() {
+    for (std::uint32_t p = 0; p < P; ++p) poll_stream(p);
+  }
+
+  OpIndex oldest_in_flight() {
+    while (oldest < issue_order.size() && completed[issue_order[oldest]]) ++oldest;
+    return oldest < issue_order.size() ? issue_order[oldest] : kNone;
+  }
+
+  [[noreturn]] void timeout(OpIndex op, std::string_view during) {
+    const auto& o = w.ops[op];
+    throw DispatchTimeout(op, o.id,
+                          opt.source + ": timed out after " + ms_text(opt.timeout_ns) + " " + std::string(during) +
+                              ": " + op_label(w, op) + " on stream " +
+                              std::to_string(phys_id[op_phys[op]].value()) + " did not complete");
+  }
+
+  /// Blocks until the oldest unobserved op of some stream completes; observes it.
+  void block_any() {
+    scratch.clear();
+    for (std::uint32_t p = 0; p < P; ++p)
+      if (fifo_head[p] < fifo[p].size()) scratch.push_back(fifo[p][fifo_head[p]]);
+    std::vector<EventId> events(scratch.size());  // blocking path: the allocation is noise next to a wait
+    for (std::size_t i = 0; i < scratch.size(); ++i) events[i] = op_event[scratch[i]];
+    ++result.stats.blocking_waits;
+    const auto hit = be.wait_any_event(events, opt.timeout_ns);
+    if (!hit) {
+      OpIndex first = scratch.front();
+      for (OpIndex v : scratch)
+        if (op_seq[v] < op_seq[first]) first = v;
+      timeout(first, "waiting for any stream");
+    }
+    const OpIndex op = scratch.at(*hit);
+    observe_through(op_phys[op], op);
+  }
+
+  /// Blocks until lane has room under the window.
+  void block_for_lane(std::uint32_t lane) {
+    const std::uint32_t p = lane_phys[lane];
+    while (!lane_has_room(lane)) {
+      const OpIndex head = fifo[p][fifo_head[p]];
+      ++result.stats.blocking_waits;
+      if (be.synchronize_event(op_event[head], opt.timeout_ns) == WaitStatus::timed_out)
+        timeout(head, "waiting for room in the window");
+      observe_through(p, head);
+    }
+  }
+
+  EventId acquire_event() {
+    if (free_events.empty() && in_flight > 0) {
+      // Before creating an event, see whether the oldest op in flight is done (one query).
+      const OpIndex old = oldest_in_flight();
+      if (old != kNone && query(old)) observe_through(op_phys[old], old);
+    }
+    if (!free_events.empty()) {
+      const EventId e = free_events.back();
+      free_events.pop_back();
+      ++result.stats.events_reused;
+      return e;
+    }
+    const EventId e = be.create_event(opt.event_timing);
+    all_events.push_back(e);
+    ++result.stats.events_created;
+    return e;
+  }
+
+  // Issue ---------------------------------------------------------------------------------------------
+  void issue(OpIndex op, std::uint32_t lane, const Reason& reason, Nanos host_t0, Clock::time_point cpu_t0,
+             Nanos extra_cpu) {
+    const std::uint32_t p = lane_phys[lane];
+    const StreamId sid = phys_id[p];
+    auto& st = result.stats;
+    const auto first_wait = static_cast<std::uint32_t>(result.waits.size());
+
+    // Cross-stream deps, latest issued first, so that a wait makes its ancestors' waits implied.
+    scratch.clear();
+    for (OpIndex u : w.ops[op].dep_indices) {
+      if (op_phys[u] == p) continue;  // stream order
+      if (opt.elide_completed_waits && completed[u]) {
+        ++st.waits_completed;
+        continue;
+      }
+      scratch.push_back(u);
+    }
+    if (scratch.size() > 1)
+      std::sort(scratch.begin(), scratch.end(), [&](OpIndex a, OpIndex b) { return op_seq[a] > op_seq[b]; });
+    std::uint32_t* row = &clock[std::size_t{p} * P];
+    std::uint32_t waits = 0;
+    for (std::size_t k = 0; k < scratch.size(); ++k) {
+      const OpIndex u = scratch[k];
+      if (k > 0 && u == scratch[k - 1]) continue;  // a dep listed twice
+      const std::uint32_t t = op_phys[u];
+      const std::uint32_t pu = op_pos[u];
+      if (row[t] >= pu) {
+        ++st.waits_implied;
+        continue;
+      }
+      be.stream_wait_event(sid, op_event[u]);
+      ++waits;
+      if (opt.keep_log) result.waits.push_back({op_event[u], u, phys_id[t]});
+      const std::uint32_t* snap = &snaps[std::size_t{op_snap[u]} * P];
+      for (std::uint32_t q = 0; q < P; ++q) row[q] = std::max(row[q], snap[q]);
+      row[t] = std::max(row[t], pu);
+      clock_dirty[p] = 1;
+    }
+    st.waits_inserted += waits;
+
+    be.enqueue(sid, op);
+    const EventId ev = acquire_event();
+    be.record_event(ev, sid);
+    ++st.event_records;
+    op_event[op] = ev;
+
+    if (clock_dirty[p]) {
+      clock_snap[p] = static_cast<std::uint32_t>(snaps.size() / P);
+      snaps.insert(snaps.end(), row, row + P);
+      clock_dirty[p] = 0;
+    }
+    op_snap[op] = clock_snap[p];
+    op_pos[op] = ++stream_len[p];
+    op_phys[op] = p;
+    op_lane[op] = lane;
+    op_seq[op] = issued++;
+    fifo[p].push_back(op);
+    issue_order.push_back(op);
+    ++out_ops[lane];
+    out_ns[lane] += est[op];
+    ++in_flight;
+    st.max_in_flight = std::max(st.max_in_flight, in_flight);
+    ++st.ops;
+    for (OpIndex u : w.ops[op].dep_indices) {
+      if (--unissued_succ[u] == 0) maybe_release(u);
+    }
+
+    const Nanos host = be.now() - host_t0;
+    st.coordination_ns += host;
+    Nanos cpu = extra_cpu;
+    if (opt.measure_cpu) cpu += since(cpu_t0);
+    st.cpu_ns += cpu;
+    if (opt.keep_log) {
+      Decision d;
+      d.op = op;
+      d.stream = sid;
+      d.logical_stream = lane;
+      d.reason = reason;
+      d.first_wait = first_wait;
+      d.wait_count = waits;
+      d.host_ns = host;
+      d.cpu_ns = cpu;
+      result.log.push_back(d);
+    }
+  }
+
+  Clock::time_point cpu_now() const { return opt.measure_cpu ? Clock::now() : Clock::time_point{}; }
+
+  void run_static() {
+    for (const Planned& pl : plan) {
+      if (!lane_has_room(pl.lane)) block_for_lane(pl.lane);
+      const Nanos t0 = be.now();
+      const auto c0 = cpu_now();
+      if (poll_every && in_flight > 0) poll_all();
+      issue(pl.op, pl.lane, pl.reason, t0, c0, pl.cpu);
+    }
+  }
+
+  void run_dynamic() {
+    reset_readiness();
+    while (issued < n) {
+      const Nanos t0 = be.now();
+      const auto c0 = cpu_now();
+      if (poll_every && in_flight > 0) poll_all();
+      const OpIndex h = take_hinted(false);
+      if (h != kNone) {
+        if (hint_lane[h] < L) pol.on_issued(h, hint_lane[h]);
+        issue(h, hint_lane[h], hint_reason(h), t0, c0, 0);
+        propagate(h);
+        continue;
+      }
+      if (const auto choice = pol.choose(view)) {
+        if (choice->stream >= L || choice->op >= n || op_lane[choice->op] != kNone) {
+          throw std::logic_error("policy '" + std::string(pol.name()) + "' made an invalid choice");
+        }
+        pol.on_issued(choice->op, choice->stream);
+        issue(choice->op, choice->stream, choice->reason, t0, c0, 0);
+        propagate(choice->op);
+        continue;
+      }
+      if (in_flight == 0) {
+        throw std::logic_error("policy '" + std::string(pol.name()) + "' made no choice with " +
+                               std::to_string(n - issued) + " ops left and nothing in flight");
+      }
+      block_any();
+    }
+  }
+
+  void drain() {
+    if (in_flight > 0) {
+      ++result.stats.blocking_waits;
+      if (be.synchronize_device(opt.timeout_ns) == WaitStatus::timed_out) timeout(oldest_in_flight(), "at the end");
+      for (std::uint32_t p = 0; p < P; ++p)
+        if (fifo_head[p] < fifo[p].size()) observe_through(p, fifo[p].back());
+    }
+    for (EventId e : all_events) be.destroy_event(e);
+    all_events.clear();
+    free_events.clear();
+  }
+};
+
+Dispatcher::Dispatcher(Backend& backend, Policy& policy, DispatchOptions options)
+    : backend_(backend), policy_(policy), options_(std::move(options)) {}
+Dispatcher::~Dispatcher() = default;
+
+DispatchResult Dispatcher::run(const model::Workload& workload) {
+  State s(backend_, policy_, options_, workload);
+  s.setup();
+  // Everything that can refuse the run happens before the backend is touched.
+  s.check_hinted_program();
+  const bool planned = policy_.is_static();
+  if (planned) s.plan_static();
+  backend_.prepare(workload);
+  s.create_streams();
+  if (planned) {
+    s.run_static();
+  } else {
+    s.run_dynamic();
+  }
+  s.drain();
+  DispatchResult r = std::move(s.result);
+  r.trace = backend_.finish();
+  r.trace.meta.policy = std::string(policy_.name());
+  r.trace.meta.workload = workload.name;
+  r.trace.meta.workload_hash = workload.hash();
+  if (r.trace.meta.profile.empty()) r.trace.meta.profile = options_.profile_name;
+  r.trace.meta.extra["policy_config"] = to_string(policy_.config());
+  return r;
+}
+
+DispatchResult dispatch(Backend& backend, const model::Workload& workload, Policy& policy, DispatchOptions options) {
+  return Dispatcher(backend, policy, std::move(options)).run(workload);
+}
+
+std::string format_decision_log(const model::Workload& w, const DispatchResult& r) {
+  std::string out;
+  out.reserve(r.log.size() * 80);
+  std::size_t i = 0;
+  for (const Decision& d : r.log) {
+    out += '#';
+    out += std::to_string(i++);
+    out += " op '";
+    out += w.ops[d.op].id;
+    out += "' -> stream ";
+    out += std::to_string(d.stream.value());
+    if (d.logical_stream < r.streams.size()) {
+      out += " (s";
+      out += std::to_string(d.logical_stream);
+      out += ") | ";
+    } else {
+      out += " (legacy lane) | ";
+    }
+    out += describe(d.reason);
+    for (std::uint32_t k = 0; k < d.wait_count; ++k) {
+      const InsertedWait& wt = r.waits[d.first_wait + k];
+      out += k == 0 ? " | wait " : ", ";
+      out += '\'';
+      out += w.ops[wt.producer].id;
+      out += "'@";
+      out += std::to_string(wt.producer_stream.value());
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace streamlab::policies
