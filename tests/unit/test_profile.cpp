@@ -1,0 +1,155 @@
+// Device profile I/O: the bundled profile parses, round trips, and every kind of bad field is named.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "streamlab/model/device_profile.hpp"
+#include "streamlab/model/errors.hpp"
+#include "streamlab/model/file_io.hpp"
+
+using namespace streamlab::model;
+
+namespace {
+
+nlohmann::ordered_json bundled_json() {
+  return nlohmann::ordered_json::parse(device_profile_to_json(bundled_h100_profile()));
+}
+
+void expect_error(const nlohmann::ordered_json& j, const std::string& place, const std::string& reason) {
+  try {
+    (void)parse_device_profile(j.dump(2), "p.json");
+    ADD_FAILURE() << "no error; expected " << place;
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.file(), "p.json") << what;
+    EXPECT_EQ(e.place(), place) << what;
+    EXPECT_NE(what.find(reason), std::string::npos) << what;
+  }
+}
+
+}  // namespace
+
+TEST(Profile, BundledH100Parses) {
+  const DeviceProfile p = bundled_h100_profile();
+  EXPECT_EQ(p.sm_count.value, 132);
+  EXPECT_EQ(p.max_threads_per_sm.value, 2048);
+  EXPECT_EQ(p.max_blocks_per_sm.value, 32);
+  EXPECT_EQ(p.registers_per_sm.value, 65536);
+  EXPECT_EQ(p.max_resident_grids.value, 128);
+  EXPECT_EQ(p.priority_greatest.value, -5);
+  EXPECT_EQ(p.copy_engines.value, 3);
+  EXPECT_FALSE(p.sm_count.source.empty());
+  for (const auto& f : device_profile_fields()) EXPECT_FALSE((p.*(f.member)).source.empty()) << f.name;
+}
+
+TEST(Profile, BundledMatchesTheRepositoryFile) {
+  const auto file = std::filesystem::path(STREAMLAB_SOURCE_DIR) / "model" / "profiles" / "h100-sxm.json";
+  EXPECT_EQ(load_device_profile(file), bundled_h100_profile());
+}
+
+TEST(Profile, RoundTrip) {
+  DeviceProfile p = bundled_h100_profile();
+  p.bidirectional_factor.value = 0.8125;
+  p.h2d_pinned_gbps = Param{24.7, "measured: calibrate 2026-11-21"};
+  const std::string text = device_profile_to_json(p);
+  EXPECT_EQ(parse_device_profile(text, "x"), p);
+  EXPECT_EQ(device_profile_to_json(parse_device_profile(text, "x")), text);
+
+  const auto file = std::filesystem::temp_directory_path() / ("streamlab_prof_" + std::to_string(::getpid()) + ".json");
+  save_device_profile(p, file);
+  EXPECT_EQ(load_device_profile(file), p);
+  std::filesystem::remove(file);
+}
+
+TEST(Profile, ShapeLimitsComeFromTheProfile) {
+  DeviceProfile p = bundled_h100_profile();
+  p.max_shared_mem_per_block_bytes.value = 49152;
+  const ShapeLimits l = shape_limits(p);
+  EXPECT_EQ(l.max_threads_per_block, 1024u);
+  EXPECT_EQ(l.max_shared_mem_per_block, 49152u);
+  EXPECT_EQ(l.max_registers_per_block, 65536u);
+}
+
+TEST(ProfileErrors, MissingField) {
+  auto j = bundled_json();
+  j["params"].erase("sm_count");
+  expect_error(j, "/params", "missing required key 'sm_count'");
+  j = bundled_json();
+  j.erase("date");
+  expect_error(j, "top level", "missing required key 'date'");
+}
+
+TEST(ProfileErrors, UnknownKeys) {
+  auto j = bundled_json();
+  j["params"]["sm_cout"] = {{"value", 1}, {"unit", "count"}, {"source", "x"}};
+  expect_error(j, "/params/sm_cout", "unknown parameter 'sm_cout'");
+  j = bundled_json();
+  j["params"]["sm_count"]["note"] = "x";
+  expect_error(j, "/params/sm_count/note", "unknown key 'note'");
+  j = bundled_json();
+  j["gpu"] = "x";
+  expect_error(j, "/gpu", "unknown key 'gpu'");
+}
+
+TEST(ProfileErrors, NonNumericValue) {
+  auto j = bundled_json();
+  j["params"]["dram_gbps"]["value"] = "3350";
+  expect_error(j, "/params/dram_gbps/value", "expected a number, got a string");
+}
+
+TEST(ProfileErrors, UnitMismatch) {
+  auto j = bundled_json();
+  j["params"]["h2d_latency_ns"]["unit"] = "us";
+  expect_error(j, "/params/h2d_latency_ns/unit", "h2d_latency_ns is in ns, not 'us'");
+}
+
+TEST(ProfileErrors, NonsensicalValues) {
+  auto j = bundled_json();
+  j["params"]["sm_count"]["value"] = 0;
+  expect_error(j, "/params/sm_count/value", "sm_count must be a whole number > 0");
+  j = bundled_json();
+  j["params"]["sm_count"]["value"] = 13.5;
+  expect_error(j, "/params/sm_count/value", "sm_count must be a whole number > 0");
+  j = bundled_json();
+  j["params"]["d2h_pinned_gbps"]["value"] = 0;
+  expect_error(j, "/params/d2h_pinned_gbps/value", "d2h_pinned_gbps must be > 0 GB/s");
+  j = bundled_json();
+  j["params"]["bidirectional_factor"]["value"] = 1.2;
+  expect_error(j, "/params/bidirectional_factor/value", "bidirectional_factor must be in (0, 1]");
+  j = bundled_json();
+  j["params"]["kernel_launch_ns"]["value"] = -1;
+  expect_error(j, "/params/kernel_launch_ns/value", "kernel_launch_ns must be >= 0 ns");
+  j = bundled_json();
+  j["params"]["connections"]["value"] = 64;
+  expect_error(j, "/params/connections/value", "connections must be in 1..32");
+  j = bundled_json();
+  j["params"]["priority_greatest"]["value"] = 1;
+  expect_error(j, "/params/priority_greatest/value", "priority_greatest must be a whole number <= 0");
+  j = bundled_json();
+  j["params"]["max_threads_per_block"]["value"] = 4096;
+  expect_error(j, "/params/max_threads_per_block/value", "exceeds max_threads_per_sm");
+}
+
+TEST(ProfileErrors, MissingSource) {
+  auto j = bundled_json();
+  j["params"]["fp32_gflops"]["source"] = "";
+  expect_error(j, "/params/fp32_gflops/source", "fp32_gflops needs a source");
+}
+
+TEST(ProfileErrors, FormatVersion) {
+  auto j = bundled_json();
+  j["format_version"] = 3;
+  expect_error(j, "/format_version", "format_version 3 is not supported");
+}
+
+TEST(ProfileErrors, MissingFileNamesIt) {
+  try {
+    (void)load_device_profile("/nonexistent-streamlab/p.json");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "/nonexistent-streamlab/p.json");
+  }
+}

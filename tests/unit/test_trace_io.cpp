@@ -1,0 +1,168 @@
+// Trace Chrome-JSON I/O: lossless round trip (spans, blocks, metadata incl. extra), the shape viewers
+// need (X events in microseconds, thread names), and clear errors.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "streamlab/model/errors.hpp"
+#include "streamlab/model/trace.hpp"
+
+using namespace streamlab::model;
+
+namespace {
+
+Trace sample_trace() {
+  Trace t;
+  t.meta.backend = "sim";
+  t.meta.device_name = "NVIDIA H100 80GB HBM3";
+  t.meta.profile = "h100-sxm.json";
+  t.meta.policy = "round-robin";
+  t.meta.workload = "chunked";
+  t.meta.workload_hash = "0123456789abcdef";
+  t.meta.version = "0.1.0";
+  t.meta.date = "2026-11-21T10:00:00Z";
+  t.meta.extra = {{"driver", "580.1"}, {"clock", "sim \"ns\""}, {"path/with~slash", "x"}};
+  t.spans.push_back(Span{0, "h2d_0", "upload chunk 0", OpKind::h2d, 0, 1, Engine::copy_h2d, 1000, 2500});
+  t.spans.push_back(Span{1, "kernel_0", "compute \"chunk\" 0", OpKind::kernel, 0, 1, Engine::sm, 2500, 1'000'001});
+  t.spans.push_back(Span{2, "cb", "callback", OpKind::host_func, 1, 0, Engine::host, 1'000'001, 1'000'001});
+  t.blocks.push_back(BlockPlacement{1, 0, 0, 2600, 500'000});
+  t.blocks.push_back(BlockPlacement{1, 1, 131, 2600, 1'000'001});
+  return t;
+}
+
+void expect_error(const std::string& text, const std::string& place, const std::string& op, const std::string& reason) {
+  try {
+    (void)parse_chrome_trace(text, "t.json");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.file(), "t.json") << what;
+    EXPECT_EQ(e.place(), place) << what;
+    EXPECT_EQ(e.op(), op) << what;
+    EXPECT_NE(what.find(reason), std::string::npos) << what;
+  }
+}
+
+}  // namespace
+
+TEST(TraceIo, EnginesAndKinds) {
+  for (auto e : {Engine::host, Engine::sm, Engine::copy_h2d, Engine::copy_d2h, Engine::copy_d2d})
+    EXPECT_EQ(parse_engine(to_string(e)), e);
+  EXPECT_FALSE(parse_engine("gpu").has_value());
+  EXPECT_EQ(engine_for(OpKind::kernel), Engine::sm);
+  EXPECT_EQ(engine_for(OpKind::task_pool), Engine::sm);
+  EXPECT_EQ(engine_for(OpKind::h2d), Engine::copy_h2d);
+  EXPECT_EQ(engine_for(OpKind::d2h), Engine::copy_d2h);
+  EXPECT_EQ(engine_for(OpKind::d2d), Engine::copy_d2d);
+  EXPECT_EQ(engine_for(OpKind::host_func), Engine::host);
+}
+
+TEST(TraceIo, RoundTripIsExact) {
+  const Trace t = sample_trace();
+  const std::string text = trace_to_chrome_json(t);
+  const Trace back = parse_chrome_trace(text, "t.json");
+  EXPECT_EQ(back.meta, t.meta);
+  EXPECT_EQ(back.spans, t.spans);
+  EXPECT_EQ(back.blocks, t.blocks);
+  EXPECT_EQ(back, t);
+  EXPECT_EQ(trace_to_chrome_json(back), text);
+}
+
+TEST(TraceIo, EmptyTraceRoundTrips) {
+  Trace t;
+  EXPECT_EQ(parse_chrome_trace(trace_to_chrome_json(t), "e"), t);
+}
+
+TEST(TraceIo, IsChromeTraceEventFormat) {
+  const auto j = nlohmann::json::parse(trace_to_chrome_json(sample_trace()));
+  ASSERT_TRUE(j["traceEvents"].is_array());
+  EXPECT_EQ(j["displayTimeUnit"], "ns");
+  int complete = 0, thread_names = 0, process_names = 0;
+  for (const auto& e : j["traceEvents"]) {
+    ASSERT_TRUE(e.contains("ph"));
+    ASSERT_TRUE(e.contains("pid"));
+    ASSERT_TRUE(e.contains("tid"));
+    if (e["ph"] == "X") {
+      ++complete;
+      if (e["args"]["op_id"] == "kernel_0") {
+        EXPECT_DOUBLE_EQ(e["ts"].get<double>(), 2.5);  // microseconds
+        EXPECT_DOUBLE_EQ(e["dur"].get<double>(), 997.501);
+        EXPECT_EQ(e["cat"], "kernel");
+        EXPECT_EQ(e["tid"], 1);
+        EXPECT_EQ(e["args"]["engine"], "sm");
+      }
+    } else if (e["ph"] == "M" && e["name"] == "thread_name") {
+      ++thread_names;
+    } else if (e["ph"] == "M" && e["name"] == "process_name") {
+      ++process_names;
+    }
+  }
+  EXPECT_EQ(complete, 3);
+  EXPECT_EQ(thread_names, 2);   // (device 0, stream 1) and (device 1, stream 0)
+  EXPECT_EQ(process_names, 2);  // devices 0 and 1
+  EXPECT_EQ(j["otherData"]["backend"], "sim");
+  EXPECT_EQ(j["otherData"]["extra"]["driver"], "580.1");
+}
+
+TEST(TraceIo, IgnoresEventsOfOtherTools) {
+  auto j = nlohmann::json::parse(trace_to_chrome_json(sample_trace()));
+  j["traceEvents"].push_back({{"name", "note"}, {"ph", "i"}, {"ts", 1}, {"pid", 0}, {"tid", 0}});
+  EXPECT_EQ(parse_chrome_trace(j.dump(), "t").spans, sample_trace().spans);
+}
+
+TEST(TraceIo, SaveAndLoad) {
+  const auto file = std::filesystem::temp_directory_path() / ("streamlab_trace_" + std::to_string(::getpid()) + ".json");
+  save_trace(sample_trace(), file);
+  EXPECT_EQ(load_trace(file), sample_trace());
+  std::filesystem::remove(file);
+  try {
+    (void)load_trace(file);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), file.string());
+  }
+}
+
+TEST(TraceIoErrors, NotAStreamlabTrace) {
+  expect_error(R"({"traceEvents": []})", "top level", "", "missing required key 'otherData'");
+  expect_error(R"({"traceEvents": [], "otherData": {}})", "/otherData", "", "missing required key 'streamlab_trace_format'");
+}
+
+TEST(TraceIoErrors, BadSpanFieldsNameTheEventAndOp) {
+  auto j = nlohmann::ordered_json::parse(trace_to_chrome_json(sample_trace()));
+  auto& events = j["traceEvents"];
+  std::size_t first_x = 0;
+  while (events[first_x]["ph"] != "X") ++first_x;
+  const std::string p = "/traceEvents/" + std::to_string(first_x);
+
+  auto bad = j;
+  bad["traceEvents"][first_x]["args"]["engine"] = "dma";
+  expect_error(bad.dump(), p + "/args/engine", "h2d_0", "unknown engine 'dma'");
+
+  bad = j;
+  bad["traceEvents"][first_x]["args"]["end_ns"] = 10;
+  expect_error(bad.dump(), p + "/args/end_ns", "h2d_0", "ends (10 ns) before it starts (1000 ns)");
+
+  bad = j;
+  bad["traceEvents"][first_x]["cat"] = "copy";
+  expect_error(bad.dump(), p + "/cat", "h2d_0", "unknown op kind 'copy'");
+
+  bad = j;
+  bad["traceEvents"][first_x]["args"].erase("start_ns");
+  expect_error(bad.dump(), p + "/args", "h2d_0", "missing required key 'start_ns'");
+
+  bad = j;
+  bad["traceEvents"][first_x]["args"]["stream"] = "1";
+  expect_error(bad.dump(), p + "/args/stream", "h2d_0", "expected an integer");
+
+  bad = j;
+  bad["streamlabBlocks"][1] = {1, 2, 3};
+  expect_error(bad.dump(), "/streamlabBlocks/1", "", "expected [op, block, sm, start_ns, end_ns]");
+}
+
+TEST(TraceIoErrors, MalformedJson) {
+  expect_error("{\"traceEvents\": [", "line 1, column 18", "", "malformed JSON");
+}
