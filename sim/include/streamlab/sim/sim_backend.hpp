@@ -1,0 +1,102 @@
+#pragma once
+/// \file sim_backend.hpp
+/// SimBackend: the prediction half of streamlab. It implements the Backend contract over a discrete-event
+/// model of the host thread, streams, events, hardware connections, copy engines, the host-callback
+/// thread and the SMs' block scheduler (sim/README.md lists every rule and its source).
+///
+/// The host clock advances by each API call's cost from the device profile. The device model advances
+/// lazily: each call first processes every device event due at or before the host's time; a blocking
+/// call processes events until its condition holds (or its timeout) and then adds the wake-up latency.
+/// Everything is integer nanoseconds and deterministic: the same calls give the same trace.
+/// Many SimBackends may live in one process (no global state).
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "streamlab/model/device_profile.hpp"
+#include "streamlab/model/trace.hpp"
+#include "streamlab/model/workload.hpp"
+#include "streamlab/policies/backend.hpp"
+#include "streamlab/sim/explain.hpp"
+
+namespace streamlab::sim {
+
+struct SimOptions {
+  /// CUDA_DEVICE_MAX_CONNECTIONS (1..32); unset = the profile's `connections`.
+  std::optional<std::uint32_t> connections;
+  /// Record every thread block's SM and time in Trace::blocks (the viewer's occupancy strip).
+  bool record_blocks = false;
+  /// Keep per-op explanations (explain()); costs ~150 bytes per op.
+  bool explain = false;
+  /// TraceMeta::profile (path or name of the profile the run used).
+  std::string profile_label;
+  /// TraceMeta::date; empty = today's date (UTC, ISO 8601). Set it for byte-identical reruns.
+  std::string date;
+  /// Names the workload in errors.
+  std::string source = "<workload>";
+};
+
+/// Counters of one run (for benchmarks and sanity checks).
+struct SimStats {
+  std::uint64_t events_processed = 0;  ///< popped from the future-event list (stale copy re-rates included)
+  std::uint64_t commands = 0;          ///< device commands issued (ops, records, waits, host funcs)
+  std::uint64_t blocks = 0;            ///< thread blocks placed
+  std::uint64_t max_pending_events = 0;
+  std::uint64_t max_live_commands = 0;
+};
+
+class SimBackend final : public policies::Backend {
+ public:
+  explicit SimBackend(model::DeviceProfile profile, SimOptions options = {});
+  ~SimBackend() override;
+
+  [[nodiscard]] std::string_view name() const noexcept override { return "sim"; }
+  /// Checks every kernel's shape against the profile's per-SM limits (an InputError names the op and
+  /// the limit when a block can never fit on an SM) and resets the clocks to 0.
+  void prepare(const model::Workload& workload) override;
+
+  [[nodiscard]] std::pair<int, int> priority_range() const override;
+  policies::StreamId create_stream(const policies::StreamDesc& desc) override;
+  [[nodiscard]] policies::StreamId legacy_default_stream() override;
+
+  void enqueue(policies::StreamId stream, model::OpIndex op) override;
+  void launch_host_func(policies::StreamId stream, std::function<void()> fn) override;
+
+  policies::EventId create_event(policies::EventTiming timing) override;
+  void destroy_event(policies::EventId event) override;
+  void record_event(policies::EventId event, policies::StreamId stream) override;
+  void stream_wait_event(policies::StreamId stream, policies::EventId event) override;
+  [[nodiscard]] bool query_event(policies::EventId event) override;
+  [[nodiscard]] bool query_stream(policies::StreamId stream) override;
+  [[nodiscard]] model::Nanos elapsed(policies::EventId start, policies::EventId end) override;
+
+  /// A wait whose condition nothing pending can bring about returns timed_out at once (the host time
+  /// advances by `timeout` when that is at most an hour, else it stays).
+  policies::WaitStatus synchronize_event(policies::EventId event, model::Nanos timeout) override;
+  policies::WaitStatus synchronize_stream(policies::StreamId stream, model::Nanos timeout) override;
+  policies::WaitStatus synchronize_device(model::Nanos timeout) override;
+  std::optional<std::size_t> wait_any_event(std::span<const policies::EventId> events,
+                                            model::Nanos timeout) override;
+
+  [[nodiscard]] model::Nanos now() override;
+  [[nodiscard]] model::Trace finish() override;
+
+  // Simulator-only -------------------------------------------------------------------------------
+  /// Why op `op` started when it did (SimOptions::explain must be on; nullptr otherwise or when the op
+  /// was never issued).
+  [[nodiscard]] const OpExplanation* explain(model::OpIndex op) const;
+  [[nodiscard]] const SimStats& stats() const noexcept;
+  [[nodiscard]] const model::DeviceProfile& profile() const noexcept;
+  /// Hardware queues in use (SimOptions::connections or the profile's).
+  [[nodiscard]] std::uint32_t connections() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace streamlab::sim

@@ -1,0 +1,116 @@
+#include "device_params.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string_view>
+
+#include "streamlab/model/errors.hpp"
+
+namespace streamlab::sim::detail {
+namespace {
+
+class Reader {
+ public:
+  explicit Reader(const model::DeviceProfile& p) : p_(p) {}
+
+  double any(std::string_view field) const {
+    const model::Param& param = find(field);
+    if (!std::isfinite(param.value)) fail(field, "is not a finite number");
+    return param.value;
+  }
+  /// A whole number in [lo, hi].
+  std::int64_t integer(std::string_view field, std::int64_t lo, std::int64_t hi) const {
+    const double v = any(field);
+    if (v != std::floor(v)) fail(field, "must be a whole number, got " + std::to_string(v));
+    if (v < static_cast<double>(lo) || v > static_cast<double>(hi))
+      fail(field, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+                      std::to_string(static_cast<std::int64_t>(v)));
+    return static_cast<std::int64_t>(v);
+  }
+  /// A duration in ns, >= 0 and below an hour (anything larger is a unit mistake).
+  Nanos ns(std::string_view field) const { return integer(field, 0, 3'600'000'000'000); }
+  /// A rate > 0.
+  double positive(std::string_view field) const {
+    const double v = any(field);
+    if (!(v > 0)) fail(field, "must be > 0, got " + std::to_string(v));
+    return v;
+  }
+  [[noreturn]] void fail(std::string_view field, const std::string& why) const {
+    throw model::InputError(p_.name.empty() ? "<device profile>" : p_.name, "/params/" + std::string(field), "",
+                            "device profile field '" + std::string(field) + "' " + why);
+  }
+
+ private:
+  const model::Param& find(std::string_view field) const {
+    for (const model::ParamField& f : model::device_profile_fields())
+      if (f.name == field) return p_.*(f.member);
+    fail(field, "is not a known field");
+  }
+  const model::DeviceProfile& p_;
+};
+
+}  // namespace
+
+Nanos ceil_ns(double x) noexcept {
+  if (!(x > 0)) return 0;
+  const double r = std::nearbyint(x);
+  // Within a relative 1e-9 of a whole number: that number (floating-point noise, not time).
+  if (std::abs(x - r) <= 1e-9 * std::max(1.0, x)) return static_cast<Nanos>(r);
+  return static_cast<Nanos>(std::ceil(x));
+}
+
+DeviceParams derive_params(const model::DeviceProfile& p) {
+  const Reader r(p);
+  constexpr std::int64_t kBig = std::numeric_limits<std::int32_t>::max();
+  DeviceParams d;
+  d.sm_count = static_cast<std::uint32_t>(r.integer("sm_count", 1, 100'000));
+  d.threads_per_sm = static_cast<std::int32_t>(r.integer("max_threads_per_sm", 32, kBig));
+  d.blocks_per_sm = static_cast<std::int32_t>(r.integer("max_blocks_per_sm", 1, kBig));
+  d.registers_per_sm = static_cast<std::int32_t>(r.integer("registers_per_sm", 1, kBig));
+  d.smem_per_sm = static_cast<std::int32_t>(r.integer("shared_mem_per_sm_bytes", 0, kBig));
+  d.smem_per_block_max = static_cast<std::int32_t>(r.integer("max_shared_mem_per_block_bytes", 0, kBig));
+  if (d.smem_per_block_max > d.smem_per_sm)
+    r.fail("max_shared_mem_per_block_bytes", "must not exceed shared_mem_per_sm_bytes");
+  d.smem_reserved_per_block = d.smem_per_sm - d.smem_per_block_max;
+  d.threads_per_block_max = static_cast<std::int32_t>(r.integer("max_threads_per_block", 1, kBig));
+  d.max_resident_grids = static_cast<std::uint32_t>(r.integer("max_resident_grids", 1, 1'000'000));
+  d.connections = static_cast<std::uint32_t>(r.integer("connections", 1, 32));
+  d.priority_least = static_cast<int>(r.integer("priority_least", -1000, 1000));
+  d.priority_greatest = static_cast<int>(r.integer("priority_greatest", -1000, 1000));
+  if (d.priority_greatest > d.priority_least)
+    r.fail("priority_greatest", "must be <= priority_least (CUDA: lower number = higher priority)");
+
+  d.kernel_launch = r.ns("kernel_launch_ns");
+  d.memcpy_issue = r.ns("memcpy_async_issue_ns");
+  d.event_create = r.ns("event_create_ns");
+  d.record_timed = r.ns("event_record_timed_ns");
+  d.record_untimed = r.ns("event_record_untimed_ns");
+  d.event_query = r.ns("event_query_ns");
+  d.stream_query = r.ns("stream_query_ns");
+  d.stream_wait = r.ns("stream_wait_event_ns");
+  d.host_func_issue = r.ns("host_func_issue_ns");
+  d.sync_wakeup = r.ns("sync_wakeup_ns");
+  d.host_func_roundtrip = r.ns("host_func_roundtrip_ns");
+  d.kernel_start_latency = r.ns("kernel_start_latency_ns");
+  d.block_dispatch = r.ns("block_dispatch_ns");
+  d.event_wait_latency = r.ns("event_wait_latency_ns");
+
+  d.copy_engines = static_cast<std::uint32_t>(r.integer("copy_engines", 1, 64));
+  d.h2d_latency = r.ns("h2d_latency_ns");
+  d.h2d_pinned = r.positive("h2d_pinned_gbps");
+  d.h2d_pageable = r.positive("h2d_pageable_gbps");
+  d.d2h_latency = r.ns("d2h_latency_ns");
+  d.d2h_pinned = r.positive("d2h_pinned_gbps");
+  d.d2h_pageable = r.positive("d2h_pageable_gbps");
+  d.d2d_latency = r.ns("d2d_latency_ns");
+  d.d2d = r.positive("d2d_gbps");
+  d.bidirectional_factor = r.positive("bidirectional_factor");
+  if (d.bidirectional_factor > 1) r.fail("bidirectional_factor", "must be in (0, 1]");
+  d.memset = r.positive("memset_gbps");
+  d.dram_bytes_per_ns = r.positive("dram_gbps");
+  d.fp32_flops_per_ns = r.positive("fp32_gflops");
+  return d;
+}
+
+}  // namespace streamlab::sim::detail

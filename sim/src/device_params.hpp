@@ -1,0 +1,51 @@
+#pragma once
+// The device profile turned into the integers and rates the model uses on its hot paths, validated once:
+// an invalid field is an InputError naming it (place "/params/<field>").
+#include <cstdint>
+#include <string>
+
+#include "streamlab/model/device_profile.hpp"
+#include "streamlab/model/op.hpp"
+
+namespace streamlab::sim::detail {
+
+using model::Nanos;
+
+struct DeviceParams {
+  // SMs and occupancy.
+  std::uint32_t sm_count = 0;
+  std::int32_t threads_per_sm = 0, blocks_per_sm = 0, registers_per_sm = 0, smem_per_sm = 0;
+  std::int32_t smem_per_block_max = 0, threads_per_block_max = 0;
+  /// Shared memory the system reserves per resident block: smem_per_sm - max per block (1 KB on sm_80..90,
+  /// which is exactly the difference the CUDA occupancy tables give).
+  std::int32_t smem_reserved_per_block = 0;
+  std::uint32_t max_resident_grids = 0;
+  std::uint32_t connections = 0;
+  int priority_least = 0, priority_greatest = 0;
+
+  // Host API costs.
+  Nanos kernel_launch = 0, memcpy_issue = 0, event_create = 0, record_timed = 0, record_untimed = 0;
+  Nanos event_query = 0, stream_query = 0, stream_wait = 0, host_func_issue = 0, sync_wakeup = 0;
+  Nanos host_func_roundtrip = 0;
+
+  // Device latencies.
+  Nanos kernel_start_latency = 0, block_dispatch = 0, event_wait_latency = 0;
+
+  // Copies: bytes per ns (= GB/s).
+  std::uint32_t copy_engines = 0;
+  Nanos h2d_latency = 0, d2h_latency = 0, d2d_latency = 0;
+  double h2d_pinned = 0, h2d_pageable = 0, d2h_pinned = 0, d2h_pageable = 0, d2d = 0;
+  double bidirectional_factor = 1, memset = 0;
+
+  // Cost model.
+  double dram_bytes_per_ns = 0, fp32_flops_per_ns = 0;
+};
+
+/// Throws model::InputError(profile.name, "/params/<field>", "", reason) on the first invalid field.
+[[nodiscard]] DeviceParams derive_params(const model::DeviceProfile& p);
+
+/// ceil(x) for a non-negative duration computed in floating point, tolerant of representation noise
+/// (100000 / 10.0 must be 10000, not 10001).
+[[nodiscard]] Nanos ceil_ns(double x) noexcept;
+
+}  // namespace streamlab::sim::detail

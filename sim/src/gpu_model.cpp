@@ -1,0 +1,874 @@
+#include "gpu_model.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <string>
+#include <utility>
+
+#include "streamlab/model/errors.hpp"
+
+namespace streamlab::sim::detail {
+namespace {
+
+constexpr std::int32_t kWarp = 32;             // threads are allocated in whole warps
+constexpr std::int32_t kRegisterUnit = 256;    // registers per warp are allocated in units of 256 (sm_50..sm_90)
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+std::uint8_t copy_dir(model::OpKind k) noexcept {
+  switch (k) {
+    case model::OpKind::d2h: return 1;
+    case model::OpKind::d2d: return 2;
+    default: return 0;  // h2d, prefetch (managed memory migrates host -> device over the H2D engine)
+  }
+}
+
+Work work_of(model::OpKind k) noexcept {
+  switch (k) {
+    case model::OpKind::kernel:
+    case model::OpKind::task_pool: return Work::sms;
+    case model::OpKind::h2d:
+    case model::OpKind::d2h:
+    case model::OpKind::d2d:
+    case model::OpKind::prefetch: return Work::copy;
+    case model::OpKind::host_func: return Work::host_worker;
+    case model::OpKind::memset: return Work::fixed;
+    case model::OpKind::barrier: return Work::none;
+  }
+  return Work::none;
+}
+
+RefKind ref_kind(CmdKind k) noexcept {
+  switch (k) {
+    case CmdKind::op: return RefKind::op;
+    case CmdKind::record: return RefKind::record;
+    case CmdKind::wait: return RefKind::wait;
+    case CmdKind::callback: return RefKind::callback;
+  }
+  return RefKind::none;
+}
+
+}  // namespace
+
+GpuModel::GpuModel(const DeviceParams& params, std::uint32_t connections, bool record_blocks, bool explain)
+    : p_(params), connections_(connections), record_blocks_(record_blocks), explain_(explain) {
+  queues_.resize(connections_);
+  sms_.assign(p_.sm_count, SmRoom{p_.threads_per_sm, p_.blocks_per_sm, p_.registers_per_sm, p_.smem_per_sm});
+  const auto levels = static_cast<std::size_t>(p_.priority_least - p_.priority_greatest + 1);
+  level_head_.assign(levels, kNone);
+  level_tail_.assign(levels, kNone);
+  // H2D, D2H and D2D each get an engine when there are three; with two, D2D shares the H2D engine; with
+  // one, every copy serializes on it.
+  engines_.resize(std::min<std::uint32_t>(p_.copy_engines, 3));
+  engine_of_dir_[0] = 0;
+  engine_of_dir_[1] = engines_.size() >= 2 ? 1 : 0;
+  engine_of_dir_[2] = engines_.size() >= 3 ? 2 : 0;
+  // The legacy NULL stream exists from the start.
+  add_stream(policies::StreamKind::legacy_default, 0);
+  cmds_.reserve(1024);
+  queue_.reserve(1024);
+}
+
+void GpuModel::prepare(const model::Workload& w, const std::string& source) {
+  w_ = &w;
+  const std::size_t n = w.ops.size();
+  op_start_.assign(n, -1);
+  op_end_.assign(n, -1);
+  op_stream_.assign(n, kNone);
+  kinfo_.assign(n, KernelInfo{});
+  if (explain_) exps_.assign(n, OpExplanation{});
+  for (std::size_t i = 0; i < n; ++i) {
+    const model::Op& op = w.ops[i];
+    if (!model::runs_on_sms(op.kind)) continue;
+    const std::string place = "/ops/" + std::to_string(i);
+    auto bad = [&](const std::string& why) { throw model::InputError(source, place, op.id, why); };
+    if (!op.shape) bad("a " + std::string(model::to_string(op.kind)) + " needs a launch shape");
+    const model::KernelShape& s = *op.shape;
+    const std::uint64_t threads = s.threads_per_block();
+    const std::uint64_t blocks = s.blocks();
+    if (threads == 0 || blocks == 0) bad("a launch needs at least one block of at least one thread");
+    if (threads > static_cast<std::uint64_t>(p_.threads_per_block_max))
+      bad("block of " + std::to_string(threads) + " threads exceeds the device's max_threads_per_block " +
+          std::to_string(p_.threads_per_block_max));
+    if (blocks > 0xffffffffull) bad("more than 2^32-1 blocks");
+    if (s.shared_mem_bytes > static_cast<std::uint32_t>(p_.smem_per_block_max))
+      bad("block needs " + std::to_string(s.shared_mem_bytes) +
+          " bytes of shared memory, above the device's max_shared_mem_per_block_bytes " +
+          std::to_string(p_.smem_per_block_max));
+    KernelInfo& k = kinfo_[i];
+    const std::int64_t warps = ceil_div(static_cast<std::int64_t>(threads), kWarp);
+    const std::int64_t regs_per_warp =
+        ceil_div(std::int64_t{s.registers_per_thread} * kWarp, kRegisterUnit) * kRegisterUnit;
+    k.need.threads = static_cast<std::int32_t>(warps * kWarp);
+    const std::int64_t regs = warps * regs_per_warp;
+    if (regs > p_.registers_per_sm)
+      bad("block needs " + std::to_string(regs) + " registers (" + std::to_string(s.registers_per_thread) +
+          " per thread, allocated per warp), above the SM's registers_per_sm " +
+          std::to_string(p_.registers_per_sm));
+    k.need.regs = static_cast<std::int32_t>(regs);
+    k.need.smem = static_cast<std::int32_t>(s.shared_mem_bytes) + p_.smem_reserved_per_block;
+    if (k.need.threads > p_.threads_per_sm)
+      bad("block of " + std::to_string(k.need.threads) + " threads exceeds max_threads_per_sm");
+    if (k.need.smem > p_.smem_per_sm) bad("block's shared memory exceeds shared_mem_per_sm_bytes");
+    k.blocks = static_cast<std::uint32_t>(blocks);
+
+    if (op.kind == model::OpKind::task_pool) {
+      if (!op.tasks) bad("a task_pool needs a task list");
+      if (op.tasks->assignment == model::TaskAssignment::dynamic_queue) {
+        k.dur = DurationKind::dynamic_pool;
+      } else {
+        // Static: block b runs tasks b, b+B, b+2B, ... back to back.
+        std::vector<Nanos> sums(k.blocks, 0);
+        for (std::size_t t = 0; t < op.tasks->task_ns.size(); ++t) sums[t % k.blocks] += op.tasks->task_ns[t];
+        k.dur = DurationKind::static_pool;
+        k.side = static_cast<std::uint32_t>(static_sums_.size());
+        static_sums_.push_back(std::move(sums));
+      }
+      continue;
+    }
+    if (const auto* fixed = std::get_if<model::FixedPerBlock>(&op.duration)) {
+      k.dur = DurationKind::fixed;
+      k.fixed_ns = fixed->ns;
+    } else if (const auto* list = std::get_if<model::PerBlockList>(&op.duration)) {
+      if (list->ns.size() != k.blocks)
+        bad("per-block duration list has " + std::to_string(list->ns.size()) + " entries for " +
+            std::to_string(k.blocks) + " blocks");
+      k.dur = DurationKind::per_block;
+    } else {
+      // Roofline time of the whole kernel on the whole device, shared evenly by the block slots it
+      // occupies: a block gets 1/(SMs * blocks per SM it runs alongside) of the device.
+      const auto& cost = std::get<model::CostModel>(op.duration);
+      const double t = std::max(cost.bytes / p_.dram_bytes_per_ns, cost.flops / p_.fp32_flops_per_ns);
+      std::int64_t occ = p_.blocks_per_sm;
+      occ = std::min<std::int64_t>(occ, p_.threads_per_sm / k.need.threads);
+      occ = std::min<std::int64_t>(occ, p_.registers_per_sm / k.need.regs);
+      if (k.need.smem > 0) occ = std::min<std::int64_t>(occ, p_.smem_per_sm / k.need.smem);
+      const std::int64_t per_sm = std::min<std::int64_t>(occ, ceil_div(k.blocks, p_.sm_count));
+      k.dur = DurationKind::fixed;
+      k.fixed_ns = ceil_ns(t * static_cast<double>(p_.sm_count) * static_cast<double>(per_sm) /
+                           static_cast<double>(k.blocks));
+    }
+  }
+}
+
+std::uint32_t GpuModel::add_stream(policies::StreamKind kind, int priority) {
+  const auto id = static_cast<std::uint32_t>(streams_.size());
+  StreamState s;
+  s.kind = kind;
+  s.priority = std::clamp(priority, p_.priority_greatest, p_.priority_least);  // CUDA clamps too
+  s.level = static_cast<std::uint8_t>(s.priority - p_.priority_greatest);
+  s.queue = id % connections_;
+  streams_.push_back(s);
+  if (kind == policies::StreamKind::blocking) blocking_streams_.push_back(id);
+  return id;
+}
+
+std::uint32_t GpuModel::add_event(bool timed) {
+  EventState e;
+  e.timed = timed;
+  events_.push_back(e);
+  return static_cast<std::uint32_t>(events_.size() - 1);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Commands
+
+std::uint32_t GpuModel::new_command(CmdKind kind, Work work, std::uint32_t stream, std::uint32_t payload) {
+  std::uint32_t c;
+  if (!free_cmds_.empty()) {
+    c = free_cmds_.back();
+    free_cmds_.pop_back();
+  } else {
+    c = static_cast<std::uint32_t>(cmds_.size());
+    cmds_.emplace_back();
+  }
+  Command& x = cmds_[c];
+  x = Command{};
+  x.kind = kind;
+  x.work = work;
+  x.stream = stream;
+  x.payload = payload;
+  ++stats_.commands;
+  ++live_;
+  stats_.max_live = std::max<std::uint64_t>(stats_.max_live, live_);
+  return c;
+}
+
+void GpuModel::free_command(std::uint32_t c) {
+  free_cmds_.push_back(c);
+  --live_;
+}
+
+void GpuModel::add_edge(std::uint32_t from, std::uint32_t to, EdgeType type) {
+  std::uint32_t e;
+  if (!free_edges_.empty()) {
+    e = free_edges_.back();
+    free_edges_.pop_back();
+  } else {
+    e = static_cast<std::uint32_t>(edges_.size());
+    edges_.emplace_back();
+  }
+  edges_[e] = Edge{to, cmds_[from].successors, type};
+  cmds_[from].successors = e;
+  ++cmds_[to].pending;
+}
+
+// Stream order, the legacy-stream barrier and the hardware queue; then the arrival event.
+void GpuModel::link_and_arrive(std::uint32_t c, Nanos arrival) {
+  Command& x = cmds_[c];
+  StreamState& s = streams_[x.stream];
+  x.pending = 1;  // arrival
+  if (s.tail != kNone) {
+    cmds_[s.tail].next_in_stream = c;
+    ++x.pending;
+  }
+  // Legacy default stream semantics: its work waits for all earlier work of blocking streams, and
+  // blocking streams' later work waits for it. Non-blocking and per-thread streams are exempt.
+  if (s.kind == policies::StreamKind::legacy_default) {
+    for (std::uint32_t b : blocking_streams_)
+      if (streams_[b].tail != kNone) add_edge(streams_[b].tail, c, EdgeType::legacy);
+  } else if (s.kind == policies::StreamKind::blocking && streams_[0].tail != kNone) {
+    add_edge(streams_[0].tail, c, EdgeType::legacy);
+  }
+  s.tail = c;
+  x.queue = static_cast<std::uint8_t>(s.queue);
+  Queue& q = queues_[s.queue];
+  if (q.tail == kNone) {
+    q.head = c;
+  } else {
+    cmds_[q.tail].next_in_queue = c;
+  }
+  q.tail = c;
+  queue_.push(arrival, kArrival, c, 0);
+}
+
+void GpuModel::issue_op(std::uint32_t stream, model::OpIndex op, Nanos issued, Nanos arrival) {
+  const std::uint32_t c = new_command(CmdKind::op, work_of(w_->ops[op].kind), stream, op);
+  op_stream_[op] = stream;
+  if (explain_) {
+    OpExplanation& e = exps_[op];
+    e = OpExplanation{};
+    e.op = op;
+    e.stream = stream;
+    e.queue = streams_[stream].queue;
+    e.issued = issued;
+    e.arrived = arrival;
+    e.valid = true;
+  }
+  link_and_arrive(c, arrival);
+  streams_[stream].last_op = op;
+}
+
+void GpuModel::issue_record(std::uint32_t event, std::uint32_t stream, Nanos issued) {
+  EventState& ev = events_[event];
+  StreamState& s = streams_[stream];
+  ++ev.gen;
+  ev.recorded = true;
+  ev.record_stream = stream;
+  ev.record_prev_op = s.last_op;
+  // Fast path: nothing before it on its stream, its queue or (for the legacy stream) any blocking stream:
+  // the record completes the moment it is issued, exactly as the command would.
+  const bool legacy_clear = s.kind == policies::StreamKind::legacy_default
+                                ? std::all_of(blocking_streams_.begin(), blocking_streams_.end(),
+                                              [&](std::uint32_t b) { return streams_[b].tail == kNone; })
+                                : (s.kind != policies::StreamKind::blocking || streams_[0].tail == kNone);
+  if (s.tail == kNone && queues_[s.queue].head == kNone && legacy_clear) {
+    ev.marker = kNone;
+    ev.completed_at = issued;
+    return;
+  }
+  const std::uint32_t c = new_command(CmdKind::record, Work::none, stream, event);
+  cmds_[c].aux = ev.gen;
+  cmds_[c].ref_op = s.last_op;
+  ev.marker = c;
+  link_and_arrive(c, issued);
+}
+
+void GpuModel::issue_wait(std::uint32_t stream, std::uint32_t event, Nanos issued) {
+  const EventState& ev = events_[event];
+  if (ev.marker == kNone) return;  // never recorded, or its latest record already completed: a no-op
+  const std::uint32_t marker = ev.marker;
+  const std::uint32_t c = new_command(CmdKind::wait, Work::none, stream, event);
+  Command& x = cmds_[c];
+  x.ref_op = cmds_[marker].ref_op;
+  x.ref_stream = cmds_[marker].stream;
+  link_and_arrive(c, issued);
+  add_edge(marker, c, EdgeType::event);  // the record current *now*; a later record does not matter
+}
+
+void GpuModel::issue_callback(std::uint32_t stream, std::function<void()> fn, Nanos issued) {
+  const auto index = static_cast<std::uint32_t>(callbacks_.size());
+  callbacks_.push_back(std::move(fn));
+  const std::uint32_t c = new_command(CmdKind::callback, Work::host_worker, stream, index);
+  cmds_[c].ref_op = streams_[stream].last_op;
+  link_and_arrive(c, issued);
+}
+
+Blocker GpuModel::describe(std::uint32_t c, Cause cause) const {
+  const Command& x = cmds_[c];
+  Blocker b;
+  b.cause = cause;
+  b.at = now_;
+  b.what = ref_kind(x.kind);
+  switch (x.kind) {
+    case CmdKind::op:
+      b.op = x.payload;
+      b.stream = x.stream;
+      break;
+    case CmdKind::record:
+      b.op = x.ref_op;
+      b.stream = x.stream;
+      b.event = x.payload;
+      break;
+    case CmdKind::wait:
+      b.op = x.ref_op;
+      b.stream = x.ref_stream;
+      b.event = x.payload;
+      break;
+    case CmdKind::callback:
+      b.op = x.ref_op;
+      b.stream = x.stream;
+      break;
+  }
+  return b;
+}
+
+void GpuModel::satisfy(std::uint32_t c, const Blocker& why) {
+  Command& x = cmds_[c];
+  if (explain_) {
+    x.last_cause = why.cause;
+    if (OpExplanation* e = exp(c)) {
+      e->ready_by = why;
+      e->ready = now_;
+    }
+  }
+  assert(x.pending > 0);
+  if (--x.pending != 0) return;
+  Queue& q = queues_[x.queue];
+  if (q.head == c && !q.dirty) {
+    q.dirty = true;
+    dirty_.push_back(x.queue);
+  }
+}
+
+void GpuModel::complete(std::uint32_t c) {
+  Command& x = cmds_[c];
+  x.state = ActivityState::finished;
+  if (x.kind == CmdKind::op) {
+    op_end_[x.payload] = now_;
+    if (OpExplanation* e = exp(c)) e->ended = now_;
+  } else if (x.kind == CmdKind::record) {
+    EventState& ev = events_[x.payload];
+    if (ev.gen == x.aux) {  // an older record finishing late does not complete the newer one
+      ev.marker = kNone;
+      ev.completed_at = now_;
+    }
+  }
+  StreamState& s = streams_[x.stream];
+  if (s.tail == c) s.tail = kNone;
+  if (x.next_in_stream != kNone) {
+    // A wait that was released by its event hands that reason on, so "why" names the event, not the wait.
+    const Cause cause =
+        explain_ && x.kind == CmdKind::wait && x.last_cause == Cause::event_wait ? Cause::event_wait
+                                                                                  : Cause::stream_order;
+    satisfy(x.next_in_stream, explain_ ? describe(c, cause) : Blocker{});
+  }
+  std::uint32_t e = x.successors;
+  while (e != kNone) {
+    const Edge edge = edges_[e];
+    free_edges_.push_back(e);
+    if (edge.type == EdgeType::legacy) {
+      satisfy(edge.target, explain_ ? describe(c, Cause::legacy_barrier) : Blocker{});
+    } else if (p_.event_wait_latency > 0) {
+      // The waiting stream sees the event only after the semaphore release propagates.
+      queue_.push(now_ + p_.event_wait_latency, kSatisfy, edge.target, 0);
+    } else {
+      satisfy(edge.target, explain_ ? describe(edge.target, Cause::event_wait) : Blocker{});
+    }
+    e = edge.next;
+  }
+  free_command(c);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The loop
+
+void GpuModel::process(const SimEvent& ev) {
+  now_ = ev.time;
+  ++stats_.events;
+  stats_.max_heap = std::max<std::uint64_t>(stats_.max_heap, queue_.size() + 1);
+  switch (ev.kind()) {
+    case kArrival: {
+      Command& x = cmds_[ev.a];
+      x.state = ActivityState::waiting;
+      Blocker why;
+      if (explain_) {
+        why = describe(ev.a, Cause::host_issue);
+        why.what = RefKind::none;
+      }
+      satisfy(ev.a, why);
+      break;
+    }
+    case kSatisfy:
+      satisfy(ev.a, explain_ ? describe(ev.a, Cause::event_wait) : Blocker{});
+      break;
+    case kBlockDone:
+      block_done(ev.a);
+      break;
+    case kTaskDone: {
+      BlockSlot& slot = slots_[ev.a];
+      KernelRun& k = runs_[slot.run];
+      const model::TaskList& tasks = *w_->ops[k.op].tasks;
+      if (k.next_task < tasks.task_ns.size()) {
+        queue_.push(now_ + tasks.task_ns[k.next_task++], kTaskDone, ev.a, 0);
+      } else {
+        block_done(ev.a);
+      }
+      break;
+    }
+    case kCopyDone:
+      copy_done(ev.a, ev.b);
+      break;
+    case kWorkerDone:
+      worker_done(ev.a);
+      break;
+    case kFixedDone:
+      complete(ev.a);
+      break;
+    default:
+      assert(false);
+  }
+  drain();
+}
+
+void GpuModel::drain() {
+  while (dirty_head_ < dirty_.size()) {
+    const std::uint32_t q = dirty_[dirty_head_++];
+    queues_[q].dirty = false;
+    advance_queue(q);
+  }
+  dirty_.clear();
+  dirty_head_ = 0;
+}
+
+// A hardware queue hands commands to the device strictly in order: a command whose prerequisites are not
+// met blocks every command behind it, whatever stream they belong to (false serialization).
+void GpuModel::advance_queue(std::uint32_t qi) {
+  Queue& q = queues_[qi];
+  Blocker behind;
+  bool have_behind = false;
+  while (q.head != kNone) {
+    const std::uint32_t c = q.head;
+    Command& x = cmds_[c];
+    if (x.pending != 0) break;
+    q.head = x.next_in_queue;
+    if (q.head == kNone) q.tail = kNone;
+    x.next_in_queue = kNone;
+    x.state = ActivityState::ready;
+    if (explain_) {
+      if (OpExplanation* e = exp(c)) {
+        e->dequeued = now_;
+        if (have_behind && e->ready < now_) e->dequeued_by = behind;
+      }
+      behind = describe(c, Cause::connection_queue);
+      have_behind = true;
+    }
+    dispatch(c);
+  }
+}
+
+void GpuModel::dispatch(std::uint32_t c) {
+  Command& x = cmds_[c];
+  switch (x.work) {
+    case Work::none:
+      x.state = ActivityState::running;
+      if (x.kind == CmdKind::op) {
+        op_start_[x.payload] = now_;
+        if (OpExplanation* e = exp(c)) e->started = now_;
+      }
+      complete(c);
+      return;
+    case Work::fixed: {
+      x.state = ActivityState::running;
+      const model::Op& op = w_->ops[x.payload];
+      op_start_[x.payload] = now_;
+      if (OpExplanation* e = exp(c)) e->started = now_;
+      queue_.push(now_ + ceil_ns(static_cast<double>(op.bytes) / p_.memset), kFixedDone, c, 0);
+      return;
+    }
+    case Work::copy:
+      copy_enqueue(c);
+      return;
+    case Work::host_worker:
+      worker_enqueue(c);
+      return;
+    case Work::sms:
+      kernel_enqueue(c);
+      return;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Block scheduler
+
+std::uint32_t GpuModel::head_run() const noexcept {
+  if (pending_kernels_ == 0) return kNone;
+  for (std::uint32_t h : level_head_)
+    if (h != kNone) return h;
+  return kNone;
+}
+
+void GpuModel::kernel_enqueue(std::uint32_t c) {
+  std::uint32_t r;
+  if (!free_runs_.empty()) {
+    r = free_runs_.back();
+    free_runs_.pop_back();
+  } else {
+    r = static_cast<std::uint32_t>(runs_.size());
+    runs_.emplace_back();
+  }
+  const Command& x = cmds_[c];
+  KernelRun& k = runs_[r];
+  k = KernelRun{};
+  k.cmd = c;
+  k.op = x.payload;
+  k.blocks = kinfo_[k.op].blocks;
+  k.level = streams_[x.stream].level;
+  k.ready_at = now_;
+  if (level_tail_[k.level] == kNone) {
+    level_head_[k.level] = r;
+  } else {
+    runs_[level_tail_[k.level]].next_pending = r;
+  }
+  level_tail_[k.level] = r;
+  ++pending_kernels_;
+  try_dispatch_blocks(kNone, 0, Blocker{});
+}
+
+std::uint32_t GpuModel::find_sm(const BlockNeed& need) {
+  const auto n = static_cast<std::uint32_t>(sms_.size());
+  std::uint32_t i = cursor_;
+  for (std::uint32_t tried = 0; tried < n; ++tried) {
+    if (sms_[i].fits(need)) {
+      cursor_ = i + 1 == n ? 0 : i + 1;
+      return i;
+    }
+    i = i + 1 == n ? 0 : i + 1;
+  }
+  return kNone;
+}
+
+// Places pending blocks in order: highest-priority level first, kernels FIFO within a level, a kernel's
+// blocks in index order. A later kernel gets room only once every earlier one has placed all its blocks
+// (the left-over policy); running blocks are never preempted. `freed_sm` names the one SM whose room just
+// grew (kNone: rescan all), so the common case "head still does not fit" costs O(1).
+void GpuModel::try_dispatch_blocks(std::uint32_t freed_sm, Nanos delay, Blocker trigger) {
+  if (explain_ && trigger.cause != Cause::none)
+    trigger.cause = blocked_on_grids_ ? Cause::resident_grids : Cause::sm_room;
+  for (;;) {
+    const std::uint32_t r = head_run();
+    if (r == kNone) return;
+    KernelRun& k = runs_[r];
+    if (!k.resident && resident_ >= p_.max_resident_grids) {
+      blocked_head_ = r;
+      blocked_on_grids_ = true;
+      return;
+    }
+    const BlockNeed& need = kinfo_[k.op].need;
+    // Known not to fit anywhere but possibly on the SM that just freed room: look only there.
+    const bool known_blocked = blocked_head_ == r && !blocked_on_grids_;
+    const std::uint32_t sm =
+        known_blocked ? (freed_sm != kNone && sms_[freed_sm].fits(need) ? freed_sm : kNone) : find_sm(need);
+    if (sm == kNone) {
+      blocked_head_ = r;
+      blocked_on_grids_ = false;
+      return;
+    }
+    if (!known_blocked) {
+      blocked_head_ = kNone;
+      blocked_on_grids_ = false;
+    }
+    const bool first = k.next_block == 0;
+    if (first && explain_) {
+      if (OpExplanation* e = exp(k.cmd)) {
+        e->started = now_ + delay;
+        if (trigger.cause != Cause::none) e->started_by = trigger;
+      }
+    }
+    start_block(r, sm, now_ + delay);
+    KernelRun& kk = runs_[r];  // start_block may grow runs_? no, but slots_ may grow; keep a fresh ref
+    if (kk.next_block == kk.blocks) {
+      // Every block placed: the next kernel in order becomes the head.
+      level_head_[kk.level] = kk.next_pending;
+      if (kk.next_pending == kNone) level_tail_[kk.level] = kNone;
+      --pending_kernels_;
+      if (blocked_head_ == r) blocked_head_ = kNone;
+      if (explain_) {
+        const std::uint32_t next = head_run();
+        Blocker b = describe(kk.cmd, Cause::earlier_kernel);
+        if (next != kNone && runs_[next].level > kk.level) b.cause = Cause::higher_priority;
+        trigger = b;
+      }
+    }
+  }
+}
+
+void GpuModel::start_block(std::uint32_t r, std::uint32_t sm, Nanos start) {
+  KernelRun& k = runs_[r];
+  const KernelInfo& info = kinfo_[k.op];
+  SmRoom& room = sms_[sm];
+  room.threads -= info.need.threads;
+  room.blocks -= 1;
+  room.regs -= info.need.regs;
+  room.smem -= info.need.smem;
+  const std::uint32_t block = k.next_block++;
+  if (!k.resident) {
+    k.resident = true;
+    ++resident_;
+  }
+  if (!k.started) {
+    k.started = true;
+    op_start_[k.op] = start;
+    cmds_[k.cmd].state = ActivityState::running;
+  }
+  std::uint32_t s;
+  if (!free_slots_.empty()) {
+    s = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    s = static_cast<std::uint32_t>(slots_.size());
+    slots_.emplace_back();
+  }
+  BlockSlot& slot = slots_[s];
+  slot.run = r;
+  slot.sm = sm;
+  slot.block = block;
+  slot.placement = kNone;
+  ++stats_.blocks;
+
+  Nanos end = start;
+  std::uint8_t kind = kBlockDone;
+  switch (info.dur) {
+    case DurationKind::fixed: end = start + info.fixed_ns; break;
+    case DurationKind::per_block: end = start + std::get<model::PerBlockList>(w_->ops[k.op].duration).ns[block]; break;
+    case DurationKind::static_pool: end = start + static_sums_[info.side][block]; break;
+    case DurationKind::dynamic_pool: {
+      // The block takes the next task from the shared counter as soon as it runs.
+      const model::TaskList& tasks = *w_->ops[k.op].tasks;
+      if (k.next_task < tasks.task_ns.size()) {
+        end = start + tasks.task_ns[k.next_task++];
+        kind = kTaskDone;
+      }
+      break;
+    }
+  }
+  if (record_blocks_) {
+    slot.placement = static_cast<std::uint32_t>(placements_.size());
+    placements_.push_back(model::BlockPlacement{k.op, block, sm, start, end});
+  }
+  queue_.push(end, kind, s, 0);
+}
+
+void GpuModel::block_done(std::uint32_t s) {
+  const BlockSlot slot = slots_[s];
+  free_slots_.push_back(s);
+  KernelRun& k = runs_[slot.run];
+  const KernelInfo& info = kinfo_[k.op];
+  SmRoom& room = sms_[slot.sm];
+  room.threads += info.need.threads;
+  room.blocks += 1;
+  room.regs += info.need.regs;
+  room.smem += info.need.smem;
+  if (slot.placement != kNone) placements_[slot.placement].end_ns = now_;
+  Blocker trigger;
+  if (explain_) trigger = describe(k.cmd, Cause::sm_room);
+  else trigger.cause = Cause::sm_room;
+  if (++k.done_blocks == k.blocks) {
+    --resident_;
+    const std::uint32_t c = k.cmd;
+    free_runs_.push_back(slot.run);
+    complete(c);
+  }
+  try_dispatch_blocks(slot.sm, p_.block_dispatch, trigger);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Copy engines: one FIFO per engine (same direction serializes, priorities are ignored); a copy is a
+// latency phase then its bytes at the engine's rate, which drops to rate * bidirectional_factor while
+// the opposite direction's engine is also running.
+
+bool GpuModel::opposite_busy(std::uint8_t dir) const noexcept {
+  if (dir == 2) return false;
+  const std::uint32_t mine = engine_of_dir_[dir];
+  const std::uint32_t other = engine_of_dir_[1 - dir];
+  if (mine == other) return false;
+  const CopyEngine& e = engines_[other];
+  return e.running != kNone && e.dir == 1 - dir;
+}
+
+void GpuModel::copy_enqueue(std::uint32_t c) {
+  const std::uint8_t dir = copy_dir(w_->ops[cmds_[c].payload].kind);
+  const std::uint32_t ei = engine_of_dir_[dir];
+  CopyEngine& e = engines_[ei];
+  if (e.tail == kNone) {
+    e.head = c;
+  } else {
+    cmds_[e.tail].next_in_queue = c;
+  }
+  e.tail = c;
+  if (e.running == kNone) copy_start(ei);
+}
+
+void GpuModel::copy_start(std::uint32_t ei) {
+  CopyEngine& e = engines_[ei];
+  const std::uint32_t c = e.head;
+  e.head = cmds_[c].next_in_queue;
+  if (e.head == kNone) e.tail = kNone;
+  cmds_[c].next_in_queue = kNone;
+  cmds_[c].state = ActivityState::running;
+  const model::Op& op = w_->ops[cmds_[c].payload];
+  const std::uint8_t dir = copy_dir(op.kind);
+  const bool pageable = op.host_memory == model::HostMemory::pageable && op.kind != model::OpKind::prefetch;
+  Nanos latency = 0;
+  double rate = 0;
+  switch (dir) {
+    case 0: latency = p_.h2d_latency; rate = pageable ? p_.h2d_pageable : p_.h2d_pinned; break;
+    case 1: latency = p_.d2h_latency; rate = pageable ? p_.d2h_pageable : p_.d2h_pinned; break;
+    default: latency = p_.d2d_latency; rate = p_.d2d; break;
+  }
+  e.running = c;
+  e.dir = dir;
+  e.remaining = static_cast<double>(op.bytes);
+  e.base_rate = rate;
+  e.rate = opposite_busy(dir) ? rate * p_.bidirectional_factor : rate;
+  e.last_update = now_ + latency;
+  op_start_[cmds_[c].payload] = now_;
+  if (OpExplanation* x = exp(c)) {
+    x->started = now_;
+    if (x->dequeued < now_) {
+      x->started_by.cause = Cause::copy_engine;
+      x->started_by.at = now_;
+      x->started_by.what = RefKind::op;
+      x->started_by.op = e.last_op;
+      x->started_by.stream = e.last_op != kNoRef ? op_stream_[e.last_op] : kNoRef;
+    }
+  }
+  copy_schedule(ei);
+  if (dir != 2) {
+    const std::uint32_t other = engine_of_dir_[1 - dir];
+    if (other != ei && engines_[other].running != kNone) copy_rerate(other);
+  }
+}
+
+void GpuModel::copy_schedule(std::uint32_t ei) {
+  CopyEngine& e = engines_[ei];
+  ++e.gen;
+  queue_.push(e.last_update + ceil_ns(e.remaining / e.rate), kCopyDone, ei, e.gen);
+}
+
+void GpuModel::copy_rerate(std::uint32_t ei) {
+  CopyEngine& e = engines_[ei];
+  const double rate = opposite_busy(e.dir) ? e.base_rate * p_.bidirectional_factor : e.base_rate;
+  if (rate == e.rate) return;
+  if (now_ > e.last_update) {  // past the latency phase: account the bytes moved at the old rate
+    e.remaining = std::max(0.0, e.remaining - static_cast<double>(now_ - e.last_update) * e.rate);
+    e.last_update = now_;
+  }
+  e.rate = rate;
+  copy_schedule(ei);
+}
+
+void GpuModel::copy_done(std::uint32_t ei, std::uint32_t gen) {
+  CopyEngine& e = engines_[ei];
+  if (gen != e.gen || e.running == kNone) return;  // superseded by a re-rate
+  const std::uint32_t c = e.running;
+  const std::uint8_t dir = e.dir;
+  e.running = kNone;
+  e.last_op = cmds_[c].payload;
+  complete(c);
+  if (e.head != kNone) copy_start(ei);
+  if (dir != 2) {
+    const std::uint32_t other = engine_of_dir_[1 - dir];
+    if (other != ei && engines_[other].running != kNone) copy_rerate(other);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Host-callback thread: CUDA runs every host function of a context on one driver thread, in the order
+// the streams reach them. A host function holds its stream for the round trip plus its own run time.
+
+void GpuModel::worker_enqueue(std::uint32_t c) {
+  if (worker_.tail == kNone) {
+    worker_.head = c;
+  } else {
+    cmds_[worker_.tail].next_in_queue = c;
+  }
+  worker_.tail = c;
+  if (worker_.running == kNone) worker_start();
+}
+
+void GpuModel::worker_start() {
+  const std::uint32_t c = worker_.head;
+  worker_.head = cmds_[c].next_in_queue;
+  if (worker_.head == kNone) worker_.tail = kNone;
+  Command& x = cmds_[c];
+  x.next_in_queue = kNone;
+  x.state = ActivityState::running;
+  worker_.running = c;
+  Nanos d = p_.host_func_roundtrip;
+  if (x.kind == CmdKind::op) {
+    d += w_->ops[x.payload].host_ns;
+    op_start_[x.payload] = now_;
+    if (OpExplanation* e = exp(c)) {
+      e->started = now_;
+      if (e->dequeued < now_) {
+        e->started_by.cause = Cause::host_worker;
+        e->started_by.at = now_;
+        e->started_by.what = worker_.last_kind;
+        e->started_by.op = worker_.last_op;
+      }
+    }
+  } else {
+    // cudaLaunchHostFunc: the function runs when its stream reaches it.
+    if (auto& fn = callbacks_[x.payload]) fn();
+    callbacks_[x.payload] = nullptr;
+  }
+  queue_.push(now_ + d, kWorkerDone, c, 0);
+}
+
+void GpuModel::worker_done(std::uint32_t c) {
+  worker_.running = kNone;
+  worker_.last_kind = ref_kind(cmds_[c].kind);
+  worker_.last_op = cmds_[c].kind == CmdKind::op ? cmds_[c].payload : cmds_[c].ref_op;
+  complete(c);
+  if (worker_.head != kNone) worker_start();
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+std::vector<model::Span> GpuModel::spans() const {
+  std::vector<model::Span> out;
+  if (w_ == nullptr) return out;
+  for (std::size_t i = 0; i < w_->ops.size(); ++i) {
+    if (op_stream_[i] == kNone || op_end_[i] < 0) continue;
+    const model::Op& op = w_->ops[i];
+    model::Span s;
+    s.op = static_cast<model::OpIndex>(i);
+    s.op_id = op.id;
+    s.name = op.name.empty() ? op.id : op.name;
+    s.kind = op.kind;
+    s.stream = op_stream_[i];
+    s.engine = model::engine_for(op.kind);
+    s.start_ns = op_start_[i];
+    s.end_ns = op_end_[i];
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+const OpExplanation* GpuModel::explanation(model::OpIndex op) const {
+  if (!explain_ || op >= exps_.size() || !exps_[op].valid) return nullptr;
+  return &exps_[op];
+}
+
+}  // namespace streamlab::sim::detail

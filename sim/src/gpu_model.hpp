@@ -1,0 +1,301 @@
+#pragma once
+// The device side of the simulator: commands flowing from streams through hardware connection queues to
+// their engines (block scheduler on the SMs, copy engines, the host-callback thread), driven by one
+// future-event list. The host side (clock, API costs, blocking) lives in SimBackend.
+//
+// Every command is an activity with an explicit lifecycle:
+//   inited   issued by the host, not yet visible to the device (launch latency)
+//   waiting  at the device; prerequisites pending (stream predecessor, event waits, legacy barrier) or
+//            behind the head of its hardware queue
+//   ready    left its queue; waiting for its engine (SM room, copy engine, host-callback thread)
+//   running  on its engine
+//   finished its successors (next command of its stream, waits on its record, barrier edges) are told
+// Prerequisites are a counter plus successor sets (the next-in-stream link and an edge list), so a
+// command is touched only when something it depends on changes.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "device_params.hpp"
+#include "streamlab/model/trace.hpp"
+#include "streamlab/model/workload.hpp"
+#include "streamlab/policies/backend.hpp"
+#include "streamlab/sim/event_queue.hpp"
+#include "streamlab/sim/explain.hpp"
+
+namespace streamlab::sim::detail {
+
+inline constexpr std::uint32_t kNone = 0xffffffffu;
+
+enum class ActivityState : std::uint8_t { inited, waiting, ready, running, finished };
+enum class CmdKind : std::uint8_t { op, record, wait, callback };
+/// What a command occupies once it leaves its hardware queue.
+enum class Work : std::uint8_t {
+  none,         ///< records, waits, barriers: complete as soon as they leave the queue
+  sms,          ///< kernels and task pools: blocks on the SMs
+  copy,         ///< h2d, d2h, d2d, prefetch: a copy engine
+  host_worker,  ///< host functions: the driver's single callback thread
+  fixed,        ///< memset: a fixed duration on no shared resource
+};
+
+struct Command {
+  std::uint32_t stream = 0;
+  std::uint32_t payload = 0;  ///< op: OpIndex; record/wait: event; callback: index into callbacks
+  std::uint32_t aux = 0;      ///< record: event generation
+  std::uint32_t pending = 0;  ///< unmet prerequisites, arrival included
+  std::uint32_t next_in_stream = kNone;
+  std::uint32_t next_in_queue = kNone;  ///< hardware queue link, then the engine FIFO link
+  std::uint32_t successors = kNone;     ///< head of the edge list
+  std::uint32_t ref_op = kNoRef;        ///< record/wait/callback: last op issued on the stream before it
+  std::uint32_t ref_stream = kNoRef;    ///< wait: the stream its record was issued on
+  CmdKind kind = CmdKind::op;
+  ActivityState state = ActivityState::inited;
+  Work work = Work::none;
+  Cause last_cause = Cause::none;       ///< the prerequisite met last (explanations)
+  std::uint8_t queue = 0;
+};
+
+enum class EdgeType : std::uint8_t { event, legacy };
+struct Edge {
+  std::uint32_t target = kNone;
+  std::uint32_t next = kNone;
+  EdgeType type = EdgeType::event;
+};
+
+struct StreamState {
+  std::uint32_t tail = kNone;       ///< last issued command still unfinished
+  std::uint32_t last_op = kNoRef;   ///< last op issued (explanations)
+  std::uint32_t queue = 0;
+  std::uint8_t level = 0;           ///< 0 = highest priority
+  int priority = 0;
+  policies::StreamKind kind = policies::StreamKind::non_blocking;
+};
+
+struct EventState {
+  std::uint32_t marker = kNone;  ///< the latest record's command while it is unfinished
+  std::uint32_t gen = 0;         ///< bumped by each record; a finishing marker of an older record is ignored
+  Nanos completed_at = 0;        ///< of the latest record
+  std::uint32_t record_stream = kNoRef;
+  std::uint32_t record_prev_op = kNoRef;
+  bool recorded = false;
+  bool timed = false;
+  bool alive = true;
+};
+
+struct Queue {
+  std::uint32_t head = kNone, tail = kNone;
+  bool dirty = false;
+};
+
+/// Per-block resources, rounded the way the hardware allocates them.
+struct BlockNeed {
+  std::int32_t threads = 0, regs = 0, smem = 0;
+};
+struct SmRoom {
+  std::int32_t threads = 0, blocks = 0, regs = 0, smem = 0;
+  [[nodiscard]] bool fits(const BlockNeed& n) const noexcept {
+    return blocks >= 1 && threads >= n.threads && regs >= n.regs && smem >= n.smem;
+  }
+};
+
+enum class DurationKind : std::uint8_t { fixed, per_block, static_pool, dynamic_pool };
+
+/// Precomputed per op (kernels and task pools): what a block needs and how long it runs.
+struct KernelInfo {
+  BlockNeed need;
+  std::uint32_t blocks = 0;
+  DurationKind dur = DurationKind::fixed;
+  Nanos fixed_ns = 0;                   ///< fixed and cost-model kernels
+  std::uint32_t side = kNone;           ///< static pools: index into static_sums_
+};
+
+/// A kernel between leaving its queue and its last block finishing.
+struct KernelRun {
+  std::uint32_t cmd = kNone;
+  std::uint32_t op = 0;
+  std::uint32_t blocks = 0, next_block = 0, done_blocks = 0;
+  std::uint32_t next_pending = kNone;  ///< FIFO link within its priority level
+  std::uint32_t next_task = 0;         ///< dynamic task pools: the shared counter
+  Nanos ready_at = 0;
+  std::uint8_t level = 0;
+  bool resident = false;
+  bool started = false;
+};
+
+/// One thread block on one SM.
+struct BlockSlot {
+  std::uint32_t run = kNone;
+  std::uint32_t sm = 0;
+  std::uint32_t block = 0;
+  std::uint32_t placement = kNone;  ///< index into placements_ when recording
+};
+
+struct CopyEngine {
+  std::uint32_t head = kNone, tail = kNone;  ///< copies waiting, FIFO (copies ignore priority)
+  std::uint32_t running = kNone;             ///< command
+  std::uint8_t dir = 0;                      ///< 0 h2d, 1 d2h, 2 d2d of the running copy
+  double remaining = 0;                      ///< bytes not yet moved, as of last_update
+  double rate = 0, base_rate = 0;            ///< bytes per ns now / when alone
+  Nanos last_update = 0;                     ///< >= the end of the copy's latency phase
+  std::uint32_t gen = 0;                     ///< bumps when the finish time moves; older events are stale
+  std::uint32_t last_op = kNoRef;            ///< the copy that ran before (explanations)
+};
+
+struct HostWorker {
+  std::uint32_t head = kNone, tail = kNone;
+  std::uint32_t running = kNone;
+  std::uint32_t last_op = kNoRef;
+  RefKind last_kind = RefKind::none;
+};
+
+struct ModelStats {
+  std::uint64_t events = 0, commands = 0, blocks = 0, max_heap = 0, max_live = 0;
+};
+
+class GpuModel {
+ public:
+  GpuModel(const DeviceParams& params, std::uint32_t connections, bool record_blocks, bool explain);
+
+  /// Binds the workload and precomputes per-op block needs and durations. Throws InputError when a
+  /// kernel's block can never fit on an SM, naming the op and the limit.
+  void prepare(const model::Workload& w, const std::string& source);
+
+  std::uint32_t add_stream(policies::StreamKind kind, int priority);
+  std::uint32_t add_event(bool timed);
+  void destroy_event(std::uint32_t e) { events_[e].alive = false; }
+  [[nodiscard]] std::uint32_t stream_count() const noexcept { return static_cast<std::uint32_t>(streams_.size()); }
+  [[nodiscard]] std::uint32_t event_count() const noexcept { return static_cast<std::uint32_t>(events_.size()); }
+  [[nodiscard]] const EventState& event(std::uint32_t e) const noexcept { return events_[e]; }
+  [[nodiscard]] const StreamState& stream(std::uint32_t s) const noexcept { return streams_[s]; }
+
+  // Issue: `issued` is host time at the end of the call; the device sees the command at `arrival`.
+  // The caller has advanced the device to `issued` first.
+  void issue_op(std::uint32_t stream, model::OpIndex op, Nanos issued, Nanos arrival);
+  void issue_record(std::uint32_t event, std::uint32_t stream, Nanos issued);
+  void issue_wait(std::uint32_t stream, std::uint32_t event, Nanos issued);
+  void issue_callback(std::uint32_t stream, std::function<void()> fn, Nanos issued);
+
+  /// Processes every event due at or before t.
+  void advance_to(Nanos t) {
+    while (!queue_.empty() && queue_.top().time <= t) process(queue_.pop());
+  }
+  /// Processes events in order until done() holds (returns the device time it became true) or the next
+  /// event is later than `limit` or there is none (returns nullopt). done() is checked first.
+  template <class Done>
+  std::optional<Nanos> advance_until(Done&& done, Nanos limit) {
+    for (;;) {
+      if (done()) return now_;
+      if (queue_.empty() || queue_.top().time > limit) return std::nullopt;
+      process(queue_.pop());
+    }
+  }
+  [[nodiscard]] bool idle() const noexcept { return queue_.empty(); }
+
+  [[nodiscard]] bool event_complete(std::uint32_t e) const noexcept { return events_[e].marker == kNone; }
+  [[nodiscard]] bool stream_idle(std::uint32_t s) const noexcept { return streams_[s].tail == kNone; }
+  [[nodiscard]] bool device_idle() const noexcept { return live_ == 0; }
+  [[nodiscard]] bool op_finished(model::OpIndex op) const noexcept { return op_end_[op] >= 0; }
+  [[nodiscard]] bool op_issued(model::OpIndex op) const noexcept { return op_stream_[op] != kNone; }
+  [[nodiscard]] Nanos device_now() const noexcept { return now_; }
+
+  /// Spans of the issued ops, in op order.
+  [[nodiscard]] std::vector<model::Span> spans() const;
+  [[nodiscard]] std::vector<model::BlockPlacement> take_placements() { return std::move(placements_); }
+  [[nodiscard]] const OpExplanation* explanation(model::OpIndex op) const;
+  [[nodiscard]] const ModelStats& stats() const noexcept { return stats_; }
+
+ private:
+  enum Kind : std::uint8_t { kArrival, kSatisfy, kBlockDone, kTaskDone, kCopyDone, kWorkerDone, kFixedDone };
+
+  // Commands and edges.
+  std::uint32_t new_command(CmdKind kind, Work work, std::uint32_t stream, std::uint32_t payload);
+  void link_and_arrive(std::uint32_t c, Nanos arrival);
+  void add_edge(std::uint32_t from, std::uint32_t to, EdgeType type);
+  void satisfy(std::uint32_t c, const Blocker& why);
+  void complete(std::uint32_t c);
+  void free_command(std::uint32_t c);
+  [[nodiscard]] Blocker describe(std::uint32_t c, Cause cause) const;
+
+  // The loop.
+  void process(const SimEvent& e);
+  void drain();
+  void advance_queue(std::uint32_t q);
+  void dispatch(std::uint32_t c);
+
+  // SMs.
+  void kernel_enqueue(std::uint32_t c);
+  void try_dispatch_blocks(std::uint32_t freed_sm, Nanos delay, Blocker trigger);
+  [[nodiscard]] std::uint32_t find_sm(const BlockNeed& need);
+  void start_block(std::uint32_t run, std::uint32_t sm, Nanos start);
+  void block_done(std::uint32_t slot);
+  [[nodiscard]] std::uint32_t head_run() const noexcept;
+
+  // Copy engines.
+  void copy_enqueue(std::uint32_t c);
+  void copy_start(std::uint32_t engine);
+  void copy_schedule(std::uint32_t engine);
+  void copy_rerate(std::uint32_t engine);
+  void copy_done(std::uint32_t engine, std::uint32_t gen);
+  [[nodiscard]] bool opposite_busy(std::uint8_t dir) const noexcept;
+
+  // Host-callback thread.
+  void worker_enqueue(std::uint32_t c);
+  void worker_start();
+  void worker_done(std::uint32_t c);
+
+  OpExplanation* exp(std::uint32_t c) noexcept {
+    return explain_ && cmds_[c].kind == CmdKind::op ? &exps_[cmds_[c].payload] : nullptr;
+  }
+
+  DeviceParams p_;
+  std::uint32_t connections_;
+  bool record_blocks_;
+  bool explain_;
+  const model::Workload* w_ = nullptr;
+
+  EventQueue queue_;
+  Nanos now_ = 0;
+  ModelStats stats_;
+
+  std::vector<Command> cmds_;
+  std::vector<std::uint32_t> free_cmds_;
+  std::uint64_t live_ = 0;
+  std::vector<Edge> edges_;
+  std::vector<std::uint32_t> free_edges_;
+  std::vector<StreamState> streams_;
+  std::vector<std::uint32_t> blocking_streams_;
+  std::vector<EventState> events_;
+  std::vector<Queue> queues_;
+  std::vector<std::uint32_t> dirty_;
+  std::size_t dirty_head_ = 0;
+  std::vector<std::function<void()>> callbacks_;
+
+  // Per op.
+  std::vector<Nanos> op_start_, op_end_;
+  std::vector<std::uint32_t> op_stream_;
+  std::vector<KernelInfo> kinfo_;
+  std::vector<std::vector<Nanos>> static_sums_;
+  std::vector<OpExplanation> exps_;
+
+  // Block scheduler.
+  std::vector<SmRoom> sms_;
+  std::uint32_t cursor_ = 0;  ///< round-robin start of the next SM search (breadth-first distribution)
+  std::uint32_t resident_ = 0;
+  std::vector<std::uint32_t> level_head_, level_tail_;
+  std::uint32_t pending_kernels_ = 0;
+  std::uint32_t blocked_head_ = kNone;  ///< head run known to fit on no SM (or blocked by the grid limit)
+  bool blocked_on_grids_ = false;
+  std::vector<KernelRun> runs_;
+  std::vector<std::uint32_t> free_runs_;
+  std::vector<BlockSlot> slots_;
+  std::vector<std::uint32_t> free_slots_;
+  std::vector<model::BlockPlacement> placements_;
+
+  // Copy engines and the callback thread.
+  std::vector<CopyEngine> engines_;
+  std::uint32_t engine_of_dir_[3] = {0, 0, 0};
+  HostWorker worker_;
+};
+
+}  // namespace streamlab::sim::detail

@@ -1,0 +1,314 @@
+#include "streamlab/sim/sim_backend.hpp"
+
+#include <chrono>
+#include <ctime>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "device_params.hpp"
+#include "gpu_model.hpp"
+#include "streamlab/model/errors.hpp"
+
+namespace streamlab::sim {
+
+using model::Nanos;
+using policies::EventId;
+using policies::StreamId;
+using policies::WaitStatus;
+
+namespace {
+
+// A wait that nothing pending can satisfy "sleeps" its timeout when that is a plausible host wait.
+constexpr Nanos kLongestSleep = 3'600'000'000'000;  // 1 h
+
+std::string today_utc() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+Nanos saturating_add(Nanos a, Nanos b) {
+  if (b > 0 && a > std::numeric_limits<Nanos>::max() - b) return std::numeric_limits<Nanos>::max();
+  return a + b;
+}
+
+}  // namespace
+
+struct SimBackend::Impl {
+  Impl(model::DeviceProfile prof, SimOptions opt)
+      : profile(std::move(prof)),
+        options(std::move(opt)),
+        params(detail::derive_params(profile)),
+        connections(checked_connections(options.connections.value_or(params.connections))),
+        gpu(params, connections, options.record_blocks, options.explain) {}
+
+  static std::uint32_t checked_connections(std::uint32_t c) {
+    if (c < 1 || c > 32)
+      throw model::InputError("<options>", "--connections", "",
+                              "CUDA_DEVICE_MAX_CONNECTIONS must be in [1, 32], got " + std::to_string(c));
+    return c;
+  }
+
+  model::DeviceProfile profile;
+  SimOptions options;
+  detail::DeviceParams params;
+  std::uint32_t connections;
+  detail::GpuModel gpu;
+  const model::Workload* workload = nullptr;
+  Nanos host = 0;
+  bool prepared = false;
+  bool finished = false;
+  SimStats stats;
+
+  // -- checks ------------------------------------------------------------------------------------
+  void need_prepared(const char* call) const {
+    if (!prepared) throw std::logic_error(std::string("sim backend: ") + call + " before prepare()");
+    if (finished) throw std::logic_error(std::string("sim backend: ") + call + " after finish()");
+  }
+  std::uint32_t stream_index(StreamId s, const char* call) const {
+    if (!s.valid() || s.value() >= gpu.stream_count())
+      throw std::invalid_argument(std::string("sim backend: ") + call + ": unknown stream " +
+                                  std::to_string(s.value()));
+    return s.value();
+  }
+  std::uint32_t event_index(EventId e, const char* call) const {
+    if (!e.valid() || e.value() >= gpu.event_count() || !gpu.event(e.value()).alive)
+      throw std::invalid_argument(std::string("sim backend: ") + call + ": unknown or destroyed event " +
+                                  std::to_string(e.value()));
+    return e.value();
+  }
+
+  // -- host clock ----------------------------------------------------------------------------------
+  /// Charges a call's cost and brings the device up to the host's time.
+  void charge(Nanos cost) {
+    host += cost;
+    gpu.advance_to(host);
+  }
+
+  /// Blocks the host until done() holds. The call first costs `poll` (the driver checks the condition);
+  /// if it holds then, the call returns; otherwise the device runs until it holds and the host wakes
+  /// `sync_wakeup` later.
+  template <class Done>
+  WaitStatus block_until(Done&& done, Nanos timeout, Nanos poll, bool wakeup = true) {
+    charge(poll);
+    if (done()) return WaitStatus::ready;
+    const Nanos limit = saturating_add(host, std::max<Nanos>(timeout, 0));
+    if (const auto t = gpu.advance_until(done, limit)) {
+      host = std::max(host, *t + (wakeup ? params.sync_wakeup : 0));
+      gpu.advance_to(host);
+      return WaitStatus::ready;
+    }
+    // Timed out, or nothing pending can ever satisfy the condition (the device ran dry).
+    if (timeout <= kLongestSleep) host = limit;
+    gpu.advance_to(host);
+    return WaitStatus::timed_out;
+  }
+};
+
+SimBackend::SimBackend(model::DeviceProfile profile, SimOptions options)
+    : impl_(std::make_unique<Impl>(std::move(profile), std::move(options))) {}
+
+SimBackend::~SimBackend() = default;
+
+void SimBackend::prepare(const model::Workload& workload) {
+  if (impl_->prepared) throw std::logic_error("sim backend: prepare() called twice");
+  impl_->gpu.prepare(workload, impl_->options.source);
+  impl_->workload = &workload;
+  impl_->prepared = true;
+  impl_->host = 0;
+}
+
+std::pair<int, int> SimBackend::priority_range() const {
+  return {impl_->params.priority_least, impl_->params.priority_greatest};
+}
+
+StreamId SimBackend::create_stream(const policies::StreamDesc& desc) {
+  if (desc.kind == policies::StreamKind::legacy_default)
+    throw std::invalid_argument("sim backend: the legacy default stream is StreamId{0u}; it is not created");
+  return StreamId{impl_->gpu.add_stream(desc.kind, desc.priority)};
+}
+
+StreamId SimBackend::legacy_default_stream() { return StreamId{0u}; }
+
+void SimBackend::enqueue(StreamId stream, model::OpIndex op) {
+  Impl& m = *impl_;
+  m.need_prepared("enqueue");
+  const std::uint32_t s = m.stream_index(stream, "enqueue");
+  if (op >= m.workload->ops.size())
+    throw std::invalid_argument("sim backend: enqueue: op index " + std::to_string(op) + " out of range");
+  if (m.gpu.op_issued(op))
+    throw std::logic_error("sim backend: op '" + m.workload->ops[op].id + "' enqueued twice");
+  const model::Op& o = m.workload->ops[op];
+  Nanos cost = 0, latency = 0;
+  switch (o.kind) {
+    case model::OpKind::kernel:
+    case model::OpKind::task_pool:
+      cost = m.params.kernel_launch;
+      latency = m.params.kernel_start_latency;
+      break;
+    case model::OpKind::h2d:
+    case model::OpKind::d2h:
+    case model::OpKind::d2d:
+    case model::OpKind::memset:
+    case model::OpKind::prefetch: cost = m.params.memcpy_issue; break;
+    case model::OpKind::host_func: cost = m.params.host_func_issue; break;
+    case model::OpKind::barrier: break;  // a position in the stream; no API call of its own
+  }
+  m.charge(cost);
+  m.gpu.issue_op(s, op, m.host, m.host + latency);
+  // cudaMemcpyAsync from/to pageable memory is synchronous for the host: it returns only once the copy
+  // (and so everything before it on its stream) has completed. No wake-up: the calling thread drives it.
+  const bool pageable_copy = o.host_memory == model::HostMemory::pageable &&
+                             (o.kind == model::OpKind::h2d || o.kind == model::OpKind::d2h);
+  if (pageable_copy)
+    (void)m.block_until([&] { return m.gpu.op_finished(op); }, std::numeric_limits<Nanos>::max(), 0, false);
+}
+
+void SimBackend::launch_host_func(StreamId stream, std::function<void()> fn) {
+  Impl& m = *impl_;
+  m.need_prepared("launch_host_func");
+  const std::uint32_t s = m.stream_index(stream, "launch_host_func");
+  m.charge(m.params.host_func_issue);
+  m.gpu.issue_callback(s, std::move(fn), m.host);
+}
+
+EventId SimBackend::create_event(policies::EventTiming timing) {
+  Impl& m = *impl_;
+  if (m.prepared) m.charge(m.params.event_create);
+  return EventId{m.gpu.add_event(timing == policies::EventTiming::timed)};
+}
+
+void SimBackend::destroy_event(EventId event) {
+  Impl& m = *impl_;
+  m.gpu.destroy_event(m.event_index(event, "destroy_event"));
+}
+
+void SimBackend::record_event(EventId event, StreamId stream) {
+  Impl& m = *impl_;
+  m.need_prepared("record_event");
+  const std::uint32_t e = m.event_index(event, "record_event");
+  const std::uint32_t s = m.stream_index(stream, "record_event");
+  m.charge(m.gpu.event(e).timed ? m.params.record_timed : m.params.record_untimed);
+  m.gpu.issue_record(e, s, m.host);
+}
+
+void SimBackend::stream_wait_event(StreamId stream, EventId event) {
+  Impl& m = *impl_;
+  m.need_prepared("stream_wait_event");
+  const std::uint32_t s = m.stream_index(stream, "stream_wait_event");
+  const std::uint32_t e = m.event_index(event, "stream_wait_event");
+  m.charge(m.params.stream_wait);
+  m.gpu.issue_wait(s, e, m.host);
+}
+
+bool SimBackend::query_event(EventId event) {
+  Impl& m = *impl_;
+  m.need_prepared("query_event");
+  const std::uint32_t e = m.event_index(event, "query_event");
+  m.charge(m.params.event_query);
+  return m.gpu.event_complete(e);
+}
+
+bool SimBackend::query_stream(StreamId stream) {
+  Impl& m = *impl_;
+  m.need_prepared("query_stream");
+  const std::uint32_t s = m.stream_index(stream, "query_stream");
+  m.charge(m.params.stream_query);
+  return m.gpu.stream_idle(s);
+}
+
+Nanos SimBackend::elapsed(EventId start, EventId end) {
+  Impl& m = *impl_;
+  const std::uint32_t a = m.event_index(start, "elapsed");
+  const std::uint32_t b = m.event_index(end, "elapsed");
+  for (std::uint32_t e : {a, b}) {
+    const detail::EventState& ev = m.gpu.event(e);
+    if (!ev.timed)
+      throw std::logic_error("sim backend: elapsed: event " + std::to_string(e) + " was created untimed");
+    if (!ev.recorded || !m.gpu.event_complete(e))
+      throw std::logic_error("sim backend: elapsed: event " + std::to_string(e) + " is not recorded and complete");
+  }
+  return m.gpu.event(b).completed_at - m.gpu.event(a).completed_at;
+}
+
+WaitStatus SimBackend::synchronize_event(EventId event, Nanos timeout) {
+  Impl& m = *impl_;
+  m.need_prepared("synchronize_event");
+  const std::uint32_t e = m.event_index(event, "synchronize_event");
+  return m.block_until([&] { return m.gpu.event_complete(e); }, timeout, m.params.event_query);
+}
+
+WaitStatus SimBackend::synchronize_stream(StreamId stream, Nanos timeout) {
+  Impl& m = *impl_;
+  m.need_prepared("synchronize_stream");
+  const std::uint32_t s = m.stream_index(stream, "synchronize_stream");
+  return m.block_until([&] { return m.gpu.stream_idle(s); }, timeout, m.params.stream_query);
+}
+
+WaitStatus SimBackend::synchronize_device(Nanos timeout) {
+  Impl& m = *impl_;
+  m.need_prepared("synchronize_device");
+  return m.block_until([&] { return m.gpu.device_idle(); }, timeout, m.params.stream_query);
+}
+
+std::optional<std::size_t> SimBackend::wait_any_event(std::span<const EventId> events, Nanos timeout) {
+  Impl& m = *impl_;
+  m.need_prepared("wait_any_event");
+  std::vector<std::uint32_t> idx;
+  idx.reserve(events.size());
+  for (EventId e : events) idx.push_back(m.event_index(e, "wait_any_event"));
+  std::size_t hit = 0;
+  auto any = [&] {
+    for (std::size_t i = 0; i < idx.size(); ++i)
+      if (m.gpu.event_complete(idx[i])) {
+        hit = i;
+        return true;
+      }
+    return false;
+  };
+  if (m.block_until(any, timeout, m.params.event_query) == WaitStatus::timed_out) return std::nullopt;
+  return hit;
+}
+
+Nanos SimBackend::now() { return impl_->host; }
+
+model::Trace SimBackend::finish() {
+  Impl& m = *impl_;
+  m.need_prepared("finish");
+  if (m.block_until([&] { return m.gpu.device_idle(); }, std::numeric_limits<Nanos>::max(), 0) !=
+      WaitStatus::ready)
+    throw std::logic_error("sim backend: finish: device work can never complete");
+  m.finished = true;
+  model::Trace t;
+  t.meta.backend = "sim";
+  t.meta.device_name = m.profile.name;
+  t.meta.profile = m.options.profile_label.empty() ? m.profile.name : m.options.profile_label;
+  t.meta.version = STREAMLAB_VERSION;
+  t.meta.date = m.options.date.empty() ? today_utc() : m.options.date;
+  t.meta.extra["connections"] = std::to_string(m.connections);
+  t.meta.extra["sim_events"] = std::to_string(m.gpu.stats().events);
+  if (!m.profile.driver.empty()) t.meta.extra["driver"] = m.profile.driver;
+  if (!m.profile.cuda_version.empty()) t.meta.extra["cuda_version"] = m.profile.cuda_version;
+  t.spans = m.gpu.spans();
+  if (m.options.record_blocks) t.blocks = m.gpu.take_placements();
+  return t;
+}
+
+const OpExplanation* SimBackend::explain(model::OpIndex op) const { return impl_->gpu.explanation(op); }
+
+const SimStats& SimBackend::stats() const noexcept {
+  const detail::ModelStats& s = impl_->gpu.stats();
+  impl_->stats = SimStats{s.events, s.commands, s.blocks, s.max_heap, s.max_live};
+  return impl_->stats;
+}
+
+const model::DeviceProfile& SimBackend::profile() const noexcept { return impl_->profile; }
+std::uint32_t SimBackend::connections() const noexcept { return impl_->connections; }
+
+}  // namespace streamlab::sim

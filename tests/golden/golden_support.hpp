@@ -1,0 +1,197 @@
+#pragma once
+// Golden scenarios: a tiny workload built in code, a host program driving SimBackend through the Backend
+// API (exactly what a host thread would do), and the trace compared with a checked-in file under
+// tests/golden/expected/ whose numbers were computed by hand (the arithmetic is in that file's comments).
+// There is deliberately no "update expected files" switch: a golden file is written by a person.
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "streamlab/model/device_profile.hpp"
+#include "streamlab/model/trace.hpp"
+#include "streamlab/model/workload.hpp"
+#include "streamlab/sim/sim_backend.hpp"
+
+namespace streamlab::golden {
+
+using model::Nanos;
+using model::OpIndex;
+
+inline model::Param p(double v) { return model::Param{v, "test: round number for hand arithmetic"}; }
+
+/// The synthetic device every golden scenario uses (round numbers; see tests/golden/README.md):
+///   4 SMs x (2048 threads, 16 blocks, 64K registers, 64 KiB shared memory, no per-block reserve)
+///   -> a 1024-thread block (32 regs/thread) fits twice per SM: 8 device-wide; a 256-thread block 8 per SM
+///   host: launch 1000, memcpy issue 1000, record 100 (timed 200), wait 100, query 50, host func issue
+///         1000, sync wake-up 5000, host func round trip 10000
+///   device: kernel start latency 2000, block dispatch 0, event wait latency 500
+///   copies: latency 1000 + bytes / 10 B/ns pinned (2 B/ns pageable) each direction, 3 engines,
+///           bidirectional factor 0.5; D2D 1000 + bytes / 100; memset 100 B/ns; DRAM 1000 B/ns
+inline model::DeviceProfile test_profile() {
+  model::DeviceProfile d;
+  d.name = "golden test device";
+  d.date = "2026-01-01";
+  d.sm_count = p(4);
+  d.max_threads_per_sm = p(2048);
+  d.max_blocks_per_sm = p(16);
+  d.registers_per_sm = p(65536);
+  d.shared_mem_per_sm_bytes = p(65536);
+  d.max_shared_mem_per_block_bytes = p(65536);
+  d.max_threads_per_block = p(1024);
+  d.max_resident_grids = p(128);
+  d.connections = p(8);
+  d.priority_least = p(0);
+  d.priority_greatest = p(-5);
+  d.kernel_launch_ns = p(1000);
+  d.memcpy_async_issue_ns = p(1000);
+  d.event_create_ns = p(0);
+  d.event_record_timed_ns = p(200);
+  d.event_record_untimed_ns = p(100);
+  d.event_query_ns = p(50);
+  d.stream_query_ns = p(50);
+  d.stream_wait_event_ns = p(100);
+  d.host_func_issue_ns = p(1000);
+  d.sync_wakeup_ns = p(5000);
+  d.host_func_roundtrip_ns = p(10000);
+  d.kernel_start_latency_ns = p(2000);
+  d.block_dispatch_ns = p(0);
+  d.event_wait_latency_ns = p(500);
+  d.copy_engines = p(3);
+  d.h2d_latency_ns = p(1000);
+  d.h2d_pinned_gbps = p(10);
+  d.h2d_pageable_gbps = p(2);
+  d.d2h_latency_ns = p(1000);
+  d.d2h_pinned_gbps = p(10);
+  d.d2h_pageable_gbps = p(2);
+  d.d2d_latency_ns = p(1000);
+  d.d2d_gbps = p(100);
+  d.bidirectional_factor = p(0.5);
+  d.memset_gbps = p(100);
+  d.dram_gbps = p(1000);
+  d.fp32_gflops = p(1000);
+  return d;
+}
+
+/// A workload under construction plus the expected-file check.
+class Scenario {
+ public:
+  explicit Scenario(std::string name) : name_(std::move(name)) {
+    workload_.name = name_;
+    profile_ = test_profile();
+  }
+
+  model::DeviceProfile& profile() { return profile_; }
+  model::Workload& workload() { return workload_; }
+
+  OpIndex kernel(const std::string& id, std::uint32_t blocks, std::uint32_t threads, Nanos ns_per_block,
+                 std::uint32_t smem = 0) {
+    model::Op op = base(id, model::OpKind::kernel);
+    op.shape = model::KernelShape{{blocks, 1, 1}, {threads, 1, 1}, 32, smem};
+    op.duration = model::FixedPerBlock{ns_per_block};
+    return add(std::move(op));
+  }
+  OpIndex kernel_per_block(const std::string& id, std::uint32_t threads, std::vector<Nanos> ns) {
+    model::Op op = base(id, model::OpKind::kernel);
+    op.shape = model::KernelShape{{static_cast<std::uint32_t>(ns.size()), 1, 1}, {threads, 1, 1}, 32, 0};
+    op.duration = model::PerBlockList{std::move(ns)};
+    return add(std::move(op));
+  }
+  OpIndex kernel_cost(const std::string& id, std::uint32_t blocks, std::uint32_t threads, double bytes,
+                      double flops) {
+    model::Op op = base(id, model::OpKind::kernel);
+    op.shape = model::KernelShape{{blocks, 1, 1}, {threads, 1, 1}, 32, 0};
+    op.duration = model::CostModel{bytes, flops};
+    return add(std::move(op));
+  }
+  OpIndex copy(const std::string& id, model::OpKind kind, std::uint64_t bytes,
+               model::HostMemory mem = model::HostMemory::pinned) {
+    model::Op op = base(id, kind);
+    op.bytes = bytes;
+    op.host_memory = mem;
+    op.type = model::WorkloadType::memory;
+    return add(std::move(op));
+  }
+  OpIndex host_func(const std::string& id, Nanos host_ns) {
+    model::Op op = base(id, model::OpKind::host_func);
+    op.host_ns = host_ns;
+    op.type = model::WorkloadType::coordination;
+    return add(std::move(op));
+  }
+  OpIndex task_pool(const std::string& id, std::uint32_t workers, std::uint32_t threads, std::vector<Nanos> tasks,
+                    model::TaskAssignment how) {
+    model::Op op = base(id, model::OpKind::task_pool);
+    op.shape = model::KernelShape{{workers, 1, 1}, {threads, 1, 1}, 32, 0};
+    op.tasks = model::TaskList{std::move(tasks), how};
+    return add(std::move(op));
+  }
+
+  /// A prepared backend on the scenario's workload and profile (call after adding every op).
+  std::unique_ptr<sim::SimBackend> backend(sim::SimOptions options = {}) {
+    options.date = "2026-01-01";
+    options.source = name_;
+    auto b = std::make_unique<sim::SimBackend>(profile_, options);
+    b->prepare(workload_);
+    return b;
+  }
+
+  /// A named host-side number (host clock after a call, a query result) that goes into the expected file.
+  void mark(const std::string& label, Nanos value) { marks_.emplace_back(label, value); }
+
+  /// The scenario's trace, rendered: one line per span in op order, then the marks.
+  [[nodiscard]] std::string render(const model::Trace& t, const std::string& prefix = "") const {
+    std::ostringstream out;
+    for (const model::Span& s : t.spans)
+      out << prefix << s.op_id << " stream=" << s.stream << " engine=" << model::to_string(s.engine)
+          << " start=" << s.start_ns << " end=" << s.end_ns << "\n";
+    return out.str();
+  }
+
+  /// Appends a run's spans (several runs may go in one file, each with its own prefix).
+  void add_run(const model::Trace& t, const std::string& prefix = "") { actual_ += render(t, prefix); }
+
+  /// Compares everything added (runs, then marks) with tests/golden/expected/<name>.txt; comment lines
+  /// (#...) and blank lines in the file are ignored.
+  void check() {
+    std::string actual = actual_;
+    for (const auto& [label, value] : marks_) actual += "mark " + label + " " + std::to_string(value) + "\n";
+    const std::filesystem::path file =
+        std::filesystem::path(STREAMLAB_GOLDEN_DIR) / "expected" / (name_ + ".txt");
+    std::ifstream in(file);
+    ASSERT_TRUE(in.good()) << "missing expected file " << file << "\nactual:\n" << actual;
+    std::string expected, line;
+    while (std::getline(in, line)) {
+      const auto first = line.find_first_not_of(" \t");
+      if (first == std::string::npos || line[first] == '#') continue;
+      expected += line.substr(first) + "\n";
+    }
+    EXPECT_EQ(expected, actual) << "golden file " << file;
+  }
+
+ private:
+  static model::Op base(const std::string& id, model::OpKind kind) {
+    model::Op op;
+    op.id = id;
+    op.name = id;
+    op.kind = kind;
+    return op;
+  }
+  OpIndex add(model::Op op) {
+    workload_.ops.push_back(std::move(op));
+    return static_cast<OpIndex>(workload_.ops.size() - 1);
+  }
+
+  std::string name_;
+  model::Workload workload_;
+  model::DeviceProfile profile_;
+  std::vector<std::pair<std::string, Nanos>> marks_;
+  std::string actual_;
+};
+
+}  // namespace streamlab::golden
