@@ -1,0 +1,45 @@
+#pragma once
+/// \file calibrate.hpp
+/// `streamlab calibrate`: measures every DeviceProfile parameter on the GPU at hand. Host API costs are
+/// medians over many batches after warm-up; device latencies are read on the GPU's %globaltimer; copy
+/// parameters come from Eigen least-squares fits of t = latency + bytes / bandwidth over size sweeps,
+/// whose residuals go into each field's source line.
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "streamlab/model/device_profile.hpp"
+
+namespace streamlab::executor {
+
+struct CalibrationOptions {
+  int device = 0;
+  /// Repetitions per host-cost measurement (each a batch of 64 calls); device sweeps scale from it.
+  int repetitions = 41;
+  int warmup = 5;
+  /// Fewer sizes and repetitions (tests).
+  bool quick = false;
+  /// Progress lines ("kernel launch: 2.1 us"), may be empty.
+  std::function<void(const std::string&)> log;
+};
+
+/// t = latency_ns + bytes / gbps (GB/s = bytes per ns), fitted by weighted least squares so every size
+/// counts by its relative error.
+struct LatencyBandwidthFit {
+  double latency_ns = 0;
+  double gbps = 0;
+  double rms_relative_residual = 0;  ///< sqrt(mean(((fit - t) / t)^2))
+  std::size_t points = 0;
+};
+[[nodiscard]] LatencyBandwidthFit fit_latency_bandwidth(std::span<const double> bytes, std::span<const double> ns);
+
+/// Median (of a copy); 0 for an empty input.
+[[nodiscard]] double median(std::vector<double> v);
+
+/// Measures the device and returns a complete profile (name, driver, CUDA version, date filled in).
+[[nodiscard]] model::DeviceProfile calibrate(const CalibrationOptions& options = {});
+
+}  // namespace streamlab::executor

@@ -1,0 +1,83 @@
+#pragma once
+/// \file tracer.hpp
+/// Measured timelines from CUPTI activity records: kernels, memcpys and memsets with start/end on the GPU
+/// (normalized by CUPTI to its own timestamp clock), tagged with our op through an external correlation
+/// id pushed around each issue. Plus NVTX ranges named after ops, so Nsight shows our names.
+///
+/// CUPTI's activity API is process-wide (C callbacks, one set of enabled kinds): at most one CuptiTracer
+/// may exist at a time; a second one throws CuptiUnavailable.
+
+#include <cstdint>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace streamlab::executor {
+
+class CuptiUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ActivityRecord {
+  enum class Kind : std::uint8_t { kernel, memcpy, memset };
+  Kind kind = Kind::kernel;
+  std::uint64_t start_ns = 0;  ///< CUPTI timestamp clock
+  std::uint64_t end_ns = 0;
+  std::uint32_t correlation = 0;
+  std::uint32_t cupti_stream = 0;
+  std::uint64_t external_id = 0;  ///< 0 = none pushed for this call
+  std::uint64_t graph_node = 0;   ///< CUPTI graph node id (graph launches), 0 otherwise
+  std::uint64_t bytes = 0;
+  std::uint8_t copy_kind = 0;     ///< CUpti_ActivityMemcpyKind for memcpys
+  std::string name;               ///< kernel name
+};
+
+class CuptiTracer {
+ public:
+  /// Enables kernel, memcpy, memset, runtime and external-correlation activity. Throws CuptiUnavailable
+  /// when CUPTI cannot start (another tracer, a profiler or sanitizer holding it, no library).
+  CuptiTracer();
+  ~CuptiTracer();
+  CuptiTracer(const CuptiTracer&) = delete;
+  CuptiTracer& operator=(const CuptiTracer&) = delete;
+
+  /// CUPTI's clock, the one activity records use (ns).
+  [[nodiscard]] static std::uint64_t timestamp();
+  /// CUPTI graph node id of a captured node (cuptiGetGraphNodeId), 0 when unknown.
+  [[nodiscard]] static std::uint64_t graph_node_id(void* cu_graph_node);
+
+  /// Tags the CUDA calls made until pop() with `id` (non-zero).
+  static void push(std::uint64_t id);
+  static void pop();
+
+  /// Flushes CUPTI's buffers (forced) and returns every record since the last take(), with external ids
+  /// joined in. Call after the device finished the work of interest.
+  [[nodiscard]] std::vector<ActivityRecord> take();
+  /// Records CUPTI reported as dropped (buffers full).
+  [[nodiscard]] std::uint64_t dropped() const;
+
+  // CUPTI's C callbacks land here (public for the trampolines only).
+  void on_buffer(std::uint8_t* buffer, std::size_t valid_size);
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<ActivityRecord> records_;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> external_;  ///< correlation -> external id
+  std::uint64_t dropped_ = 0;
+};
+
+/// RAII NVTX range (push on construction, pop on destruction); free when no tool is attached.
+class NvtxRange {
+ public:
+  explicit NvtxRange(const char* name) noexcept;
+  ~NvtxRange();
+  NvtxRange(const NvtxRange&) = delete;
+  NvtxRange& operator=(const NvtxRange&) = delete;
+};
+
+void nvtx_push(const char* name) noexcept;
+void nvtx_pop() noexcept;
+
+}  // namespace streamlab::executor

@@ -1,0 +1,646 @@
+// streamlab calibrate: every DeviceProfile field measured on the device at hand (see calibrate.hpp).
+#include "streamlab/executor/calibrate.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include <Eigen/Dense>
+
+#include "streamlab/executor/buffer.hpp"
+#include "streamlab/executor/device_info.hpp"
+#include "streamlab/executor/error.hpp"
+#include "streamlab/executor/event.hpp"
+#include "streamlab/executor/kernels.hpp"
+#include "streamlab/executor/stream.hpp"
+
+namespace streamlab::executor {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  if (v.size() % 2 == 1) return *mid;
+  const double hi = *mid;
+  const double lo = *std::max_element(v.begin(), mid);
+  return (lo + hi) / 2;
+}
+
+LatencyBandwidthFit fit_latency_bandwidth(std::span<const double> bytes, std::span<const double> ns) {
+  LatencyBandwidthFit fit;
+  const auto n = static_cast<Eigen::Index>(std::min(bytes.size(), ns.size()));
+  fit.points = static_cast<std::size_t>(n);
+  if (n < 2) return fit;
+  // Weighted by 1/t: minimizes relative error, so a 4 KiB copy (latency-bound) counts as much as a
+  // 256 MiB one (bandwidth-bound).
+  Eigen::MatrixXd a(n, 2);
+  Eigen::VectorXd y(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double w = 1.0 / ns[static_cast<std::size_t>(i)];
+    a(i, 0) = w;
+    a(i, 1) = bytes[static_cast<std::size_t>(i)] * w;
+    y(i) = 1.0;
+  }
+  const Eigen::Vector2d x = a.colPivHouseholderQr().solve(y);
+  fit.latency_ns = x(0);
+  fit.gbps = x(1) > 0 ? 1.0 / x(1) : 0.0;
+  double sq = 0;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double t = ns[static_cast<std::size_t>(i)];
+    const double f = x(0) + x(1) * bytes[static_cast<std::size_t>(i)];
+    sq += ((f - t) / t) * ((f - t) / t);
+  }
+  fit.rms_relative_residual = std::sqrt(sq / static_cast<double>(n));
+  return fit;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kBatch = 64;
+
+double ns_between(Clock::time_point a, Clock::time_point b) {
+  return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
+}
+
+std::int64_t steady_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
+
+std::string fmt(double v, int digits = 1) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+// Host-visible memory the GPU can write into (mapped pinned memory; with UVA the host pointer works on
+// the device).
+class MappedHost {
+ public:
+  explicit MappedHost(std::size_t bytes) : bytes_(bytes) {
+    STREAMLAB_CUDA_CHECK_OP(cudaHostAlloc(&ptr_, bytes, cudaHostAllocMapped), "calibrate (mapped memory)");
+    std::memset(ptr_, 0, bytes);
+  }
+  ~MappedHost() { STREAMLAB_CUDA_LOG(cudaFreeHost(ptr_)); }
+  MappedHost(const MappedHost&) = delete;
+  MappedHost& operator=(const MappedHost&) = delete;
+  template <class T>
+  T* as() {
+    return static_cast<T*>(ptr_);
+  }
+  void clear() { std::memset(ptr_, 0, bytes_); }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_;
+};
+
+void check(cudaError_t e, const char* what) { STREAMLAB_CUDA_CHECK_OP(e, what); }
+
+class Calibrator {
+ public:
+  explicit Calibrator(const CalibrationOptions& o) : opt_(o) {
+    STREAMLAB_CUDA_CHECK(cudaSetDevice(o.device));
+    info_ = query_device(o.device);
+    reps_ = o.quick ? 7 : std::max(5, o.repetitions);
+    warm_ = std::max(1, o.warmup);
+    int sched = 0;
+    unsigned flags = 0;
+    if (cudaGetDeviceFlags(&flags) == cudaSuccess) sched = static_cast<int>(flags & cudaDeviceScheduleMask);
+    sched_ = sched == cudaDeviceScheduleSpin ? "spin" : sched == cudaDeviceScheduleYield ? "yield"
+             : sched == cudaDeviceScheduleBlockingSync ? "blocking-sync" : "auto";
+    prefix_ = "measured: streamlab calibrate on " + info_.name + ", driver " +
+              (info_.driver.empty() ? std::string("unknown") : info_.driver) + ", CUDA " + info_.cuda_runtime + ", " +
+              iso_date_utc().substr(0, 10) + ", ";
+  }
+
+  model::DeviceProfile run();
+
+ private:
+  void note(const std::string& s) const {
+    if (opt_.log) opt_.log(s);
+  }
+  model::Param measured(double v, const std::string& method) const { return {v, prefix_ + method}; }
+
+  template <class Setup, class Body, class Teardown>
+  double host_cost(Setup setup, Body body, Teardown teardown) {
+    std::vector<double> samples;
+    for (int r = -warm_; r < reps_; ++r) {
+      setup();
+      const auto t0 = Clock::now();
+      for (int k = 0; k < kBatch; ++k) body(k);
+      const auto t1 = Clock::now();
+      teardown();
+      if (r >= 0) samples.push_back(ns_between(t0, t1) / kBatch);
+    }
+    return median(std::move(samples));
+  }
+  std::string host_method(const std::string& what) const {
+    return "median over " + std::to_string(reps_) + " batches of " + std::to_string(kBatch) + " " + what +
+           " (host steady_clock, after " + std::to_string(warm_) + " warm-up batches)";
+  }
+
+  void host_api_costs(model::DeviceProfile& p);
+  void device_latencies(model::DeviceProfile& p);
+  void copies(model::DeviceProfile& p);
+  void occupancy_limits(model::DeviceProfile& p);
+  void throughput(model::DeviceProfile& p);
+  /// offset such that device_globaltimer ~= host_steady_ns + offset; returns the uncertainty (ns).
+  double correlate_clocks(std::int64_t& offset);
+
+  CalibrationOptions opt_;
+  DeviceInfo info_;
+  int reps_ = 41, warm_ = 5;
+  std::string sched_;
+  std::string prefix_;
+  double timer_resolution_ns_ = 0;
+};
+
+void Calibrator::host_api_costs(model::DeviceProfile& p) {
+  stream s(StreamFlags::non_blocking, 0);
+  auto sync = [&] { s.sync("calibrate"); };
+  auto nothing = [] {};
+
+  const double launch = host_cost(nothing, [&](int) { check(kernels::launch_empty(dim3(1), dim3(32), s.get()), "calibrate (launch)"); }, sync);
+  p.kernel_launch_ns = measured(launch, host_method("empty-kernel launches (1x32 threads) on an idle non-blocking stream"));
+  note("kernel launch issue: " + fmt(launch) + " ns");
+
+  buffer dev = device_buffer(4096, "calibrate");
+  buffer pin = pinned_buffer(4096, "calibrate");
+  const double memcpy_issue = host_cost(
+      nothing, [&](int) { check(cudaMemcpyAsync(dev.data(), pin.data(), 64, cudaMemcpyHostToDevice, s.get()), "calibrate (memcpy)"); }, sync);
+  p.memcpy_async_issue_ns = measured(memcpy_issue, host_method("64-byte pinned cudaMemcpyAsync H2D calls"));
+  note("memcpyAsync issue: " + fmt(memcpy_issue) + " ns");
+
+  std::vector<cudaEvent_t> evs(kBatch, nullptr);
+  const double create = host_cost(
+      nothing, [&](int k) { check(cudaEventCreateWithFlags(&evs[static_cast<std::size_t>(k)], cudaEventDisableTiming), "calibrate (event create)"); },
+      [&] {
+        for (auto& e : evs) check(cudaEventDestroy(e), "calibrate (event destroy)");
+      });
+  p.event_create_ns = measured(create, host_method("cudaEventCreateWithFlags(DisableTiming) calls"));
+
+  timed_event te;
+  event ue;
+  const double rec_timed = host_cost(nothing, [&](int) { te.record(s, "calibrate"); }, sync);
+  const double rec_untimed = host_cost(nothing, [&](int) { ue.record(s, "calibrate"); }, sync);
+  p.event_record_timed_ns = measured(rec_timed, host_method("cudaEventRecord calls of a timing event on an idle stream"));
+  p.event_record_untimed_ns =
+      measured(rec_untimed, host_method("cudaEventRecord calls of a DisableTiming event on an idle stream"));
+  note("event record timed/untimed: " + fmt(rec_timed) + " / " + fmt(rec_untimed) + " ns");
+
+  sync();
+  const double query = host_cost(nothing, [&](int) { (void)cudaEventQuery(ue.get()); }, nothing);
+  p.event_query_ns = measured(query, host_method("cudaEventQuery calls on a completed event"));
+  const double squery = host_cost(nothing, [&](int) { (void)cudaStreamQuery(s.get()); }, nothing);
+  p.stream_query_ns = measured(squery, host_method("cudaStreamQuery calls on an idle stream"));
+  stream other(StreamFlags::non_blocking, 0);
+  const double wait = host_cost(nothing, [&](int) { check(cudaStreamWaitEvent(other.get(), ue.get(), 0), "calibrate (wait)"); },
+                                [&] { other.sync("calibrate"); });
+  p.stream_wait_event_ns = measured(wait, host_method("cudaStreamWaitEvent calls on a completed event"));
+  note("event query / stream query / stream wait: " + fmt(query) + " / " + fmt(squery) + " / " + fmt(wait) + " ns");
+
+  const double hf = host_cost(
+      nothing, [&](int) { check(cudaLaunchHostFunc(s.get(), [](void*) {}, nullptr), "calibrate (host func)"); }, sync);
+  p.host_func_issue_ns = measured(hf, host_method("cudaLaunchHostFunc calls (empty function) on an idle stream"));
+  note("host func issue: " + fmt(hf) + " ns");
+
+  // Blocking-synchronize wake-up: a second thread spins on a flag the kernel sets as its last act; the
+  // main thread sits in cudaStreamSynchronize. Wake-up = sync returned - flag seen.
+  MappedHost flag(64);
+  auto* f = flag.as<std::uint32_t>();
+  std::vector<double> wake;
+  for (int r = -warm_; r < reps_; ++r) {
+    flag.clear();
+    std::atomic<std::int64_t> seen{0};
+    std::atomic<bool> go{false};
+    std::thread poller([&] {
+      go.store(true, std::memory_order_release);
+      while (reinterpret_cast<volatile std::uint32_t*>(f)[0] == 0) {
+      }
+      seen.store(steady_now_ns(), std::memory_order_release);
+    });
+    while (!go.load(std::memory_order_acquire)) {
+    }
+    check(kernels::launch_spin_then_signal(s.get(), 200'000, nullptr, f), "calibrate (sync wake-up)");
+    s.sync("calibrate");
+    const std::int64_t woke = steady_now_ns();
+    poller.join();
+    if (r >= 0) wake.push_back(static_cast<double>(woke - seen.load(std::memory_order_acquire)));
+  }
+  const double w = median(wake);
+  p.sync_wakeup_ns = measured(std::max(0.0, w),
+                              "median over " + std::to_string(reps_) +
+                                  " runs: cudaStreamSynchronize return minus the moment a second host thread saw the "
+                                  "kernel's final mapped-memory flag (device schedule mode " + sched_ + ")");
+  note("sync wake-up: " + fmt(w) + " ns (schedule " + sched_ + ")");
+}
+
+double Calibrator::correlate_clocks(std::int64_t& offset) {
+  constexpr std::uint32_t kRounds = 200;
+  MappedHost req(64), resp(kRounds * sizeof(std::uint64_t));
+  auto* request = req.as<std::uint32_t>();
+  auto* response = resp.as<std::uint64_t>();
+  stream s(StreamFlags::non_blocking, 0);
+  check(kernels::launch_clock_service(s.get(), request, response, kRounds, 2'000'000'000ull), "calibrate (clock service)");
+  double best = 1e18;
+  offset = 0;
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));  // let the service kernel start
+  for (std::uint32_t r = 0; r < kRounds; ++r) {
+    const std::int64_t h0 = steady_now_ns();
+    reinterpret_cast<volatile std::uint32_t*>(request)[0] = r + 1;
+    while (reinterpret_cast<volatile std::uint64_t*>(response)[r] == 0) {
+    }
+    const std::int64_t h1 = steady_now_ns();
+    const auto g = static_cast<std::int64_t>(reinterpret_cast<volatile std::uint64_t*>(response)[r]);
+    if (static_cast<double>(h1 - h0) < best) {
+      best = static_cast<double>(h1 - h0);
+      offset = g - (h0 + h1) / 2;
+    }
+  }
+  s.sync("calibrate (clock service)");
+  return best / 2;
+}
+
+void Calibrator::device_latencies(model::DeviceProfile& p) {
+  MappedHost out(4096);
+  auto* t = out.as<std::uint64_t>();
+  stream a(StreamFlags::non_blocking, 0), b(StreamFlags::non_blocking, 0);
+
+  // Kernel start latency: host clock at the launch call vs the kernel's first %globaltimer read.
+  std::int64_t offset = 0;
+  const double uncertainty = correlate_clocks(offset);
+  std::vector<double> start_lat;
+  for (int r = -warm_; r < reps_; ++r) {
+    out.clear();
+    a.sync("calibrate");
+    std::this_thread::sleep_for(std::chrono::microseconds(200));  // idle device
+    const std::int64_t h = steady_now_ns();
+    check(kernels::launch_read_globaltimer(a.get(), t), "calibrate (start latency)");
+    a.sync("calibrate");
+    if (r >= 0) start_lat.push_back(static_cast<double>(static_cast<std::int64_t>(t[0]) - (h + offset)));
+  }
+  const double sl = median(start_lat);
+  p.kernel_start_latency_ns = measured(
+      std::max(0.0, sl), "median over " + std::to_string(reps_) +
+                             " launches on an idle device: kernel's first %globaltimer read minus the host clock at the "
+                             "launch call, clocks correlated by a mapped-memory ping (+-" + fmt(uncertainty, 0) + " ns)");
+  note("kernel start latency: " + fmt(sl) + " ns (clock correlation +-" + fmt(uncertainty, 0) + " ns)");
+
+  // Same-stream back-to-back gap (reference for the next two).
+  std::vector<double> b2b;
+  for (int r = -warm_; r < reps_; ++r) {
+    out.clear();
+    check(kernels::launch_spin_then_signal(a.get(), 50'000, &t[0], nullptr), "calibrate");
+    check(kernels::launch_read_globaltimer(a.get(), &t[1]), "calibrate");
+    a.sync("calibrate");
+    if (r >= 0) b2b.push_back(static_cast<double>(t[1]) - static_cast<double>(t[0]));
+  }
+  const double gap = median(b2b);
+
+  // Host function round trip: kernel end -> host func runs -> next kernel starts, on the device clock.
+  std::vector<double> hf;
+  for (int r = -warm_; r < reps_; ++r) {
+    out.clear();
+    check(kernels::launch_spin_then_signal(a.get(), 50'000, &t[0], nullptr), "calibrate");
+    check(cudaLaunchHostFunc(a.get(), [](void*) {}, nullptr), "calibrate (host func)");
+    check(kernels::launch_read_globaltimer(a.get(), &t[1]), "calibrate");
+    a.sync("calibrate");
+    if (r >= 0) hf.push_back(static_cast<double>(t[1]) - static_cast<double>(t[0]));
+  }
+  const double hrt = median(hf);
+  p.host_func_roundtrip_ns = measured(
+      hrt, "median over " + std::to_string(reps_) +
+               " runs: next kernel's first %globaltimer minus previous kernel's last, with an empty cudaLaunchHostFunc "
+               "between them (same stream without it: " + fmt(gap, 0) + " ns)");
+  note("host func round trip: " + fmt(hrt) + " ns (kernel-to-kernel gap " + fmt(gap) + " ns)");
+
+  // Event wait latency: kernel on A ends, event recorded on A, B waits on it then reads the clock.
+  event e;
+  std::vector<double> ew;
+  for (int r = -warm_; r < reps_; ++r) {
+    out.clear();
+    check(kernels::launch_spin_then_signal(a.get(), 100'000, &t[0], nullptr), "calibrate");
+    e.record(a, "calibrate");
+    b.wait(e, "calibrate");
+    check(kernels::launch_read_globaltimer(b.get(), &t[1]), "calibrate");
+    b.sync("calibrate");
+    a.sync("calibrate");
+    if (r >= 0) ew.push_back(static_cast<double>(t[1]) - static_cast<double>(t[0]));
+  }
+  const double ewl = median(ew);
+  p.event_wait_latency_ns = measured(
+      ewl, "median over " + std::to_string(reps_) +
+               " runs: first %globaltimer of a kernel on stream B (waiting on an event) minus the last of the kernel "
+               "on stream A the event follows (same-stream kernel-to-kernel gap: " + fmt(gap, 0) + " ns)");
+  note("event wait latency: " + fmt(ewl) + " ns");
+
+  // Block dispatch gap: one block per SM at a time (shared memory forces it), many waves; gap between a
+  // block's end and the next block's start on the same SM.
+  const int sms = info_.props.multiProcessorCount;
+  const unsigned shared = static_cast<unsigned>(info_.props.sharedMemPerBlockOptin);
+  const std::uint32_t blocks = static_cast<std::uint32_t>(sms) * 8;
+  buffer rec = device_buffer(blocks * sizeof(kernels::BlockRecord), "calibrate");
+  std::vector<double> gaps;
+  for (int r = 0; r < 3; ++r) {
+    check(kernels::launch_spin(dim3(blocks), dim3(128), shared, a.get(), 20'000, rec.as<kernels::BlockRecord>()),
+          "calibrate (block dispatch)");
+    a.sync("calibrate");
+    if (r == 0) continue;  // warm-up
+    std::vector<kernels::BlockRecord> h(blocks);
+    check(cudaMemcpy(h.data(), rec.data(), rec.size(), cudaMemcpyDeviceToHost), "calibrate");
+    std::sort(h.begin(), h.end(), [](const auto& x, const auto& y) {
+      return x.sm != y.sm ? x.sm < y.sm : x.start_ns < y.start_ns;
+    });
+    for (std::size_t i = 1; i < h.size(); ++i) {
+      if (h[i].sm == h[i - 1].sm && h[i].start_ns >= h[i - 1].end_ns) {
+        gaps.push_back(static_cast<double>(h[i].start_ns - h[i - 1].end_ns));
+      }
+    }
+  }
+  const double bd = median(gaps);
+  p.block_dispatch_ns = measured(bd, "median over " + std::to_string(gaps.size()) +
+                                         " same-SM gaps (block end -> next block start, %globaltimer/%smid) in a "
+                                         "grid of 8 waves, one 128-thread block per SM at a time");
+  note("block dispatch gap: " + fmt(bd) + " ns");
+
+  std::uint64_t* res = &t[8];
+  check(kernels::launch_timer_resolution(a.get(), res, 100000), "calibrate");
+  a.sync("calibrate");
+  note("%globaltimer resolution: " + std::to_string(*res) + " ns");
+  timer_resolution_ns_ = static_cast<double>(*res);
+}
+
+void Calibrator::copies(model::DeviceProfile& p) {
+  stream s(StreamFlags::non_blocking, 0);
+  timed_event e0, e1;
+  const std::size_t max_bytes = opt_.quick ? (16u << 20) : (256u << 20);
+  const std::size_t max_pageable = opt_.quick ? (16u << 20) : (64u << 20);
+  buffer dev_a = device_buffer(max_bytes, "calibrate (copies)");
+  buffer dev_b = device_buffer(max_bytes, "calibrate (copies)");
+  buffer pin = pinned_buffer(max_bytes, "calibrate (copies)");
+  buffer page = pageable_buffer(max_pageable, "calibrate (copies)");
+  std::memset(pin.data(), 1, max_bytes);
+  std::memset(page.data(), 1, max_pageable);
+  check(cudaMemset(dev_a.data(), 1, max_bytes), "calibrate");
+  check(cudaMemset(dev_b.data(), 1, max_bytes), "calibrate");
+
+  // Device time of one call, median over repetitions (fewer for the big sizes).
+  auto time_op = [&](std::size_t bytes, auto issue) {
+    const int reps = bytes >= (64u << 20) ? std::max(3, reps_ / 8) : bytes >= (4u << 20) ? std::max(5, reps_ / 3) : reps_;
+    std::vector<double> v;
+    for (int r = -2; r < reps; ++r) {
+      e0.record(s, "calibrate (copies)");
+      issue(bytes);
+      e1.record(s, "calibrate (copies)");
+      e1.sync("calibrate (copies)");
+      if (r >= 0) v.push_back(static_cast<double>((e1 - e0).count()));
+    }
+    return median(std::move(v));
+  };
+  auto sweep = [&](std::size_t limit, auto issue) {
+    std::vector<double> xs, ts;
+    for (std::size_t bytes = 4096; bytes <= limit; bytes *= 4) {
+      xs.push_back(static_cast<double>(bytes));
+      ts.push_back(time_op(bytes, issue));
+    }
+    return std::pair{fit_latency_bandwidth(xs, ts), xs.size()};
+  };
+  auto method = [&](const std::string& what, const LatencyBandwidthFit& f, std::size_t limit) {
+    return "least-squares fit t = latency + bytes/bandwidth over " + std::to_string(f.points) + " sizes 4 KiB.." +
+           std::to_string(limit >> 20) + " MiB of " + what +
+           " (cudaEvent-timed medians), RMS relative residual " + fmt(100 * f.rms_relative_residual, 2) + "%";
+  };
+
+  const auto [h2d, n1] = sweep(max_bytes, [&](std::size_t b) {
+    check(cudaMemcpyAsync(dev_a.data(), pin.data(), b, cudaMemcpyHostToDevice, s.get()), "calibrate (h2d)");
+  });
+  const auto [d2h, n2] = sweep(max_bytes, [&](std::size_t b) {
+    check(cudaMemcpyAsync(pin.data(), dev_a.data(), b, cudaMemcpyDeviceToHost, s.get()), "calibrate (d2h)");
+  });
+  const auto [h2d_pg, n3] = sweep(max_pageable, [&](std::size_t b) {
+    check(cudaMemcpyAsync(dev_a.data(), page.data(), b, cudaMemcpyHostToDevice, s.get()), "calibrate (h2d pageable)");
+  });
+  const auto [d2h_pg, n4] = sweep(max_pageable, [&](std::size_t b) {
+    check(cudaMemcpyAsync(page.data(), dev_a.data(), b, cudaMemcpyDeviceToHost, s.get()), "calibrate (d2h pageable)");
+  });
+  const auto [d2d, n5] = sweep(max_bytes / 2, [&](std::size_t b) {
+    check(cudaMemcpyAsync(dev_b.data(), dev_a.data(), b, cudaMemcpyDeviceToDevice, s.get()), "calibrate (d2d)");
+  });
+  const auto [ms, n6] = sweep(max_bytes, [&](std::size_t b) {
+    check(cudaMemsetAsync(dev_a.data(), 0, b, s.get()), "calibrate (memset)");
+  });
+  (void)n1, (void)n2, (void)n3, (void)n4, (void)n5, (void)n6;
+
+  p.h2d_latency_ns = measured(h2d.latency_ns, method("pinned H2D cudaMemcpyAsync", h2d, max_bytes));
+  p.h2d_pinned_gbps = measured(h2d.gbps, method("pinned H2D cudaMemcpyAsync", h2d, max_bytes));
+  p.h2d_pageable_gbps = measured(h2d_pg.gbps, method("pageable H2D cudaMemcpyAsync", h2d_pg, max_pageable) +
+                                                  ", fitted latency " + fmt(h2d_pg.latency_ns, 0) + " ns");
+  p.d2h_latency_ns = measured(d2h.latency_ns, method("pinned D2H cudaMemcpyAsync", d2h, max_bytes));
+  p.d2h_pinned_gbps = measured(d2h.gbps, method("pinned D2H cudaMemcpyAsync", d2h, max_bytes));
+  p.d2h_pageable_gbps = measured(d2h_pg.gbps, method("pageable D2H cudaMemcpyAsync", d2h_pg, max_pageable) +
+                                                  ", fitted latency " + fmt(d2h_pg.latency_ns, 0) + " ns");
+  p.d2d_latency_ns = measured(d2d.latency_ns, method("D2D cudaMemcpyAsync (bytes copied)", d2d, max_bytes / 2));
+  p.d2d_gbps = measured(d2d.gbps, method("D2D cudaMemcpyAsync (bytes copied, not read+written)", d2d, max_bytes / 2));
+  p.memset_gbps = measured(ms.gbps, method("cudaMemsetAsync", ms, max_bytes) + ", fitted latency " +
+                                        fmt(ms.latency_ns, 0) + " ns");
+  note("H2D pinned: " + fmt(h2d.latency_ns) + " ns + " + fmt(h2d.gbps, 2) + " GB/s (resid " +
+       fmt(100 * h2d.rms_relative_residual, 2) + "%); D2H pinned: " + fmt(d2h.latency_ns) + " ns + " + fmt(d2h.gbps, 2) +
+       " GB/s; pageable H2D/D2H " + fmt(h2d_pg.gbps, 2) + "/" + fmt(d2h_pg.gbps, 2) + " GB/s; D2D " + fmt(d2d.gbps, 1) +
+       " GB/s; memset " + fmt(ms.gbps, 1) + " GB/s");
+
+  // Bidirectional: an H2D and a D2H of the largest size at once, each on its own stream, vs alone.
+  stream s2(StreamFlags::non_blocking, 0);
+  timed_event f0, f1;
+  const std::size_t big = max_bytes / 2;
+  std::vector<double> factors;
+  const double alone_h2d = time_op(big, [&](std::size_t b) {
+    check(cudaMemcpyAsync(dev_a.data(), pin.data(), b, cudaMemcpyHostToDevice, s.get()), "calibrate");
+  });
+  const double alone_d2h = time_op(big, [&](std::size_t b) {
+    check(cudaMemcpyAsync(static_cast<char*>(pin.data()) + big, dev_b.data(), b, cudaMemcpyDeviceToHost, s.get()), "calibrate");
+  });
+  const int breps = opt_.quick ? 3 : 7;
+  for (int r = -1; r < breps; ++r) {
+    e0.record(s, "calibrate");
+    f0.record(s2, "calibrate");
+    check(cudaMemcpyAsync(dev_a.data(), pin.data(), big, cudaMemcpyHostToDevice, s.get()), "calibrate");
+    check(cudaMemcpyAsync(static_cast<char*>(pin.data()) + big, dev_b.data(), big, cudaMemcpyDeviceToHost, s2.get()), "calibrate");
+    e1.record(s, "calibrate");
+    f1.record(s2, "calibrate");
+    e1.sync("calibrate");
+    f1.sync("calibrate");
+    if (r >= 0) {
+      const double th = static_cast<double>((e1 - e0).count());
+      const double td = static_cast<double>((f1 - f0).count());
+      factors.push_back((alone_h2d / th + alone_d2h / td) / 2);
+    }
+  }
+  const double bf = median(factors);
+  p.bidirectional_factor = measured(std::min(1.0, bf),
+                                    "median over " + std::to_string(breps) + " runs of simultaneous " +
+                                        std::to_string(big >> 20) + " MiB pinned H2D + D2H on two streams: mean over both "
+                                        "directions of (time alone / time together), raw " + fmt(bf, 3) + " (capped at 1)");
+  p.copy_engines = {static_cast<double>(info_.props.asyncEngineCount),
+                    prefix_ + "device query: cudaDeviceProp::asyncEngineCount"};
+  note("bidirectional factor: " + fmt(bf, 3));
+}
+
+void Calibrator::occupancy_limits(model::DeviceProfile& p) {
+  const auto& d = info_.props;
+  auto q = [&](double v, const std::string& field) { return model::Param{v, prefix_ + "device query: cudaDeviceProp::" + field}; };
+  p.sm_count = q(d.multiProcessorCount, "multiProcessorCount");
+  p.max_threads_per_sm = q(d.maxThreadsPerMultiProcessor, "maxThreadsPerMultiProcessor");
+  p.max_blocks_per_sm = q(d.maxBlocksPerMultiProcessor, "maxBlocksPerMultiProcessor");
+  p.registers_per_sm = q(d.regsPerMultiprocessor, "regsPerMultiprocessor");
+  p.shared_mem_per_sm_bytes = q(static_cast<double>(d.sharedMemPerMultiprocessor), "sharedMemPerMultiprocessor");
+  p.max_shared_mem_per_block_bytes = q(static_cast<double>(d.sharedMemPerBlockOptin), "sharedMemPerBlockOptin");
+  p.max_threads_per_block = q(d.maxThreadsPerBlock, "maxThreadsPerBlock");
+  const auto [least, greatest] = stream_priority_range();
+  p.priority_least = {static_cast<double>(least), prefix_ + "cudaDeviceGetStreamPriorityRange"};
+  p.priority_greatest = {static_cast<double>(greatest), prefix_ + "cudaDeviceGetStreamPriorityRange"};
+
+  // Resident grids: one 1-block kernel per stream on many streams at once (breadth-first, so no queue
+  // holds a dependent launch); the most kernels running at one instant is the limit.
+  {
+    constexpr int kStreams = 160;
+    std::vector<stream> ss;
+    ss.reserve(kStreams);
+    for (int i = 0; i < kStreams; ++i) ss.emplace_back(StreamFlags::non_blocking, 0);
+    buffer rec = device_buffer(kStreams * sizeof(kernels::BlockRecord), "calibrate");
+    std::vector<kernels::BlockRecord> h(kStreams);
+    int best = 0;
+    for (int r = 0; r < 3; ++r) {
+      for (int i = 0; i < kStreams; ++i) {
+        check(kernels::launch_spin(dim3(1), dim3(32), 0, ss[static_cast<std::size_t>(i)].get(), 2'000'000,
+                                   rec.as<kernels::BlockRecord>() + i),
+              "calibrate (resident grids)");
+      }
+      check(cudaDeviceSynchronize(), "calibrate (resident grids)");
+      check(cudaMemcpy(h.data(), rec.data(), rec.size(), cudaMemcpyDeviceToHost), "calibrate");
+      for (const auto& x : h) {
+        int running = 0;
+        for (const auto& y : h) running += (y.start_ns <= x.start_ns && x.start_ns < y.end_ns) ? 1 : 0;
+        best = std::max(best, running);
+      }
+    }
+    p.max_resident_grids = measured(best, "most of " + std::to_string(kStreams) +
+                                              " one-block 2 ms kernels on as many streams running at one instant "
+                                              "(%globaltimer), max over 3 runs");
+    note("resident grids: " + std::to_string(best));
+  }
+
+  // Hardware work queues: depth-first issue of two dependent kernels per stream over 32 streams; the
+  // first kernels that start before any kernel ends are one per queue (the rest sit behind a dependent
+  // launch in their queue).
+  {
+    constexpr int kStreams = 32;
+    std::vector<stream> ss;
+    ss.reserve(kStreams);
+    for (int i = 0; i < kStreams; ++i) ss.emplace_back(StreamFlags::non_blocking, 0);
+    buffer rec = device_buffer(2 * kStreams * sizeof(kernels::BlockRecord), "calibrate");
+    std::vector<kernels::BlockRecord> h(2 * kStreams);
+    std::vector<double> counts;
+    for (int r = 0; r < 3; ++r) {
+      for (int i = 0; i < kStreams; ++i) {
+        auto* base = rec.as<kernels::BlockRecord>();
+        check(kernels::launch_spin(dim3(1), dim3(32), 0, ss[static_cast<std::size_t>(i)].get(), 1'000'000, base + 2 * i),
+              "calibrate (connections)");
+        check(kernels::launch_spin(dim3(1), dim3(32), 0, ss[static_cast<std::size_t>(i)].get(), 1'000'000, base + 2 * i + 1),
+              "calibrate (connections)");
+      }
+      check(cudaDeviceSynchronize(), "calibrate (connections)");
+      check(cudaMemcpy(h.data(), rec.data(), rec.size(), cudaMemcpyDeviceToHost), "calibrate");
+      std::uint64_t first_end = ~std::uint64_t{0};
+      for (const auto& x : h) first_end = std::min(first_end, x.end_ns);
+      int early = 0;
+      for (const auto& x : h) early += x.start_ns < first_end ? 1 : 0;
+      counts.push_back(early);
+    }
+    const double c = median(counts);
+    const char* env = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    p.connections = measured(std::clamp(c, 1.0, 32.0),
+                             "median over 3 runs: kernels started before the first one ended, with two dependent 1 ms "
+                             "kernels per stream issued depth-first over 32 streams (CUDA_DEVICE_MAX_CONNECTIONS " +
+                                 std::string(env != nullptr ? env : "unset") + ")");
+    note("connections (work queues): " + fmt(c, 0));
+  }
+}
+
+void Calibrator::throughput(model::DeviceProfile& p) {
+  stream s(StreamFlags::non_blocking, 0);
+  timed_event e0, e1;
+  const int sms = info_.props.multiProcessorCount;
+  const std::size_t bytes = opt_.quick ? (256u << 20) : (2048u << 20);  // read half, write half
+  buffer a = device_buffer(bytes / 2, "calibrate (dram)");
+  buffer b = device_buffer(bytes / 2, "calibrate (dram)");
+  check(cudaMemset(a.data(), 1, bytes / 2), "calibrate");
+  std::vector<double> v;
+  for (int r = -2; r < 9; ++r) {
+    e0.record(s, "calibrate");
+    check(kernels::launch_memory_bound(dim3(static_cast<unsigned>(sms) * 8), dim3(512), s.get(), a.data(), b.data(), bytes / 2),
+          "calibrate (dram)");
+    e1.record(s, "calibrate");
+    e1.sync("calibrate");
+    if (r >= 0) v.push_back(static_cast<double>((e1 - e0).count()));
+  }
+  const double t = median(v);
+  p.dram_gbps = measured(static_cast<double>(bytes) / t,
+                         "median over 9 runs of a float4 streaming kernel reading " + std::to_string(bytes >> 21) +
+                             " MiB and writing as much (bytes read + written / time)");
+  note("DRAM: " + fmt(static_cast<double>(bytes) / t, 1) + " GB/s");
+
+  const unsigned blocks = static_cast<unsigned>(sms) * 16, threads = 256;
+  const std::uint32_t iters = opt_.quick ? 20'000 : 100'000;
+  buffer out = device_buffer(std::size_t{blocks} * threads * sizeof(float), "calibrate (fp32)");
+  v.clear();
+  for (int r = -1; r < 5; ++r) {
+    e0.record(s, "calibrate");
+    check(kernels::launch_compute_bound(dim3(blocks), dim3(threads), s.get(), out.as<float>(), iters), "calibrate (fp32)");
+    e1.record(s, "calibrate");
+    e1.sync("calibrate");
+    if (r >= 0) v.push_back(static_cast<double>((e1 - e0).count()));
+  }
+  const double flops = static_cast<double>(blocks) * threads * iters * 8 * 2;
+  const double tf = median(v);
+  p.fp32_gflops = measured(flops / tf, "median over 5 runs of a kernel of 8 independent FMA chains per thread (" +
+                                           std::to_string(blocks) + "x" + std::to_string(threads) + " threads, " +
+                                           std::to_string(iters) + " iterations; 2 flops per FMA)");
+  note("FP32: " + fmt(flops / tf, 0) + " GFLOP/s");
+}
+
+model::DeviceProfile Calibrator::run() {
+  model::DeviceProfile p;
+  p.name = info_.name;
+  p.driver = info_.driver;
+  p.cuda_version = info_.cuda_runtime;
+  p.date = iso_date_utc();
+  // Warm up the context, module loading and the clocks before anything is timed.
+  {
+    stream s(StreamFlags::non_blocking, 0);
+    for (int i = 0; i < 200; ++i) check(kernels::launch_empty(dim3(1), dim3(32), s.get()), "calibrate (warm-up)");
+    check(kernels::launch_spin(dim3(static_cast<unsigned>(info_.props.multiProcessorCount)), dim3(128), 0, s.get(), 50'000'000),
+          "calibrate (warm-up)");
+    s.sync("calibrate (warm-up)");
+  }
+  note("device: " + info_.name + ", driver " + info_.driver + ", CUDA runtime " + info_.cuda_runtime);
+  occupancy_limits(p);
+  host_api_costs(p);
+  device_latencies(p);
+  copies(p);
+  throughput(p);
+  return p;
+}
+
+}  // namespace
+
+model::DeviceProfile calibrate(const CalibrationOptions& options) { return Calibrator(options).run(); }
+
+}  // namespace streamlab::executor

@@ -1,0 +1,768 @@
+#include "streamlab/executor/cuda_backend.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+#include <thread>
+#include <type_traits>
+
+#include "streamlab/executor/barrier.hpp"
+#include "streamlab/executor/device_info.hpp"
+#include "streamlab/executor/error.hpp"
+#include "streamlab/model/trace.hpp"
+
+namespace streamlab::executor {
+
+using model::OpKind;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr std::uint64_t kAnchorId = ~std::uint64_t{0} - 1;  ///< external id of prepare()'s anchor kernel
+constexpr std::uint64_t kReplayId = ~std::uint64_t{0} - 2;  ///< external id of a traced graph replay
+
+std::int64_t steady_ns(Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
+// Our spin kernel uses few registers, so a shape's register pressure would not limit residency on the
+// GPU as it does in the simulator. Reproduce the limit with shared memory: ask for just enough per block
+// that no more blocks fit on an SM than the shape's registers allow.
+unsigned effective_shared_bytes(const model::KernelShape& sh, const cudaDeviceProp& p) {
+  unsigned shared = sh.shared_mem_bytes;
+  const std::uint64_t threads = std::max<std::uint64_t>(1, sh.threads_per_block());
+  const std::uint64_t warps = (threads + 31) / 32;
+  const std::uint64_t regs_per_warp = (std::uint64_t{sh.registers_per_thread} * 32 + 255) / 256 * 256;
+  if (regs_per_warp == 0) return shared;
+  const std::uint64_t by_regs = std::max<std::uint64_t>(1, p.regsPerMultiprocessor / (regs_per_warp * warps));
+  const std::uint64_t by_threads = static_cast<std::uint64_t>(p.maxThreadsPerMultiProcessor) / threads;
+  const std::uint64_t by_blocks = static_cast<std::uint64_t>(p.maxBlocksPerMultiProcessor);
+  const std::uint64_t reserved = p.reservedSharedMemPerBlock;
+  const std::uint64_t by_shared = p.sharedMemPerMultiprocessor / (shared + reserved);
+  if (by_regs >= std::min({by_threads, by_blocks, by_shared})) return shared;
+  const std::uint64_t per_block = p.sharedMemPerMultiprocessor / by_regs;
+  std::uint64_t s = per_block > reserved ? (per_block - reserved) / 128 * 128 : 0;
+  s = std::min<std::uint64_t>(s, p.sharedMemPerBlockOptin);
+  return std::max<unsigned>(shared, static_cast<unsigned>(s));
+}
+
+dim3 to_dim3(const model::Dim3& d) { return dim3(d.x, d.y, d.z); }
+
+// Runs before the event pool is built (the pool creates events on the current device).
+EventPool::Options select_device(int device, EventPool::Options pool) {
+  (void)query_device(device);  // a clear "no CUDA device" error first
+  STREAMLAB_CUDA_CHECK(cudaSetDevice(device));
+  return pool;
+}
+
+}  // namespace
+
+std::string_view to_string(TimingMode m) noexcept {
+  switch (m) {
+    case TimingMode::automatic: return "auto";
+    case TimingMode::cupti: return "cupti";
+    case TimingMode::events: return "events";
+    case TimingMode::none: return "none";
+  }
+  return "?";
+}
+
+// ---- CapturedGraph --------------------------------------------------------------------------------
+
+CapturedGraph::~CapturedGraph() {
+  if (exec_ != nullptr) STREAMLAB_CUDA_LOG(cudaGraphExecDestroy(exec_));
+  if (graph_ != nullptr) STREAMLAB_CUDA_LOG(cudaGraphDestroy(graph_));
+}
+
+CapturedGraph::CapturedGraph(CapturedGraph&& o) noexcept : graph_(o.graph_), exec_(o.exec_), nodes_(o.nodes_) {
+  o.graph_ = nullptr;
+  o.exec_ = nullptr;
+  o.nodes_ = 0;
+}
+
+CapturedGraph& CapturedGraph::operator=(CapturedGraph&& o) noexcept {
+  CapturedGraph tmp(std::move(o));
+  std::swap(graph_, tmp.graph_);
+  std::swap(exec_, tmp.exec_);
+  std::swap(nodes_, tmp.nodes_);
+  return *this;
+}
+
+void CapturedGraph::launch(stream_ref s) const { STREAMLAB_CUDA_CHECK_OP(cudaGraphLaunch(exec_, s.get()), "graph replay"); }
+
+// ---- CudaBackend ----------------------------------------------------------------------------------
+
+CudaBackend::CudaBackend(CudaBackendOptions options)
+    : options_(std::move(options)),
+      pool_(select_device(options_.device, options_.event_pool)) {
+  STREAMLAB_CUDA_CHECK(cudaGetDeviceProperties(&props_, options_.device));
+  priority_range_ = stream_priority_range();
+  StreamSlot legacy;
+  legacy.handle = cudaStreamLegacy;
+  legacy.kind = policies::StreamKind::legacy_default;
+  legacy.label = "legacy NULL stream";
+  streams_.push_back(std::move(legacy));
+}
+
+CudaBackend::~CudaBackend() {
+  if (capturing_ && origin_stream_) {
+    cudaGraph_t g = nullptr;
+    (void)cudaStreamEndCapture(origin_stream_->get(), &g);
+    if (g != nullptr) (void)cudaGraphDestroy(g);
+    (void)cudaGetLastError();
+  }
+  (void)cudaDeviceSynchronize();
+  (void)cudaGetLastError();
+  release_op_resources();
+  for (auto& e : events_) {
+    if (e.alive) pool_.release_raw(e.handle, e.timing);
+  }
+  if (fork_ev_ != nullptr) STREAMLAB_CUDA_LOG(cudaEventDestroy(fork_ev_));
+}
+
+std::string CudaBackend::describe_op(model::OpIndex op) const {
+  if (workload_ == nullptr || op >= workload_->ops.size()) return "op #" + std::to_string(op);
+  const model::Op& o = workload_->ops[op];
+  std::string s = "op '" + o.id + "'";
+  if (!o.name.empty() && o.name != o.id) s += " (" + o.name + ")";
+  return s;
+}
+
+void CudaBackend::release_op_resources() noexcept {
+  for (auto& r : ops_) {
+    if (r.start_ev != nullptr) STREAMLAB_CUDA_LOG(cudaEventDestroy(r.start_ev));
+    if (r.end_ev != nullptr) STREAMLAB_CUDA_LOG(cudaEventDestroy(r.end_ev));
+    r.start_ev = r.end_ev = nullptr;
+  }
+  if (origin_ev_ != nullptr) STREAMLAB_CUDA_LOG(cudaEventDestroy(origin_ev_));
+  origin_ev_ = nullptr;
+}
+
+void CudaBackend::prepare(const model::Workload& workload) {
+  STREAMLAB_CUDA_CHECK(cudaSetDevice(options_.device));
+  STREAMLAB_CUDA_CHECK_OP(cudaDeviceSynchronize(), "prepare");
+  release_op_resources();
+  ops_.clear();
+  host_funcs_.clear();
+  calls_.clear();
+  graph_nodes_.clear();
+  graph_ = CapturedGraph{};
+  captured_ = false;
+  workload_ = &workload;
+  const std::size_t n = workload.ops.size();
+  ops_.resize(n);
+
+  // Timing source first: the trace needs it, and CUPTI must be on before the work it records.
+  timing_ = options_.timing;
+  if (timing_ == TimingMode::automatic || timing_ == TimingMode::cupti) {
+    try {
+      if (!tracer_) tracer_ = std::make_unique<CuptiTracer>();
+      timing_ = TimingMode::cupti;
+    } catch (const CuptiUnavailable& e) {
+      cupti_problem_ = e.what();
+      if (timing_ == TimingMode::cupti) throw;
+      timing_ = TimingMode::events;
+    }
+  } else {
+    tracer_.reset();
+  }
+
+  std::size_t task_pools = 0;
+  for (const auto& o : workload.ops) task_pools += o.kind == OpKind::task_pool ? 1 : 0;
+  task_state_ = device_buffer(std::max<std::size_t>(1, task_pools) * sizeof(kernels::TaskPoolState), "task pool state");
+  STREAMLAB_CUDA_CHECK(cudaMemset(task_state_.data(), 0, task_state_.size()));
+
+  for (std::size_t i = 0; i < n; ++i) {
+    const model::Op& o = workload.ops[i];
+    OpResources& r = ops_[i];
+    const std::string label = describe_op(static_cast<model::OpIndex>(i));
+    r.nvtx_name = o.name.empty() ? o.id : o.name;
+    const auto host_kind = o.host_memory == model::HostMemory::pinned ? MemoryKind::pinned_host : MemoryKind::pageable_host;
+    switch (o.kind) {
+      case OpKind::h2d:
+      case OpKind::d2h:
+        // Device side first: an impossible size fails there, before a huge host allocation is tried.
+        r.device_a = device_buffer(o.bytes, label);
+        r.host = buffer(host_kind, o.bytes, label);
+        // Touch pageable pages now so the timed copy does not pay first-touch page faults.
+        if (host_kind == MemoryKind::pageable_host && o.bytes > 0) std::memset(r.host.data(), 1, o.bytes);
+        break;
+      case OpKind::d2d:
+        r.device_a = device_buffer(o.bytes, label);
+        r.device_b = device_buffer(o.bytes, label);
+        break;
+      case OpKind::memset:
+        r.device_a = device_buffer(o.bytes, label);
+        break;
+      case OpKind::prefetch:
+        r.host = managed_buffer(o.bytes, label);
+        if (o.bytes > 0) std::memset(r.host.data(), 1, o.bytes);  // resident on the host to start with
+        break;
+      case OpKind::kernel:
+        if (const auto* list = std::get_if<model::PerBlockList>(&o.duration)) {
+          r.device_a = device_buffer(list->ns.size() * sizeof(std::int64_t), label);
+          STREAMLAB_CUDA_CHECK_OP(cudaMemcpy(r.device_a.data(), list->ns.data(), r.device_a.size(), cudaMemcpyHostToDevice),
+                                  label);
+        } else if (const auto* cost = std::get_if<model::CostModel>(&o.duration)) {
+          const auto bytes = static_cast<std::size_t>(std::max(cost->bytes, 0.0));
+          r.device_a = device_buffer(std::max<std::size_t>(64, (bytes + 31) / 32 * 32), label);
+          STREAMLAB_CUDA_CHECK_OP(cudaMemset(r.device_a.data(), 0, r.device_a.size()), label);
+        }
+        break;
+      case OpKind::task_pool:
+        if (o.tasks && !o.tasks->task_ns.empty()) {
+          r.device_a = device_buffer(o.tasks->task_ns.size() * sizeof(std::int64_t), label);
+          STREAMLAB_CUDA_CHECK_OP(cudaMemcpy(r.device_a.data(), o.tasks->task_ns.data(), r.device_a.size(),
+                                             cudaMemcpyHostToDevice),
+                                  label);
+        }
+        break;
+      case OpKind::host_func:
+        r.host_state = std::make_unique<HostFuncState>();
+        r.host_state->self = this;
+        r.host_state->op = static_cast<model::OpIndex>(i);
+        r.host_state->host_ns = o.host_ns;
+        break;
+      case OpKind::barrier:
+        break;
+    }
+    if (o.shape) r.shared_bytes = effective_shared_bytes(*o.shape, props_);
+    // Timed events around the op: every op in events mode; in CUPTI mode only the kinds CUPTI has no
+    // record for (prefetch, barrier).
+    const bool needs_events =
+        timing_ == TimingMode::events || (timing_ == TimingMode::cupti && (o.kind == OpKind::prefetch || o.kind == OpKind::barrier));
+    if (needs_events) {
+      STREAMLAB_CUDA_CHECK_OP(cudaEventCreate(&r.start_ev), label);
+      STREAMLAB_CUDA_CHECK_OP(cudaEventCreate(&r.end_ev), label);
+    }
+  }
+  if (timing_ != TimingMode::none) STREAMLAB_CUDA_CHECK_OP(cudaEventCreate(&origin_ev_), "prepare");
+  STREAMLAB_CUDA_CHECK_OP(cudaDeviceSynchronize(), "prepare");
+  if (tracer_) (void)tracer_->take();  // drop prepare()'s own copies
+
+  // Time 0. The anchor (an empty kernel, then the origin event) ties event times to CUPTI's clock.
+  t0_host_ = Clock::now();
+  if (timing_ == TimingMode::cupti) {
+    t0_cupti_ = CuptiTracer::timestamp();
+    CuptiTracer::push(kAnchorId);
+    const cudaError_t st = kernels::launch_empty(dim3(1), dim3(1), cudaStreamLegacy);
+    CuptiTracer::pop();
+    STREAMLAB_CUDA_CHECK_OP(st, "prepare (anchor kernel)");
+  }
+  if (origin_ev_ != nullptr) STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(origin_ev_, cudaStreamLegacy), "prepare");
+}
+
+CudaBackend::StreamSlot& CudaBackend::stream_slot(StreamId s) {
+  if (s.value() >= streams_.size()) throw std::out_of_range("CudaBackend: unknown stream " + std::to_string(s.value()));
+  return streams_[s.value()];
+}
+
+CudaBackend::EventSlot& CudaBackend::event_slot(EventId e) {
+  if (e.value() >= events_.size() || !events_[e.value()].alive) {
+    throw std::out_of_range("CudaBackend: unknown or destroyed event " + std::to_string(e.value()));
+  }
+  return events_[e.value()];
+}
+
+StreamId CudaBackend::create_stream(const policies::StreamDesc& desc) {
+  StreamSlot slot;
+  slot.kind = desc.kind;
+  slot.label = desc.label;
+  const auto [least, greatest] = priority_range_;
+  slot.priority = std::clamp(desc.priority, greatest, least);
+  switch (desc.kind) {
+    case policies::StreamKind::legacy_default:
+      slot.handle = cudaStreamLegacy;
+      slot.priority = 0;
+      break;
+    case policies::StreamKind::per_thread_default:
+      slot.handle = cudaStreamPerThread;
+      slot.priority = 0;
+      break;
+    case policies::StreamKind::blocking:
+      slot.owned = std::make_unique<stream>(StreamFlags::blocking, slot.priority);
+      slot.handle = slot.owned->get();
+      break;
+    case policies::StreamKind::non_blocking:
+      slot.owned = std::make_unique<stream>(StreamFlags::non_blocking, slot.priority);
+      slot.handle = slot.owned->get();
+      break;
+  }
+  streams_.push_back(std::move(slot));
+  return StreamId{static_cast<std::uint32_t>(streams_.size() - 1)};
+}
+
+void CudaBackend::join_capture(StreamSlot& s) {
+  if (s.joined_capture) return;
+  if (s.handle == cudaStreamLegacy) {
+    throw std::logic_error("graph capture: the legacy NULL stream cannot be captured; use created streams");
+  }
+  STREAMLAB_CUDA_CHECK_OP(cudaStreamWaitEvent(s.handle, fork_ev_, 0), "graph capture (fork)");
+  s.joined_capture = true;
+}
+
+void CudaBackend::issue(cudaStream_t s, model::OpIndex op) {
+  const model::Op& o = workload_->ops[op];
+  OpResources& r = ops_[op];
+  switch (o.kind) {
+    case OpKind::kernel: {
+      const dim3 grid = o.shape ? to_dim3(o.shape->grid) : dim3(1);
+      const dim3 block = o.shape ? to_dim3(o.shape->block) : dim3(1);
+      if (options_.fault_op && *options_.fault_op == op) {
+        STREAMLAB_CUDA_CHECK_OP(kernels::launch_fault(s), describe_op(op));
+        break;
+      }
+      if (const auto* fixed = std::get_if<model::FixedPerBlock>(&o.duration)) {
+        STREAMLAB_CUDA_CHECK_OP(kernels::launch_spin(grid, block, r.shared_bytes, s, static_cast<std::uint64_t>(fixed->ns)),
+                                describe_op(op));
+      } else if (std::holds_alternative<model::PerBlockList>(o.duration)) {
+        STREAMLAB_CUDA_CHECK_OP(
+            kernels::launch_spin_per_block(grid, block, r.shared_bytes, s, r.device_a.as<std::int64_t>()), describe_op(op));
+      } else {
+        const auto& cost = std::get<model::CostModel>(o.duration);
+        STREAMLAB_CUDA_CHECK_OP(kernels::launch_cost_model(grid, block, s, r.device_a.data(),
+                                                           r.device_a.size() >= 64 ? r.device_a.size() : 0, cost.flops),
+                                describe_op(op));
+      }
+      break;
+    }
+    case OpKind::task_pool: {
+      const dim3 grid = o.shape ? to_dim3(o.shape->grid) : dim3(1);
+      const dim3 block = o.shape ? to_dim3(o.shape->block) : dim3(1);
+      std::size_t pool_index = 0;
+      for (model::OpIndex j = 0; j < op; ++j) pool_index += workload_->ops[j].kind == OpKind::task_pool ? 1 : 0;
+      auto* state = task_state_.as<kernels::TaskPoolState>() + pool_index;
+      const auto tasks = o.tasks ? static_cast<std::uint32_t>(o.tasks->task_ns.size()) : 0u;
+      const bool dynamic = o.tasks && o.tasks->assignment == model::TaskAssignment::dynamic_queue;
+      STREAMLAB_CUDA_CHECK_OP(kernels::launch_task_pool(grid, block, r.shared_bytes, s, r.device_a.as<std::int64_t>(),
+                                                        tasks, dynamic, state),
+                              describe_op(op));
+      break;
+    }
+    case OpKind::h2d:
+      STREAMLAB_CUDA_CHECK_OP(cudaMemcpyAsync(r.device_a.data(), r.host.data(), o.bytes, cudaMemcpyHostToDevice, s),
+                              describe_op(op));
+      break;
+    case OpKind::d2h:
+      STREAMLAB_CUDA_CHECK_OP(cudaMemcpyAsync(r.host.data(), r.device_a.data(), o.bytes, cudaMemcpyDeviceToHost, s),
+                              describe_op(op));
+      break;
+    case OpKind::d2d:
+      STREAMLAB_CUDA_CHECK_OP(cudaMemcpyAsync(r.device_b.data(), r.device_a.data(), o.bytes, cudaMemcpyDeviceToDevice, s),
+                              describe_op(op));
+      break;
+    case OpKind::memset:
+      STREAMLAB_CUDA_CHECK_OP(cudaMemsetAsync(r.device_a.data(), 0, o.bytes, s), describe_op(op));
+      break;
+    case OpKind::prefetch: {
+      if (o.bytes == 0) break;
+      cudaMemLocation loc{};
+      loc.type = cudaMemLocationTypeDevice;
+      loc.id = options_.device;
+      STREAMLAB_CUDA_CHECK_OP(cudaMemPrefetchAsync(r.host.data(), o.bytes, loc, 0, s), describe_op(op));
+      break;
+    }
+    case OpKind::host_func:
+      STREAMLAB_CUDA_CHECK_OP(cudaLaunchHostFunc(s, &CudaBackend::host_func_trampoline, r.host_state.get()),
+                              describe_op(op));
+      break;
+    case OpKind::barrier:
+      break;  // joins its deps through the waits the Dispatcher inserted; no device work
+  }
+}
+
+void CudaBackend::issue_raw(cudaStream_t s, model::OpIndex op) { issue(s, op); }
+
+void CudaBackend::enqueue(StreamId sid, model::OpIndex op) {
+  if (workload_ == nullptr || op >= ops_.size()) throw std::out_of_range("CudaBackend::enqueue: op outside the prepared workload");
+  StreamSlot& s = stream_slot(sid);
+  if (capturing_) join_capture(s);
+  OpResources& r = ops_[op];
+  r.stream = sid;
+  const bool cupti = timing_ == TimingMode::cupti && !capturing_;
+  if (options_.nvtx) nvtx_push(r.nvtx_name.c_str());
+  if (cupti) CuptiTracer::push(std::uint64_t{op} + 1);
+  struct Pop {
+    bool nvtx, cupti;
+    ~Pop() {
+      if (cupti) CuptiTracer::pop();
+      if (nvtx) nvtx_pop();
+    }
+  } pop{options_.nvtx, cupti};
+  if (r.start_ev != nullptr && !capturing_) STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(r.start_ev, s.handle), describe_op(op));
+  issue(s.handle, op);
+  if (r.end_ev != nullptr && !capturing_) STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(r.end_ev, s.handle), describe_op(op));
+  s.last_op = op;
+  if (options_.log_calls) calls_.push_back(IssuedCall{IssuedCall::Kind::op, sid.value(), op});
+  if (capturing_ && tracer_) {
+    cudaStreamCaptureStatus status{};
+    const cudaGraphNode_t* deps = nullptr;
+    std::size_t count = 0;
+    if (cudaStreamGetCaptureInfo(s.handle, &status, nullptr, nullptr, &deps, nullptr, &count) == cudaSuccess && count == 1) {
+      graph_nodes_.emplace_back(CuptiTracer::graph_node_id(deps[0]), op);
+    }
+    (void)cudaGetLastError();
+  }
+}
+
+void CudaBackend::host_func_trampoline(void* user) noexcept {
+  auto* st = static_cast<HostFuncState*>(user);
+  const auto start = Clock::now();
+  const auto until = start + std::chrono::nanoseconds(st->host_ns);
+  while (Clock::now() < until) {
+  }
+  st->start.store(steady_ns(start), std::memory_order_relaxed);
+  st->end.store(steady_ns(Clock::now()), std::memory_order_release);
+}
+
+void CudaBackend::generic_host_func(void* user) noexcept {
+  try {
+    (*static_cast<std::function<void()>*>(user))();
+  } catch (...) {
+    std::fprintf(stderr, "streamlab: a host function threw; ignored (host functions must not throw)\n");
+  }
+}
+
+void CudaBackend::launch_host_func(StreamId sid, std::function<void()> fn) {
+  StreamSlot& s = stream_slot(sid);
+  if (capturing_) join_capture(s);
+  host_funcs_.push_back(std::move(fn));
+  STREAMLAB_CUDA_CHECK_OP(cudaLaunchHostFunc(s.handle, &CudaBackend::generic_host_func, &host_funcs_.back()),
+                          "host function on stream " + std::to_string(sid.value()));
+  if (options_.log_calls) calls_.push_back(IssuedCall{IssuedCall::Kind::host_func, sid.value(), 0});
+}
+
+EventId CudaBackend::create_event(policies::EventTiming timing) {
+  std::uint32_t id = 0;
+  if (!free_events_.empty()) {
+    id = free_events_.back();
+    free_events_.pop_back();
+  } else {
+    id = static_cast<std::uint32_t>(events_.size());
+    events_.emplace_back();
+  }
+  EventSlot& e = events_[id];
+  e.handle = pool_.acquire_raw(timing);
+  e.timing = timing;
+  e.alive = true;
+  e.last_op.reset();
+  return EventId{id};
+}
+
+void CudaBackend::destroy_event(EventId event) {
+  EventSlot& e = event_slot(event);
+  pool_.release_raw(e.handle, e.timing);
+  e.alive = false;
+  e.handle = nullptr;
+  free_events_.push_back(event.value());
+}
+
+void CudaBackend::record_event(EventId event, StreamId sid) {
+  EventSlot& e = event_slot(event);
+  StreamSlot& s = stream_slot(sid);
+  if (capturing_) join_capture(s);
+  STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(e.handle, s.handle),
+                          s.last_op ? describe_op(*s.last_op) : "event record on stream " + std::to_string(sid.value()));
+  e.last_op = s.last_op;
+  if (options_.log_calls) calls_.push_back(IssuedCall{IssuedCall::Kind::record, sid.value(), event.value()});
+}
+
+void CudaBackend::stream_wait_event(StreamId sid, EventId event) {
+  EventSlot& e = event_slot(event);
+  StreamSlot& s = stream_slot(sid);
+  if (capturing_) join_capture(s);
+  STREAMLAB_CUDA_CHECK_OP(cudaStreamWaitEvent(s.handle, e.handle, 0), "stream wait for " + event_op_label(e));
+  if (options_.log_calls) calls_.push_back(IssuedCall{IssuedCall::Kind::wait, sid.value(), event.value()});
+}
+
+std::string CudaBackend::event_op_label(const EventSlot& e) const {
+  return e.last_op ? describe_op(*e.last_op) : std::string("an event recorded before any op");
+}
+
+std::string CudaBackend::stream_op_label(const StreamSlot& s) const {
+  return s.last_op ? describe_op(*s.last_op) : std::string("stream '" + s.label + "' (no op issued)");
+}
+
+bool CudaBackend::poll_event(EventSlot& e) {
+  const cudaError_t st = cudaEventQuery(e.handle);
+  if (st == cudaSuccess) return true;
+  if (st == cudaErrorNotReady) return false;
+  detail::throw_cuda_error(st, "cudaEventQuery", __FILE__, __LINE__, "completion of " + event_op_label(e));
+}
+
+bool CudaBackend::query_event(EventId event) {
+  EventSlot& e = event_slot(event);
+  if (capturing_) return false;  // nothing runs during capture; never let the Dispatcher skip an edge
+  return poll_event(e);
+}
+
+bool CudaBackend::query_stream(StreamId sid) {
+  StreamSlot& s = stream_slot(sid);
+  if (capturing_) return false;
+  const cudaError_t st = cudaStreamQuery(s.handle);
+  if (st == cudaSuccess) return true;
+  if (st == cudaErrorNotReady) return false;
+  detail::throw_cuda_error(st, "cudaStreamQuery", __FILE__, __LINE__, "completion of " + stream_op_label(s));
+}
+
+model::Nanos CudaBackend::elapsed(EventId start, EventId end) {
+  return executor::elapsed(event_ref{event_slot(start).handle}, event_ref{event_slot(end).handle}, "elapsed time")
+      .count();
+}
+
+namespace {
+[[noreturn]] void blocked_in_capture() {
+  throw std::logic_error(
+      "graph capture: the Dispatcher blocked on the device, which does not run during capture; graph mode needs a "
+      "static policy with an unbounded window (--window 0)");
+}
+}  // namespace
+
+policies::WaitStatus CudaBackend::synchronize_event(EventId event, model::Nanos timeout) {
+  EventSlot& e = event_slot(event);
+  if (capturing_) blocked_in_capture();
+  return wait_until_ready(event_ref{e.handle}, std::chrono::nanoseconds(timeout), "completion of " + event_op_label(e))
+             ? policies::WaitStatus::ready
+             : policies::WaitStatus::timed_out;
+}
+
+policies::WaitStatus CudaBackend::synchronize_stream(StreamId sid, model::Nanos timeout) {
+  StreamSlot& s = stream_slot(sid);
+  if (capturing_) blocked_in_capture();
+  // The label is only built on failure inside wait_until_ready's checks; build it once here (cheap).
+  return wait_until_ready(stream_ref{s.handle}, std::chrono::nanoseconds(timeout), "completion of " + stream_op_label(s))
+             ? policies::WaitStatus::ready
+             : policies::WaitStatus::timed_out;
+}
+
+void CudaBackend::synchronize_stream_or_throw(StreamId sid, model::Nanos timeout) {
+  if (synchronize_stream(sid, timeout) == policies::WaitStatus::ready) return;
+  const StreamSlot& s = stream_slot(sid);
+  throw TimeoutError(stream_op_label(s), std::chrono::nanoseconds(timeout),
+                     "timeout: stream " + std::to_string(sid.value()) + " did not finish " + stream_op_label(s) +
+                         " within " + std::to_string(timeout / 1000) + " us");
+}
+
+policies::WaitStatus CudaBackend::synchronize_device(model::Nanos timeout) {
+  if (capturing_) return policies::WaitStatus::ready;  // the end of a captured run: nothing to wait for
+  const auto deadline = Clock::now() + std::chrono::nanoseconds(timeout);
+  for (std::size_t i = 0; i < streams_.size(); ++i) {
+    const auto left = deadline - Clock::now();
+    if (!wait_until_ready(stream_ref{streams_[i].handle}, std::max(left, Clock::duration::zero()),
+                          "completion of " + stream_op_label(streams_[i]))) {
+      return policies::WaitStatus::timed_out;
+    }
+  }
+  return policies::WaitStatus::ready;
+}
+
+std::optional<std::size_t> CudaBackend::wait_any_event(std::span<const EventId> events, model::Nanos timeout) {
+  if (capturing_) blocked_in_capture();
+  std::vector<EventSlot*> slots;
+  slots.reserve(events.size());
+  for (EventId e : events) slots.push_back(&event_slot(e));
+  const auto start = Clock::now();
+  const auto deadline = start + std::chrono::nanoseconds(timeout);
+  for (;;) {
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      if (poll_event(*slots[i])) return i;
+    }
+    const auto now = Clock::now();
+    if (now >= deadline) return std::nullopt;
+    // CUDA has no wait-any: spin while completions are likely near, then back off.
+    if (now - start > std::chrono::milliseconds(2)) std::this_thread::sleep_for(std::chrono::microseconds(20));
+    else if (now - start > std::chrono::microseconds(50)) std::this_thread::yield();
+  }
+}
+
+model::Nanos CudaBackend::now() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0_host_).count();
+}
+
+void CudaBackend::begin_capture() {
+  if (workload_ == nullptr) throw std::logic_error("CudaBackend::begin_capture: call prepare() first");
+  STREAMLAB_CUDA_CHECK_OP(cudaDeviceSynchronize(), "graph capture");
+  if (!origin_stream_) origin_stream_ = std::make_unique<stream>(StreamFlags::non_blocking, 0);
+  if (fork_ev_ == nullptr) STREAMLAB_CUDA_CHECK_OP(cudaEventCreateWithFlags(&fork_ev_, cudaEventDisableTiming), "graph capture");
+  for (auto& s : streams_) s.joined_capture = false;
+  // Relaxed: the Dispatcher may create events while capturing.
+  STREAMLAB_CUDA_CHECK_OP(cudaStreamBeginCapture(origin_stream_->get(), cudaStreamCaptureModeRelaxed), "graph capture");
+  STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(fork_ev_, origin_stream_->get()), "graph capture (fork)");
+  capturing_ = true;
+}
+
+model::Trace CudaBackend::finish() {
+  model::Trace trace;
+  const DeviceInfo info = query_device(options_.device);
+  trace.meta.backend = "cuda";
+  trace.meta.device_name = info.name;
+  trace.meta.version = STREAMLAB_VERSION;
+  trace.meta.date = iso_date_utc();
+  trace.meta.extra["driver"] = info.driver;
+  trace.meta.extra["cuda_runtime"] = info.cuda_runtime;
+  trace.meta.extra["cuda_driver_api"] = info.cuda_driver_api;
+  trace.meta.extra["compute_capability"] = info.compute_capability;
+  trace.meta.extra["sm_count"] = std::to_string(props_.multiProcessorCount);
+
+  if (capturing_) {
+    // Join every captured stream back into the origin stream, then close the capture.
+    cudaStream_t origin = origin_stream_->get();
+    std::vector<cudaEvent_t> joins;
+    for (auto& s : streams_) {
+      if (!s.joined_capture) continue;
+      cudaEvent_t e = nullptr;
+      STREAMLAB_CUDA_CHECK_OP(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "graph capture (join)");
+      joins.push_back(e);
+      STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(e, s.handle), "graph capture (join)");
+      STREAMLAB_CUDA_CHECK_OP(cudaStreamWaitEvent(origin, e, 0), "graph capture (join)");
+    }
+    cudaGraph_t g = nullptr;
+    capturing_ = false;
+    const cudaError_t st = cudaStreamEndCapture(origin, &g);
+    for (cudaEvent_t e : joins) STREAMLAB_CUDA_LOG(cudaEventDestroy(e));
+    STREAMLAB_CUDA_CHECK_OP(st, "graph capture (end)");
+    graph_ = CapturedGraph{};
+    graph_.graph_ = g;
+    STREAMLAB_CUDA_CHECK_OP(cudaGraphGetNodes(g, nullptr, &graph_.nodes_), "graph capture");
+    STREAMLAB_CUDA_CHECK_OP(cudaGraphInstantiate(&graph_.exec_, g, 0), "graph instantiate");
+    captured_ = true;
+    trace.meta.extra["timing"] = "none (graph captured, not run)";
+    trace.meta.extra["graph_nodes"] = std::to_string(graph_.nodes_);
+    return trace;
+  }
+
+  // Wait for everything, naming what did not finish.
+  const auto timeout = options_.finish_timeout.count();
+  for (std::size_t i = 0; i < streams_.size(); ++i) {
+    synchronize_stream_or_throw(StreamId{static_cast<std::uint32_t>(i)}, timeout);
+  }
+  STREAMLAB_CUDA_CHECK_OP(cudaDeviceSynchronize(), "finish");
+
+  trace.meta.extra["timing"] = std::string(to_string(timing_));
+  if (timing_ == TimingMode::cupti) {
+    const auto records = tracer_->take();
+    trace.meta.extra["clock"] = "CUPTI activity timestamps (device start/end, CUPTI clock), 0 = prepare()";
+    trace.meta.extra["cupti_dropped_records"] = std::to_string(tracer_->dropped());
+    build_spans(trace, records, t0_cupti_, false);
+  } else if (timing_ == TimingMode::events) {
+    trace.meta.extra["clock"] = "cudaEventElapsedTime from an origin event recorded in prepare() (0.5 us resolution)";
+    if (!cupti_problem_.empty()) trace.meta.extra["cupti_problem"] = cupti_problem_;
+    build_spans(trace, {}, 0, false);
+  }
+  return trace;
+}
+
+void CudaBackend::build_spans(model::Trace& trace, const std::vector<ActivityRecord>& records, std::uint64_t t0,
+                              bool graph_nodes) {
+  const std::size_t n = ops_.size();
+  struct Acc {
+    std::uint64_t start = ~std::uint64_t{0}, end = 0;
+    bool found = false;
+  };
+  std::vector<Acc> acc(n);
+  std::int64_t anchor_offset = 0;  // event time -> trace time (CUPTI mode)
+  std::map<std::uint64_t, model::OpIndex> node_to_op;
+  if (graph_nodes) node_to_op.insert(graph_nodes_.begin(), graph_nodes_.end());
+  for (const auto& r : records) {
+    if (r.external_id == kAnchorId) {
+      anchor_offset = static_cast<std::int64_t>(r.end_ns) - static_cast<std::int64_t>(t0);
+      continue;
+    }
+    std::optional<model::OpIndex> op;
+    if (graph_nodes) {
+      if (auto it = node_to_op.find(r.graph_node); it != node_to_op.end()) op = it->second;
+    } else if (r.external_id >= 1 && r.external_id <= n) {
+      op = static_cast<model::OpIndex>(r.external_id - 1);
+    }
+    if (!op) continue;
+    Acc& a = acc[*op];
+    a.start = std::min(a.start, r.start_ns);
+    a.end = std::max(a.end, r.end_ns);
+    a.found = true;
+  }
+  const std::int64_t host_t0 = steady_ns(t0_host_);
+  for (std::size_t i = 0; i < n; ++i) {
+    const OpResources& r = ops_[i];
+    if (!r.stream) continue;  // never issued
+    const model::Op& o = workload_->ops[i];
+    model::Span s;
+    s.op = static_cast<model::OpIndex>(i);
+    s.op_id = o.id;
+    s.name = o.name.empty() ? o.id : o.name;
+    s.kind = o.kind;
+    s.device = static_cast<std::uint32_t>(options_.device);
+    s.stream = r.stream->value();
+    s.engine = model::engine_for(o.kind);
+    if (o.kind == OpKind::host_func && r.host_state && r.host_state->end.load(std::memory_order_acquire) >= 0) {
+      s.start_ns = r.host_state->start.load(std::memory_order_relaxed) - host_t0;
+      s.end_ns = r.host_state->end.load(std::memory_order_relaxed) - host_t0;
+    } else if (acc[i].found) {
+      s.start_ns = static_cast<model::Nanos>(acc[i].start - t0);
+      s.end_ns = static_cast<model::Nanos>(acc[i].end - t0);
+    } else if (r.start_ev != nullptr && r.end_ev != nullptr && origin_ev_ != nullptr && !graph_nodes) {
+      s.start_ns = executor::elapsed(event_ref{origin_ev_}, event_ref{r.start_ev}, describe_op(s.op)).count() + anchor_offset;
+      s.end_ns = executor::elapsed(event_ref{origin_ev_}, event_ref{r.end_ev}, describe_op(s.op)).count() + anchor_offset;
+    } else {
+      continue;
+    }
+    trace.spans.push_back(std::move(s));
+  }
+  std::sort(trace.spans.begin(), trace.spans.end(), [](const model::Span& a, const model::Span& b) {
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.op < b.op;
+  });
+}
+
+GraphReplayStats CudaBackend::replay(std::size_t replays, std::size_t warmup) {
+  if (!graph_.valid()) throw std::logic_error("CudaBackend::replay: no captured graph (run the Dispatcher after begin_capture)");
+  stream_ref s = *origin_stream_;
+  for (std::size_t i = 0; i < warmup; ++i) graph_.launch(s);
+  s.sync("graph replay");
+  timed_event a, b;
+  std::vector<double> host, device;
+  for (std::size_t i = 0; i < replays; ++i) {
+    a.record(s, "graph replay");
+    const auto h0 = Clock::now();
+    graph_.launch(s);
+    const auto h1 = Clock::now();
+    b.record(s, "graph replay");
+    b.sync("graph replay");
+    host.push_back(static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(h1 - h0).count()));
+    device.push_back(static_cast<double>((b - a).count()));
+  }
+  auto median = [](std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  return GraphReplayStats{graph_.node_count(), replays, median(host), median(device)};
+}
+
+model::Trace CudaBackend::replay_trace() {
+  if (!graph_.valid()) throw std::logic_error("CudaBackend::replay_trace: no captured graph");
+  if (!tracer_) throw CuptiUnavailable("CudaBackend::replay_trace needs CUPTI (" + cupti_problem_ + ")");
+  stream_ref s = *origin_stream_;
+  s.sync("graph replay");
+  (void)tracer_->take();
+  const std::uint64_t t0 = CuptiTracer::timestamp();
+  t0_host_ = Clock::now();
+  CuptiTracer::push(kReplayId);
+  graph_.launch(s);
+  CuptiTracer::pop();
+  s.sync("graph replay");
+  model::Trace trace;
+  const DeviceInfo info = query_device(options_.device);
+  trace.meta.backend = "cuda";
+  trace.meta.device_name = info.name;
+  trace.meta.version = STREAMLAB_VERSION;
+  trace.meta.date = iso_date_utc();
+  trace.meta.extra["driver"] = info.driver;
+  trace.meta.extra["cuda_runtime"] = info.cuda_runtime;
+  trace.meta.extra["timing"] = "cupti (CUDA graph replay; ops matched by graph node id)";
+  trace.meta.extra["graph_nodes"] = std::to_string(graph_.node_count());
+  const auto records = tracer_->take();
+  build_spans(trace, records, t0, true);
+  return trace;
+}
+
+}  // namespace streamlab::executor

@@ -1,0 +1,184 @@
+#include "streamlab/executor/tracer.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <unordered_map>
+
+#include <cupti.h>
+#include <nvtx3/nvToolsExt.h>
+
+namespace streamlab::executor {
+namespace {
+
+// CUPTI calls back through plain C function pointers: the active tracer is found here. This is the one
+// process-wide pointer in the executor, forced by CUPTI's API; it is never a second owner.
+std::atomic<CuptiTracer*> g_active{nullptr};
+
+constexpr std::size_t kBufferBytes = 8u << 20;
+constexpr std::size_t kAlign = 8;
+
+std::string cupti_message(const char* what, CUptiResult r) {
+  const char* s = nullptr;
+  cuptiGetResultString(r, &s);
+  return std::string(what) + ": " + (s != nullptr ? s : "unknown CUPTI error");
+}
+
+void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(kAlign, kBufferBytes));
+  *size = *buffer != nullptr ? kBufferBytes : 0;
+  *max_records = 0;
+}
+
+void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t, std::size_t valid) {
+  if (CuptiTracer* t = g_active.load(std::memory_order_acquire); t != nullptr) t->on_buffer(buffer, valid);
+  std::free(buffer);
+}
+
+}  // namespace
+
+CuptiTracer::CuptiTracer() {
+  CuptiTracer* expected = nullptr;
+  if (!g_active.compare_exchange_strong(expected, this)) {
+    throw CuptiUnavailable("CUPTI tracer already active in this process");
+  }
+  auto fail = [this](const char* what, CUptiResult r) {
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+    g_active.store(nullptr, std::memory_order_release);
+    throw CuptiUnavailable(cupti_message(what, r));
+  };
+  if (auto r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed); r != CUPTI_SUCCESS) {
+    fail("cuptiActivityRegisterCallbacks", r);
+  }
+  const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                      CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
+                                      CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+  for (CUpti_ActivityKind k : kinds) {
+    if (auto r = cuptiActivityEnable(k); r != CUPTI_SUCCESS) fail("cuptiActivityEnable", r);
+  }
+}
+
+CuptiTracer::~CuptiTracer() {
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
+  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
+  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  g_active.store(nullptr, std::memory_order_release);
+}
+
+std::uint64_t CuptiTracer::timestamp() {
+  std::uint64_t t = 0;
+  cuptiGetTimestamp(&t);
+  return t;
+}
+
+std::uint64_t CuptiTracer::graph_node_id(void* cu_graph_node) {
+  std::uint64_t id = 0;
+  if (cuptiGetGraphNodeId(static_cast<CUgraphNode>(cu_graph_node), &id) != CUPTI_SUCCESS) return 0;
+  return id;
+}
+
+void CuptiTracer::push(std::uint64_t id) {
+  cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id);
+}
+
+void CuptiTracer::pop() {
+  std::uint64_t last = 0;
+  cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+}
+
+void CuptiTracer::on_buffer(std::uint8_t* buffer, std::size_t valid_size) {
+  std::lock_guard lock(mutex_);
+  CUpti_Activity* rec = nullptr;
+  while (cuptiActivityGetNextRecord(buffer, valid_size, &rec) == CUPTI_SUCCESS) {
+    switch (rec->kind) {
+      case CUPTI_ACTIVITY_KIND_KERNEL:
+      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+        const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(rec);
+        ActivityRecord r;
+        r.kind = ActivityRecord::Kind::kernel;
+        r.start_ns = k->start;
+        r.end_ns = k->end;
+        r.correlation = k->correlationId;
+        r.cupti_stream = k->streamId;
+        r.graph_node = k->graphNodeId;
+        if (k->name != nullptr) r.name = k->name;
+        records_.push_back(std::move(r));
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_MEMCPY: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(rec);
+        ActivityRecord r;
+        r.kind = ActivityRecord::Kind::memcpy;
+        r.start_ns = m->start;
+        r.end_ns = m->end;
+        r.correlation = m->correlationId;
+        r.cupti_stream = m->streamId;
+        r.graph_node = m->graphNodeId;
+        r.bytes = m->bytes;
+        r.copy_kind = m->copyKind;
+        records_.push_back(std::move(r));
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_MEMSET: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(rec);
+        ActivityRecord r;
+        r.kind = ActivityRecord::Kind::memset;
+        r.start_ns = m->start;
+        r.end_ns = m->end;
+        r.correlation = m->correlationId;
+        r.cupti_stream = m->streamId;
+        r.graph_node = m->graphNodeId;
+        r.bytes = m->bytes;
+        records_.push_back(std::move(r));
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+        const auto* x = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(rec);
+        if (x->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) {
+          external_.emplace_back(x->correlationId, x->externalId);
+        }
+        break;
+      }
+      default:
+        break;  // runtime API records: only enabled so external correlation records are produced
+    }
+  }
+  std::size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) dropped_ += dropped;
+}
+
+std::vector<ActivityRecord> CuptiTracer::take() {
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::lock_guard lock(mutex_);
+  std::unordered_map<std::uint32_t, std::uint64_t> ext;
+  ext.reserve(external_.size());
+  for (const auto& [c, id] : external_) ext[c] = id;
+  std::vector<ActivityRecord> out = std::move(records_);
+  records_.clear();
+  for (auto& r : out) {
+    if (auto it = ext.find(r.correlation); it != ext.end()) r.external_id = it->second;
+  }
+  external_.clear();
+  return out;
+}
+
+std::uint64_t CuptiTracer::dropped() const {
+  std::lock_guard lock(mutex_);
+  return dropped_;
+}
+
+void nvtx_push(const char* name) noexcept { nvtxRangePushA(name); }
+void nvtx_pop() noexcept { nvtxRangePop(); }
+
+NvtxRange::NvtxRange(const char* name) noexcept { nvtxRangePushA(name); }
+NvtxRange::~NvtxRange() { nvtxRangePop(); }
+
+}  // namespace streamlab::executor
