@@ -19,10 +19,6 @@ constexpr float kRulerHeight = 24.0f;
 constexpr std::uint8_t kMarkSelected = 1, kMarkDependency = 2, kMarkDependent = 4;
 
 ImU32 col(Rgba c) { return c.packed_abgr(); }
-ImU32 col(Rgba c, std::uint8_t alpha) {
-  c.a = alpha;
-  return c.packed_abgr();
-}
 
 std::string dur(model::Nanos ns) { return format_duration(static_cast<double>(ns)); }
 std::string sdur(model::Nanos ns) { return format_signed_duration(static_cast<double>(ns)); }
@@ -75,8 +71,10 @@ void Viewer::frame() {
   header();
   error_banner();
   if (session_.pair) {
+    // The timeline takes what its lanes need, up to 58% of the height; the panels get the rest.
     const float avail = ImGui::GetContentRegionAvail().y;
-    timeline(std::max(160.0f, std::floor(avail * 0.60f)));
+    const float wanted = kRulerHeight + layout_.total_height + 2 * ImGui::GetStyle().WindowPadding.y + 6.0f;
+    timeline(std::floor(std::clamp(wanted, std::min(160.0f, avail * 0.58f), avail * 0.58f)));
     const float panel_h = ImGui::GetContentRegionAvail().y;
     ImGui::BeginChild("summary", ImVec2(std::floor(ImGui::GetContentRegionAvail().x * 0.40f), panel_h), true);
     summary_panel();
@@ -220,7 +218,9 @@ void Viewer::ruler(float x0, float y0, float width, float height) {
     const float x = std::floor(x0 + t.x) + 0.5f;
     const float len = t.major ? height * 0.45f : height * 0.2f;
     dl->AddLine(ImVec2(x, y0 + height - len), ImVec2(x, y0 + height), IM_COL32(170, 170, 170, 255));
-    if (t.major) dl->AddText(ImVec2(x + 3, y0 + 2), IM_COL32(220, 220, 220, 255), t.label.c_str());
+    // A label that would be cut at the right edge is left out rather than shown truncated.
+    if (t.major && x + 3 + ImGui::CalcTextSize(t.label.c_str()).x <= x0 + width)
+      dl->AddText(ImVec2(x + 3, y0 + 2), IM_COL32(220, 220, 220, 255), t.label.c_str());
   }
   dl->PopClipRect();
   dl->AddLine(ImVec2(x0 - kLabelWidth, y0 + height - 0.5f), ImVec2(x0 + width, y0 + height - 0.5f),
@@ -309,7 +309,7 @@ void Viewer::lanes_canvas(float label_w) {
     dl->PushClipRect(ImVec2(canvas_x0, std::max(y0, clip_top)), ImVec2(canvas_x0 + canvas_w, std::min(y1, clip_bottom)), true);
     if (lane.kind == LaneKind::sm_occupancy) {
       // One bar per pixel column, height = busy fraction; equal neighbours merged into one rect.
-      const Rgba c = kind_color(model::OpKind::kernel);
+      const Rgba c = kOccupancyFill;
       const auto& occ = ld.occupancy;
       for (std::size_t x = 0; x < occ.size();) {
         std::size_t e = x + 1;
@@ -317,7 +317,7 @@ void Viewer::lanes_canvas(float label_w) {
         if (occ[x] > 0.0f) {
           const float h = std::max(1.0f, (g.height - 2) * std::min(occ[x], 1.0f));
           dl->AddRectFilled(ImVec2(canvas_x0 + static_cast<float>(x), y1 - 1 - h),
-                            ImVec2(canvas_x0 + static_cast<float>(e), y1 - 1), col(c, 220));
+                            ImVec2(canvas_x0 + static_cast<float>(e), y1 - 1), col(c));
         }
         x = e;
       }
@@ -471,6 +471,8 @@ void Viewer::summary_panel() {
   const bool meas = s.measured.has_value();
   ImGui::TextUnformatted("Overlap summary");
   ImGui::Separator();
+  const float plots_h = meas ? 130.0f : 72.0f;
+  ImGui::BeginChild("summary_numbers", ImVec2(0, std::max(60.0f, ImGui::GetContentRegionAvail().y - plots_h)));
   if (ImGui::BeginTable("summary_table", meas ? 4 : 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
     ImGui::TableSetupColumn("");
     ImGui::TableSetupColumn("predicted");
@@ -528,19 +530,20 @@ void Viewer::summary_panel() {
     ImGui::TextDisabled("critical path (predicted durations): %s over %zu ops", dur(session_.overlay->critical_path_ns()).c_str(),
                         session_.overlay->critical_path_ops());
 
-  ImGui::Spacing();
-  ImGui::TextUnformatted("Concurrency over the view (device spans running)");
-  const std::size_t n = static_cast<std::size_t>(std::clamp(ImGui::GetContentRegionAvail().x - 90.0f, 32.0f, 1024.0f));
+  ImGui::EndChild();
+  ImGui::Separator();
+  ImGui::TextUnformatted("Concurrency over the visible range (device spans running)");
+  const std::size_t n = static_cast<std::size_t>(std::clamp(ImGui::GetContentRegionAvail().x - 40.0f, 32.0f, 1024.0f));
   const float max_v = static_cast<float>(std::max({1u, s.predicted.max_concurrency, meas ? s.measured->max_concurrency : 0u}));
-  const float plot_h = std::max(36.0f, (ImGui::GetContentRegionAvail().y - 8.0f) / (meas ? 2.0f : 1.0f) - 6.0f);
+  const float plot_h = std::max(30.0f, (ImGui::GetContentRegionAvail().y - 4.0f) / (meas ? 2.0f : 1.0f) - 4.0f);
   const auto pv = s.concurrency_predicted.sample(view_.start_ns(), view_.end_ns(), n);
   ImGui::PushStyleColor(ImGuiCol_PlotLines, IM_COL32(158, 178, 255, 255));
-  ImGui::PlotLines("pred", pv.data(), static_cast<int>(pv.size()), 0, nullptr, 0.0f, max_v * 1.05f, ImVec2(-40, plot_h));
+  ImGui::PlotLines("pred", pv.data(), static_cast<int>(pv.size()), 0, nullptr, 0.0f, max_v * 1.05f, ImVec2(ImGui::GetContentRegionAvail().x - 40.0f, plot_h));
   ImGui::PopStyleColor();
   if (meas) {
     const auto mv = s.concurrency_measured.sample(view_.start_ns(), view_.end_ns(), n);
     ImGui::PushStyleColor(ImGuiCol_PlotLines, IM_COL32(255, 184, 115, 255));
-    ImGui::PlotLines("meas", mv.data(), static_cast<int>(mv.size()), 0, nullptr, 0.0f, max_v * 1.05f, ImVec2(-40, plot_h));
+    ImGui::PlotLines("meas", mv.data(), static_cast<int>(mv.size()), 0, nullptr, 0.0f, max_v * 1.05f, ImVec2(ImGui::GetContentRegionAvail().x - 40.0f, plot_h));
     ImGui::PopStyleColor();
   }
   (void)pair;

@@ -30,6 +30,8 @@ inline constexpr Rgba kSelectedOutline{255, 255, 255, 255};
 inline constexpr Rgba kDependencyOutline{0, 229, 255, 255};   ///< ops the selected op waits for
 inline constexpr Rgba kDependentOutline{255, 64, 255, 255};   ///< ops waiting for the selected op
 inline constexpr Rgba kCriticalPathOutline{255, 45, 45, 255};  ///< ops on the workload's critical path
+/// Bars of the SM occupancy strip (height = fraction of SMs busy).
+inline constexpr Rgba kOccupancyFill{120, 144, 156, 255};
 /// Lane backgrounds: predicted and measured lanes are told apart by a tint, spans keep their kind colour.
 inline constexpr Rgba kPredictedLaneBg{38, 40, 52, 255};
 inline constexpr Rgba kMeasuredLaneBg{52, 44, 38, 255};
