@@ -74,7 +74,8 @@ const bool registered = register_command(
          bool failed = false;
          for (const auto& file : o->files) {
            try {
-             std::cout << file << ": " << check_file(*o, limits, file) << "\n";
+             const std::string verdict = check_file(*o, limits, file);  // throws before printing anything
+             std::cout << file << ": " << verdict << "\n";
            } catch (const model::InputError& e) {
              std::cout.flush();
              std::cerr << "streamlab: error: " << e.what() << "\n";

@@ -308,6 +308,39 @@ void check_op(const Op& op, std::size_t i, const ShapeLimits& lim, Reader& r) {
   }
 }
 
+// Edit distance with early exit, for "did you mean" hints on dangling deps.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string did_you_mean(const Workload& w, std::string_view missing) {
+  constexpr std::size_t kMaxDistance = 2;
+  std::size_t best = kMaxDistance + 1;
+  const Op* match = nullptr;
+  for (const auto& op : w.ops) {
+    const std::size_t len_gap = op.id.size() > missing.size() ? op.id.size() - missing.size()
+                                                              : missing.size() - op.id.size();
+    if (len_gap >= best) continue;
+    const std::size_t d = edit_distance(op.id, missing);
+    if (d < best) {
+      best = d;
+      match = &op;
+    }
+  }
+  return match == nullptr ? std::string() : " (did you mean '" + match->id + "'?)";
+}
+
 std::string label(const Op& op) {
   std::string s = "'" + op.id + "'";
   if (op.name != op.id && !op.name.empty()) s += " (" + op.name + ")";
@@ -482,7 +515,8 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
     for (std::size_t k = 0; k < op.deps.size(); ++k) {
       const std::string ptr = "/ops/" + std::to_string(i) + "/deps/" + std::to_string(k);
       const auto it = index.find(op.deps[k]);
-      if (it == index.end()) r.fail(ptr, "dep '" + op.deps[k] + "' names no op of this workload");
+      if (it == index.end())
+        r.fail(ptr, "dep '" + op.deps[k] + "' names no op of this workload" + did_you_mean(w, op.deps[k]));
       if (it->second == i) r.fail(ptr, "op depends on itself");
       for (std::size_t m = 0; m < k; ++m)
         if (op.deps[m] == op.deps[k])

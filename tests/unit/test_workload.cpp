@@ -292,6 +292,8 @@ TEST(WorkloadErrors, EmptyId) {
 TEST(WorkloadErrors, DanglingDep) {
   expect_error(doc(R"({"id": "a", "kind": "barrier"}, {"id": "b", "kind": "barrier", "deps": ["a", "c"]})"),
                "/ops/1/deps/1", "b", "dep 'c' names no op");
+  expect_error(doc(R"({"id": "load", "kind": "barrier"}, {"id": "gemm", "kind": "barrier", "deps": ["lod"]})"),
+               "/ops/1/deps/0", "gemm", "dep 'lod' names no op of this workload (did you mean 'load'?)");
 }
 
 TEST(WorkloadErrors, SelfDep) {
