@@ -1,6 +1,7 @@
 #include "streamlab/executor/cuda_backend.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -251,6 +252,7 @@ void CudaBackend::prepare(const model::Workload& workload) {
     STREAMLAB_CUDA_CHECK_OP(st, "prepare (anchor kernel)");
   }
   if (origin_ev_ != nullptr) STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(origin_ev_, cudaStreamLegacy), "prepare");
+  if (options_.capture_graph) begin_capture();
 }
 
 CudaBackend::StreamSlot& CudaBackend::stream_slot(StreamId s) {
@@ -582,6 +584,7 @@ model::Nanos CudaBackend::now() {
 
 void CudaBackend::begin_capture() {
   if (workload_ == nullptr) throw std::logic_error("CudaBackend::begin_capture: call prepare() first");
+  if (capturing_) return;
   STREAMLAB_CUDA_CHECK_OP(cudaDeviceSynchronize(), "graph capture");
   if (!origin_stream_) origin_stream_ = std::make_unique<stream>(StreamFlags::non_blocking, 0);
   if (fork_ev_ == nullptr) STREAMLAB_CUDA_CHECK_OP(cudaEventCreateWithFlags(&fork_ev_, cudaEventDisableTiming), "graph capture");

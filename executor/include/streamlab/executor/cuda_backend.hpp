@@ -57,6 +57,9 @@ struct CudaBackendOptions {
   std::chrono::nanoseconds finish_timeout = std::chrono::seconds(120);
   /// Test hook: this op's kernel writes through an invalid address instead of running.
   std::optional<model::OpIndex> fault_op;
+  /// Graph mode: prepare() ends by calling begin_capture(), so a Dispatcher run (which calls prepare()
+  /// itself) is captured into a CUDA graph instead of running. Needs a static policy and window 0.
+  bool capture_graph = false;
   /// Keep a compact log of the CUDA work calls issued (kernel/copy/record/wait), so a benchmark can
   /// replay the same program with hand-written CUDA.
   bool log_calls = false;
