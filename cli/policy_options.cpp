@@ -35,6 +35,7 @@ policies::PolicyConfig PolicyOptions::config() const {
   auto h = policies::parse_hint_mode(hints);
   if (!h) throw model::InputError("", "--hints", "", "unknown hint mode '" + hints + "' (known: honor, ignore)");
   c.hints = *h;
+  c.legacy_hint.reset();
   if (legacy_hint >= 0) c.legacy_hint = static_cast<std::uint32_t>(legacy_hint);
   auto p = policies::parse_poll_mode(poll);
   if (!p) {
@@ -63,11 +64,11 @@ void add_policy_options(CLI::App& app, PolicyOptions& opts) {
                  "stream), per-thread (all on the per-thread default stream)")
       ->capture_default_str();
   app.add_option("--hints", opts.hints,
-                 "op stream hints: honor (hinted ops go to stream hint % streams, in workload order) or "
-                 "ignore")
+                 "op stream hints: honor (hint h >= 1 goes to stream (h-1) % streams, hinted ops in "
+                 "workload order) or ignore")
       ->capture_default_str();
   app.add_option("--legacy-hint", opts.legacy_hint,
-                 "ops hinted to this stream go to the legacy NULL stream instead (-1: none)")
+                 "ops hinted to this stream go to the legacy NULL stream (default 0, the workload format's meaning; -1: none)")
       ->capture_default_str();
   app.add_option("--poll", opts.poll,
                  "when to query completions: auto, every-decision, when-blocked")

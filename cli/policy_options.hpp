@@ -20,7 +20,7 @@ struct PolicyOptions {
   std::string priority_map;
   std::string stream_kind = "non-blocking";
   std::string hints = "honor";
-  int legacy_hint = -1;  ///< -1: none
+  int legacy_hint = 0;  ///< -1: none
   std::string poll = "auto";
 
   /// Validated configuration; throws model::InputError naming the flag.

@@ -122,10 +122,12 @@ std::vector<Deadlock> OperationCoordinator::detect_deadlocks() {
   if (out.empty()) {
     const std::uint32_t lanes = impl_->lanes();
     model::StreamProgram prog;
-    prog.streams.resize(lanes);
+    prog.streams.resize(lanes + 1);
     for (model::OpIndex v = 0; v < w.ops.size(); ++v) {
       if (w.ops[v].stream_hint) {
-        prog.streams[*w.ops[v].stream_hint % lanes].push_back(v);
+        const std::uint32_t h = *w.ops[v].stream_hint;
+        // Same mapping as the Dispatcher: 0 = the legacy NULL stream (its own lane), else (h-1) % lanes.
+        prog.streams[h == 0 ? lanes : (h - 1) % lanes].push_back(v);
       } else {
         prog.streams.push_back({v});
       }

@@ -139,9 +139,14 @@ struct Dispatcher::State {
           phys_desc.back().kind = cfg.stream_kind;
           lane_phys[i] = i;
         }
-        if (cfg.legacy_hint) {
-          phys_desc.push_back(legacy);
-          lane_phys[L] = L;
+        if (cfg.legacy_hint && cfg.hints == HintMode::honor) {
+          for (const auto& op : w.ops) {
+            if (op.stream_hint == cfg.legacy_hint) {  // only when some op goes there
+              phys_desc.push_back(legacy);
+              lane_phys[L] = L;
+              break;
+            }
+          }
         }
         break;
     }
@@ -174,7 +179,7 @@ struct Dispatcher::State {
         const auto& h = w.ops[v].stream_hint;
         if (!h) continue;
         any_hint = true;
-        const std::uint32_t lane = (cfg.legacy_hint && *h == *cfg.legacy_hint) ? L : *h % L;
+        const std::uint32_t lane = (cfg.legacy_hint && *h == *cfg.legacy_hint) ? L : (*h == 0 ? 0 : *h - 1) % L;
         hint_lane[v] = lane;
         if (last[lane] != kNone) next_in_lane[last[lane]] = v;
         last[lane] = v;
@@ -490,6 +495,10 @@ struct Dispatcher::State {
     st.waits_inserted += waits;
 
     be.enqueue(sid, op);
+    // Deps whose every dependent is now issued can give their events back before we take one.
+    for (OpIndex u : w.ops[op].dep_indices) {
+      if (--unissued_succ[u] == 0) maybe_release(u);
+    }
     const EventId ev = acquire_event();
     be.record_event(ev, sid);
     ++st.event_records;
@@ -512,9 +521,6 @@ struct Dispatcher::State {
     ++in_flight;
     st.max_in_flight = std::max(st.max_in_flight, in_flight);
     ++st.ops;
-    for (OpIndex u : w.ops[op].dep_indices) {
-      if (--unissued_succ[u] == 0) maybe_release(u);
-    }
 
     const Nanos host = be.now() - host_t0;
     st.coordination_ns += host;

@@ -34,7 +34,8 @@ struct OperationDesc {
   /// What to run: kind, priority, workload type, bytes / shape / duration. id, deps and stream_hint are
   /// set by the coordinator (id "op<N>" unless given, name = description when given).
   model::Op op;
-  /// Logical stream of the policy's layout; unset = the policy decides (by op.type for workload-aware).
+  /// A stream hint: 1-based stream of the policy's layout ((s - 1) % streams), 0 = the legacy NULL
+  /// stream; unset = the policy decides (by op.type for workload-aware).
   std::optional<std::uint32_t> stream;
   std::vector<OperationId> deps;
   std::string description;

@@ -33,9 +33,12 @@ struct PriorityMap {
 
 /// How the Dispatcher treats Op::stream_hint.
 enum class HintMode : std::uint8_t {
-  /// A hinted op goes to logical stream `hint % streams` without asking the policy, and ops hinted to
-  /// the same stream are issued in workload order: the hints *are* a stream program, which the deadlock
-  /// check verifies before anything is issued.
+  /// Hints follow the workload format's convention: 1-based, 0 = CUDA's legacy NULL stream. A hinted
+  /// op goes, without asking the policy, to the legacy NULL stream when its hint equals
+  /// PolicyConfig::legacy_hint (0 by default), else to logical stream `(hint - 1) % streams` (hint 0
+  /// with legacy_hint unset: logical stream 0). Ops hinted to the same stream are issued in workload
+  /// order: the hints *are* a stream program, which the deadlock check verifies before anything is
+  /// issued.
   honor,
   /// Hints are ignored; the policy places every op.
   ignore,
@@ -64,7 +67,8 @@ struct PolicyConfig {
   HintMode hints = HintMode::honor;
   /// Ops whose stream_hint equals this value go to the legacy NULL stream (StreamId{0}) instead of a
   /// created stream (experiment E5: "these ops on the legacy default stream"). Only with HintMode::honor.
-  std::optional<std::uint32_t> legacy_hint;
+  /// 0 by default, the workload format's meaning of hint 0; unset = no op goes there by hint.
+  std::optional<std::uint32_t> legacy_hint = 0;
   PollMode poll = PollMode::automatic;
   friend bool operator==(const PolicyConfig&, const PolicyConfig&) = default;
 };
