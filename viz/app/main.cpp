@@ -30,7 +30,7 @@ void glfw_error(int code, const char* description) {
 int main(int argc, char** argv) {
   namespace viz = streamlab::viz;
   CLI::App cli{"streamlab-viz: timeline of a predicted trace and a measured trace of one workload, lane by lane"};
-  std::string predicted, measured, workload, screenshot, view_text, size_text = "1600x900";
+  std::string predicted, measured, workload, screenshot, view_text, select, size_text = "1600x900";
   int frames = 3;
   cli.add_option("PREDICTED", predicted, "Trace predicted by the simulator (Chrome Trace JSON)")->required();
   cli.add_option("MEASURED", measured, "Trace measured on a GPU, of the same workload");
@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   cli.add_option("--screenshot", screenshot, "Render without a person, write this PNG and exit (use xvfb-run)");
   cli.add_option("--frames", frames, "Frames rendered before the screenshot is taken")->check(CLI::Range(1, 1000));
   cli.add_option("--view", view_text, "Initial visible range START:END (e.g. 0:2ms; bare numbers are ns)");
+  cli.add_option("--select", select, "Op id selected at start (outlines it, and with --workload its deps)");
   cli.add_option("--size", size_text, "Window size WIDTHxHEIGHT")->capture_default_str();
   CLI11_PARSE(cli, argc, argv);
 
@@ -87,6 +88,7 @@ int main(int argc, char** argv) {
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
 
+  int exit_code = 0;
   viz::app::ViewerOptions options;
   options.predicted_name = predicted;
   options.measured_name = measured;
@@ -94,8 +96,11 @@ int main(int argc, char** argv) {
   options.initial_view = view;
   options.fit_key = GLFW_KEY_F;
   viz::app::Viewer viewer(std::move(session), options);
+  if (!select.empty() && !viewer.select_op_id(select)) {
+    std::fprintf(stderr, "streamlab-viz: command line: --select: no op '%s' in the traces\n", select.c_str());
+    if (headless) exit_code = 2;
+  }
 
-  int exit_code = 0;
   for (int frame = 1; !glfwWindowShouldClose(window); ++frame) {
     if (headless)
       glfwPollEvents();
@@ -119,7 +124,7 @@ int main(int argc, char** argv) {
         exit_code = 4;
       } else {
         std::fprintf(stderr, "streamlab-viz: wrote %s (%dx%d)\n", screenshot.c_str(), fb_w, fb_h);
-        exit_code = had_errors ? 1 : 0;
+        if (exit_code == 0) exit_code = had_errors ? 1 : 0;
       }
       break;
     }

@@ -448,6 +448,14 @@ void Viewer::select(std::uint32_t key) {
   }
 }
 
+bool Viewer::select_op_id(const std::string& op_id) {
+  if (!session_.pair) return false;
+  const auto keys = session_.pair->keys_of_op_id(op_id);
+  if (keys.empty()) return false;
+  select(keys.front());
+  return true;
+}
+
 void Viewer::focus_on(std::uint32_t key) {
   const TracePair& pair = *session_.pair;
   for (const Side s : {Side::predicted, Side::measured}) {

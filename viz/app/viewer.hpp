@@ -20,6 +20,7 @@ namespace streamlab::viz::app {
 struct ViewerOptions {
   std::string predicted_name, measured_name, workload_name;  ///< shown in the header
   std::optional<std::pair<model::Nanos, model::Nanos>> initial_view;
+  std::string initial_selection;  ///< op id selected at start (--select), e.g. for screenshots
   bool show_error_popup = true;
   int fit_key = 0;  ///< backend key code of the fit-to-trace key ('F')
 };
@@ -29,6 +30,8 @@ class Viewer {
   Viewer(Session session, ViewerOptions options);
   /// Builds the whole UI for one frame (call between ImGui::NewFrame and ImGui::Render).
   void frame();
+  /// Selects an op by id in both traces; false when neither trace has it.
+  bool select_op_id(const std::string& op_id);
 
  private:
   void header();
