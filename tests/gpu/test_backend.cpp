@@ -1,0 +1,345 @@
+// The CUDA backend under the shared Dispatcher: stream kinds, measured traces (CUPTI and events), errors
+// that name the op (fault, unsatisfiable allocation, timeout), the decision log against the FakeBackend,
+// and graph capture + replay.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "gpu_test_util.hpp"
+#include "streamlab/executor/cuda_backend.hpp"
+#include "streamlab/executor/error.hpp"
+#include "streamlab/model/generators.hpp"
+#include "streamlab/model/workload.hpp"
+#include "streamlab/policies/dispatcher.hpp"
+#include "streamlab/policies/fake_backend.hpp"
+#include "streamlab/policies/registry.hpp"
+
+namespace ex = streamlab::executor;
+namespace model = streamlab::model;
+namespace pol = streamlab::policies;
+using namespace std::chrono_literals;
+
+namespace {
+
+model::Op kernel(std::string id, model::Nanos ns, std::uint32_t blocks = 1, std::uint32_t threads = 64,
+                 std::vector<std::string> deps = {}) {
+  model::Op o;
+  o.id = std::move(id);
+  o.name = o.id;
+  o.kind = model::OpKind::kernel;
+  o.shape = model::KernelShape{{blocks, 1, 1}, {threads, 1, 1}, 32, 0};
+  o.duration = model::FixedPerBlock{ns};
+  o.deps = std::move(deps);
+  return o;
+}
+
+model::Op copy(std::string id, model::OpKind kind, std::uint64_t bytes, model::HostMemory mem = model::HostMemory::pinned,
+               std::vector<std::string> deps = {}) {
+  model::Op o;
+  o.id = std::move(id);
+  o.name = o.id;
+  o.kind = kind;
+  o.type = model::WorkloadType::memory;
+  o.bytes = bytes;
+  o.host_memory = mem;
+  o.deps = std::move(deps);
+  return o;
+}
+
+model::Workload make(std::string name, std::vector<model::Op> ops) {
+  model::Workload w;
+  w.name = std::move(name);
+  w.ops = std::move(ops);
+  model::resolve_and_check(w, "<test>");
+  return w;
+}
+
+const model::Span* span_of(const model::Trace& t, const std::string& id) {
+  for (const auto& s : t.spans)
+    if (s.op_id == id) return &s;
+  return nullptr;
+}
+
+std::unique_ptr<pol::Policy> policy(const std::string& name, std::uint32_t streams, std::uint32_t window = 0) {
+  pol::PolicyConfig c;
+  c.streams = streams;
+  c.window = window;
+  return pol::make_policy(name, c);
+}
+
+// Every dependency edge is honoured on the device: a span starts no earlier than each dep's end.
+void expect_deps_respected(const model::Workload& w, const model::Trace& t, model::Nanos slack_ns) {
+  std::map<std::string, const model::Span*> by_id;
+  for (const auto& s : t.spans) by_id[s.op_id] = &s;
+  for (const auto& o : w.ops) {
+    const auto it = by_id.find(o.id);
+    if (it == by_id.end()) continue;
+    for (const auto& d : o.deps) {
+      const auto dep = by_id.find(d);
+      if (dep == by_id.end()) continue;
+      EXPECT_GE(it->second->start_ns + slack_ns, dep->second->end_ns) << o.id << " started before its dep " << d << " ended";
+    }
+  }
+}
+
+}  // namespace
+
+TEST(CudaBackend, StreamKindsMapOntoCuda) {
+  ex::CudaBackend be;
+  const model::Workload w = make("empty", {kernel("k", 1000)});
+  be.prepare(w);
+  EXPECT_EQ(be.legacy_default_stream().value(), 0u);
+  EXPECT_EQ(be.handle(be.legacy_default_stream()), cudaStreamLegacy);
+  const auto [least, greatest] = be.priority_range();
+  const pol::StreamId blocking = be.create_stream({greatest, pol::StreamKind::blocking, "b"});
+  const pol::StreamId nonblocking = be.create_stream({least, pol::StreamKind::non_blocking, "n"});
+  const pol::StreamId per_thread = be.create_stream({0, pol::StreamKind::per_thread_default, "p"});
+  const pol::StreamId legacy = be.create_stream({0, pol::StreamKind::legacy_default, "l"});
+  EXPECT_EQ(blocking.value(), 1u);
+  EXPECT_EQ(legacy.value(), 4u);
+  unsigned flags = 0;
+  ASSERT_EQ(cudaStreamGetFlags(be.handle(blocking), &flags), cudaSuccess);
+  EXPECT_EQ(flags, static_cast<unsigned>(cudaStreamDefault));
+  ASSERT_EQ(cudaStreamGetFlags(be.handle(nonblocking), &flags), cudaSuccess);
+  EXPECT_EQ(flags, static_cast<unsigned>(cudaStreamNonBlocking));
+  int prio = 0;
+  ASSERT_EQ(cudaStreamGetPriority(be.handle(blocking), &prio), cudaSuccess);
+  EXPECT_EQ(prio, greatest);
+  EXPECT_EQ(be.handle(per_thread), cudaStreamPerThread);
+  EXPECT_EQ(be.handle(legacy), cudaStreamLegacy);
+  be.enqueue(nonblocking, 0);
+  EXPECT_EQ(be.synchronize_stream(nonblocking, 10'000'000'000), pol::WaitStatus::ready);
+  const model::Trace t = be.finish();
+  EXPECT_EQ(t.meta.backend, "cuda");
+  EXPECT_FALSE(t.meta.device_name.empty());
+  ASSERT_EQ(t.spans.size(), 1u);
+  EXPECT_EQ(t.spans[0].stream, nonblocking.value());
+}
+
+TEST(CudaBackend, SingleKernelTraceAgreesWithEventsWithin2us) {
+  if (streamlab::test::under_sanitizer()) GTEST_SKIP() << "timing is meaningless under compute-sanitizer";
+  const model::Workload w = make("one kernel", {kernel("k", 500'000, 132, 128)});
+  std::vector<double> diffs;
+  for (int rep = 0; rep < 5; ++rep) {
+    ex::CudaBackend be;
+    be.prepare(w);
+    if (be.timing() != ex::TimingMode::cupti) GTEST_SKIP() << "CUPTI unavailable: " << be.cupti_problem();
+    const pol::StreamId s = be.create_stream({0, pol::StreamKind::non_blocking, "s"});
+    const pol::EventId a = be.create_event(pol::EventTiming::timed), b = be.create_event(pol::EventTiming::timed);
+    be.record_event(a, s);
+    be.enqueue(s, 0);
+    be.record_event(b, s);
+    ASSERT_EQ(be.synchronize_event(b, 10'000'000'000), pol::WaitStatus::ready);
+    const model::Nanos events_ns = be.elapsed(a, b);
+    const model::Trace t = be.finish();
+    const model::Span* k = span_of(t, "k");
+    ASSERT_NE(k, nullptr);
+    const model::Nanos span_ns = k->end_ns - k->start_ns;
+    EXPECT_EQ(k->engine, model::Engine::sm);
+    EXPECT_GE(span_ns, 500'000);
+    diffs.push_back(static_cast<double>(events_ns - span_ns));
+    std::printf("rep %d: events %lld ns, CUPTI span %lld ns, diff %+lld ns\n", rep, static_cast<long long>(events_ns),
+                static_cast<long long>(span_ns), static_cast<long long>(events_ns - span_ns));
+  }
+  std::sort(diffs.begin(), diffs.end());
+  EXPECT_LE(std::abs(diffs[2]), 2000.0) << "median |events - trace| over 5 runs";
+}
+
+TEST(CudaBackend, DispatcherRunHonoursEveryDependencyOnTheDevice) {
+  model::gen::ChunkedCopyCompute p;
+  p.chunks = 6;
+  p.streams = 3;
+  p.bytes_per_chunk = 2u << 20;
+  p.kernel_ns_per_block = 50'000;
+  const model::Workload w = model::gen::chunked_copy_compute(p);
+  for (const ex::TimingMode mode : {ex::TimingMode::automatic, ex::TimingMode::events}) {
+    ex::CudaBackendOptions o;
+    o.timing = mode;
+    ex::CudaBackend be(o);
+    auto pl = policy("round-robin", 3);
+    const pol::DispatchResult r = pol::dispatch(be, w, *pl);
+    EXPECT_EQ(r.trace.spans.size(), w.ops.size()) << "timing " << ex::to_string(be.timing());
+    EXPECT_EQ(r.trace.meta.policy, "round-robin");
+    EXPECT_EQ(r.trace.meta.workload_hash, w.hash());
+    // CUPTI gives device timestamps: exact ordering. Events: 0.5 us resolution.
+    expect_deps_respected(w, r.trace, be.timing() == ex::TimingMode::cupti ? 0 : 1000);
+    for (const auto& s : r.trace.spans) {
+      EXPECT_GE(s.start_ns, 0) << s.op_id;
+      EXPECT_GT(s.end_ns, s.start_ns) << s.op_id;
+    }
+  }
+}
+
+TEST(CudaBackend, EveryOpKindRunsAndGetsASpan) {
+  model::Op h2d = copy("h2d", model::OpKind::h2d, 1 << 20);
+  model::Op h2d_pageable = copy("h2d-pageable", model::OpKind::h2d, 1 << 20, model::HostMemory::pageable);
+  model::Op d2d = copy("d2d", model::OpKind::d2d, 4 << 20, model::HostMemory::pinned, {"h2d"});
+  model::Op ms = copy("memset", model::OpKind::memset, 4 << 20);
+  model::Op pf = copy("prefetch", model::OpKind::prefetch, 1 << 20);
+  model::Op d2h = copy("d2h", model::OpKind::d2h, 1 << 20, model::HostMemory::pinned, {"d2d", "memset"});
+  model::Op hf;
+  hf.id = hf.name = "host-fn";
+  hf.kind = model::OpKind::host_func;
+  hf.type = model::WorkloadType::coordination;
+  hf.host_ns = 50'000;
+  hf.deps = {"d2h"};
+  model::Op tp;
+  tp.id = tp.name = "tasks";
+  tp.kind = model::OpKind::task_pool;
+  tp.shape = model::KernelShape{{8, 1, 1}, {64, 1, 1}, 32, 0};
+  tp.tasks = model::TaskList{std::vector<model::Nanos>(40, 10'000), model::TaskAssignment::dynamic_queue};
+  tp.deps = {"prefetch"};
+  model::Op cost = kernel("cost", 0, 132, 256);
+  cost.duration = model::CostModel{64e6, 1e9};
+  model::Op list = kernel("per-block", 0, 4, 64);
+  list.duration = model::PerBlockList{{10'000, 20'000, 30'000, 40'000}};
+  model::Op bar;
+  bar.id = bar.name = "barrier";
+  bar.kind = model::OpKind::barrier;
+  bar.type = model::WorkloadType::coordination;
+  bar.deps = {"host-fn", "tasks", "cost", "per-block", "h2d-pageable"};
+  model::Op last = kernel("after-barrier", 20'000, 1, 32, {"barrier"});
+  const model::Workload w = make("every kind", {h2d, h2d_pageable, d2d, ms, pf, d2h, hf, tp, cost, list, bar, last});
+  ex::CudaBackend be;
+  auto pl = policy("round-robin", 4);
+  const pol::DispatchResult r = pol::dispatch(be, w, *pl);
+  for (const auto& o : w.ops) {
+    const model::Span* s = span_of(r.trace, o.id);
+    ASSERT_NE(s, nullptr) << "no span for " << o.id << " (timing " << ex::to_string(be.timing()) << ")";
+    EXPECT_EQ(s->engine, model::engine_for(o.kind)) << o.id;
+  }
+  const model::Span* host_fn = span_of(r.trace, "host-fn");
+  const model::Span* tasks = span_of(r.trace, "tasks");
+  ASSERT_TRUE(host_fn != nullptr && tasks != nullptr);
+  EXPECT_GE(host_fn->end_ns - host_fn->start_ns, 50'000);
+  EXPECT_GE(tasks->end_ns - tasks->start_ns, 5 * 10'000);  // 40 tasks over 8 workers
+  expect_deps_respected(w, r.trace, 5'000);  // host and event-timed spans sit on other clocks
+}
+
+TEST(CudaBackend, UnsatisfiableAllocationNamesTheOp) {
+  const model::Workload w = make("huge", {copy("huge-upload", model::OpKind::h2d, std::uint64_t{1} << 46)});
+  ex::CudaBackend be;
+  try {
+    be.prepare(w);
+    FAIL() << "prepare allocated 64 TiB";
+  } catch (const ex::CudaError& e) {
+    EXPECT_EQ(e.status(), cudaErrorMemoryAllocation);
+    EXPECT_NE(std::string(e.what()).find("op 'huge-upload'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CudaBackend, WaitThatTimesOutNamesTheOp) {
+  const model::Workload w = make("slow", {kernel("slow-kernel", 300'000'000), kernel("next", 1'000, 1, 32, {"slow-kernel"})});
+  {
+    ex::CudaBackend be;
+    be.prepare(w);
+    const pol::StreamId s = be.create_stream({0, pol::StreamKind::non_blocking, "s"});
+    be.enqueue(s, 0);
+    EXPECT_EQ(be.synchronize_stream(s, 2'000'000), pol::WaitStatus::timed_out);
+    try {
+      be.synchronize_stream_or_throw(s, 2'000'000);
+      FAIL() << "no timeout";
+    } catch (const ex::TimeoutError& e) {
+      EXPECT_NE(std::string(e.what()).find("op 'slow-kernel'"), std::string::npos) << e.what();
+    }
+  }
+  // Through the Dispatcher: a window of 1 makes it block on the slow op.
+  ex::CudaBackend be;
+  auto pl = policy("round-robin", 1, 1);
+  pol::DispatchOptions d;
+  d.timeout_ns = 5'000'000;
+  try {
+    (void)pol::dispatch(be, w, *pl, d);
+    FAIL() << "no timeout";
+  } catch (const pol::DispatchTimeout& e) {
+    EXPECT_EQ(e.op_id(), "slow-kernel");
+    EXPECT_NE(std::string(e.what()).find("slow-kernel"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CudaBackendDeathTest, FaultingKernelNamesTheOpWithoutHanging) {
+  const model::Workload w = make("fault", {kernel("fine", 1'000), kernel("boom", 1'000, 1, 32, {"fine"})});
+  EXPECT_EXIT(
+      {
+        ex::CudaBackendOptions o;
+        o.fault_op = 1;
+        ex::CudaBackend be(o);
+        be.prepare(w);
+        const pol::StreamId s = be.create_stream({0, pol::StreamKind::non_blocking, "s"});
+        be.enqueue(s, 0);
+        be.enqueue(s, 1);
+        try {
+          (void)be.synchronize_stream(s, 10'000'000'000);
+        } catch (const ex::CudaError& e) {
+          std::fprintf(stderr, "%s sticky=%d\n", e.what(), e.sticky() ? 1 : 0);
+          std::_Exit(3);
+        }
+        std::_Exit(0);
+      },
+      ::testing::ExitedWithCode(3), "cudaErrorIllegalAddress.*op 'boom'.*sticky=1");
+}
+
+TEST(CudaBackend, DecisionLogMatchesTheFakeBackendForTheSameCompletionOrder) {
+  if (streamlab::test::under_sanitizer()) GTEST_SKIP() << "completion order depends on timing";
+  // Independent kernels of well-separated lengths: completions never coincide, and none happens during
+  // an issue burst, so what the host observes is fixed by the completion order alone.
+  std::vector<model::Op> ops;
+  for (int i = 0; i < 9; ++i) ops.push_back(kernel("k" + std::to_string(i), 1'500'000 + 900'000 * ((i * 5) % 9)));
+  ops.push_back(kernel("join", 10'000, 1, 32, {"k0", "k4", "k8"}));
+  const model::Workload w = make("separated", ops);
+  for (const std::string name : {"round-robin", "load-balanced", "work-stealing"}) {
+    std::vector<model::OpIndex> order;
+    pol::DispatchOptions d;
+    d.on_complete = [&](model::OpIndex op) { order.push_back(op); };
+    ex::CudaBackendOptions o;
+    o.timing = ex::TimingMode::none;
+    ex::CudaBackend cuda(o);
+    auto p1 = policy(name, 3, 2);
+    const pol::DispatchResult rc = pol::dispatch(cuda, w, *p1, d);
+    ASSERT_EQ(order.size(), w.ops.size());
+
+    pol::FakeOptions fo;
+    fo.completion = pol::FakeCompletion::scripted;
+    fo.script = order;
+    fo.priority_range = cuda.priority_range();
+    pol::FakeBackend fake(fo);
+    auto p2 = policy(name, 3, 2);
+    pol::DispatchOptions d2;
+    const pol::DispatchResult rf = pol::dispatch(fake, w, *p2, d2);
+    EXPECT_EQ(pol::format_decision_log(w, rc), pol::format_decision_log(w, rf)) << "policy " << name;
+  }
+}
+
+TEST(CudaBackend, GraphModeCapturesTheDispatchersProgramAndReplaysIt) {
+  model::gen::ForkJoin p;
+  p.width = 4;
+  p.stages = 3;
+  p.kernel_ns = 20'000;
+  const model::Workload w = model::gen::fork_join(p);
+  ex::CudaBackendOptions o;
+  o.capture_graph = true;
+  ex::CudaBackend be(o);
+  auto pl = policy("round-robin", 4);
+  const pol::DispatchResult r = pol::dispatch(be, w, *pl);
+  EXPECT_TRUE(r.trace.spans.empty());  // captured, not run
+  ASSERT_TRUE(be.graph().valid());
+  EXPECT_GE(be.graph().node_count(), w.ops.size());
+  const ex::GraphReplayStats st = be.replay(5, 1);
+  EXPECT_EQ(st.replays, 5u);
+  EXPECT_GT(st.device_ns, 0.0);
+  EXPECT_GT(st.host_ns_per_node(), 0.0);
+  if (be.timing() == ex::TimingMode::cupti) {
+    const model::Trace t = be.replay_trace();
+    EXPECT_EQ(t.spans.size(), w.ops.size()) << "graph nodes matched to ops through CUPTI graph node ids";
+    expect_deps_respected(w, t, 0);
+  }
+  // Graph mode refuses to block (a window makes the Dispatcher wait for completions).
+  ex::CudaBackend be2(o);
+  auto windowed = policy("round-robin", 2, 1);
+  EXPECT_THROW((void)pol::dispatch(be2, w, *windowed), std::logic_error);
+}
