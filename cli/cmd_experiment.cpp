@@ -1,0 +1,223 @@
+// `streamlab experiment`: run the research-note experiments (predicted on the simulator, measured on the GPU
+// when there is one), re-render their charts, and generate experiments/REPORT.md.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "streamlab/experiments/catalog.hpp"
+#include "streamlab/experiments/chart.hpp"
+#include "streamlab/experiments/report.hpp"
+#include "streamlab/experiments/results.hpp"
+#include "streamlab/experiments/runner.hpp"
+#include "streamlab/model/device_profile.hpp"
+#include "streamlab/model/errors.hpp"
+#include "streamlab/model/file_io.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace ex = streamlab::experiments;
+using streamlab::model::InputError;
+
+struct ExperimentOptions {
+  std::string name;
+  bool list = false;
+  bool sim_only = false;
+  bool quick = false;
+  std::string device;  // profile path
+  std::string out;
+  std::uint32_t repeats = 3;
+  std::uint32_t child_connections = 0;
+  std::string child_output;
+  // render / report
+  std::vector<std::string> render_dirs;
+  std::vector<std::string> report_results;
+  std::string report_out = "experiments/REPORT.md";
+};
+
+// experiments/results when run from the repository root, else results/ here.
+fs::path results_root() {
+  std::error_code ec;
+  return fs::is_directory("experiments", ec) ? fs::path("experiments") / "results" : fs::path("results");
+}
+
+void print_line(const std::string& s) {
+  std::cout << s << std::endl;  // flushed: progress must show while a long run goes on
+}
+
+std::string where_line(const ex::ExperimentResult& r) {
+  const auto& m = r.meta;
+  std::string s = m.measured ? "measured: " + m.device_name + (m.driver.empty() ? "" : ", driver " + m.driver) +
+                                   (m.cuda_version.empty() ? "" : ", CUDA " + m.cuda_version)
+                             : "simulator only (not measured on a GPU yet)";
+  // The profile label without the device name the profile file carries ("bundled:h100-sxm (NVIDIA ...)").
+  s += " | predicted: simulator, profile " + m.profile.substr(0, m.profile.find(" ("));
+  return s;
+}
+
+void render_chart_file(const ex::Experiment& def, const ex::ExperimentResult& r, const fs::path& dir) {
+  ex::Chart chart = def.chart(r.configs, def);
+  chart.subtitle = where_line(r);
+  ex::save_png(ex::render_chart(chart), dir / (r.name + ".png"));
+}
+
+void list_experiments() {
+  std::printf("%-4s %-62s %-7s %-6s %s\n", "name", "title", "configs", "quick", "claim");
+  const auto profile = streamlab::model::bundled_h100_profile();
+  for (const auto& e : ex::all_experiments()) {
+    const auto full = e.configurations({false, &profile}).size();
+    const auto quick = e.configurations({true, &profile}).size();
+    std::printf("%-4s %-62s %-7zu %-6zu %s\n", e.name.c_str(), e.title.c_str(), full, quick, e.claim_short.c_str());
+  }
+}
+
+std::string command_line(const ExperimentOptions& o) {
+  std::string s = "streamlab experiment " + o.name;
+  if (o.sim_only) s += " --sim-only";
+  if (o.quick) s += " --quick";
+  if (!o.device.empty()) s += " --device " + o.device;
+  if (!o.out.empty()) s += " --out " + o.out;
+  if (o.repeats != 3) s += " --repeats " + std::to_string(o.repeats);
+  return s;
+}
+
+void run_experiments(const ExperimentOptions& o) {
+  if (o.list) {
+    list_experiments();
+    return;
+  }
+  if (o.name.empty()) throw InputError("", "NAME", "", "name an experiment (E1..E9) or 'all'; --list shows them");
+  std::vector<ex::Experiment> todo;
+  if (o.name == "all") {
+    todo = ex::all_experiments();
+  } else {
+    auto e = ex::find_experiment(o.name);
+    if (!e) throw InputError("", "NAME", "", "unknown experiment '" + o.name + "' (E1..E9 or 'all'; --list shows them)");
+    todo.push_back(std::move(*e));
+  }
+  if (o.repeats == 0) throw InputError("", "--repeats", "", "must be at least 1");
+
+  ex::SuiteOptions suite;
+  suite.quick = o.quick;
+  suite.repeats = o.repeats;
+  suite.progress = print_line;
+  suite.command_line = command_line(o);
+  if (!o.device.empty()) {
+    suite.profile = streamlab::model::load_device_profile(o.device);
+    suite.profile_label = o.device;
+  }
+  std::error_code ec;
+  suite.self_exe = fs::read_symlink("/proc/self/exe", ec);
+  if (o.quick) suite.child_args.push_back("--quick");
+  if (!o.device.empty()) suite.child_args.insert(suite.child_args.end(), {"--device", o.device});
+  suite.child_args.insert(suite.child_args.end(), {"--repeats", std::to_string(o.repeats)});
+
+  std::unique_ptr<ex::MeasuredDevice> device;
+  std::string why;
+  if (o.child_connections > 0) {
+    // Child mode: this process runs with CUDA_DEVICE_MAX_CONNECTIONS set by the parent.
+    device = ex::open_cuda_device(why);
+    if (!device) throw std::runtime_error("child process: " + why);
+    suite.only_connections = o.child_connections;
+    suite.progress = [](const std::string& s) { print_line("  [child] " + s); };
+    const ex::ExperimentResult r = ex::run_experiment(todo.front(), suite, device.get());
+    streamlab::model::write_file_atomically(o.child_output, ex::result_to_json(r));
+    return;
+  }
+  if (o.sim_only) {
+    why = "--sim-only";
+  } else {
+    device = ex::open_cuda_device(why);
+    if (!device) print_line("streamlab experiment: " + why + "; running on the simulator only (as with --sim-only)");
+  }
+  if (!ex::charts_available())
+    print_line("streamlab experiment: charts off (built without stb); `streamlab experiment render DIR` draws them later");
+
+  const std::string commit = ex::git_commit(fs::current_path());
+  fs::path out_dir;
+  for (const auto& e : todo) {
+    ex::ExperimentResult r = ex::run_experiment(e, suite, device.get(), device ? "" : "sim-only: " + why);
+    r.meta.git_commit = commit;
+    if (out_dir.empty()) out_dir = o.out.empty() ? results_root() / r.meta.device_slug : fs::path(o.out);
+    ex::write_result_files(r, out_dir);
+    if (ex::charts_available()) render_chart_file(e, r, out_dir);
+    const auto& v = r.measured() ? r.measured_verdict : r.predicted_verdict;
+    print_line(e.name + " " + (r.measured() ? "verdict" : "predicted verdict") + ": " +
+               std::string(ex::to_string(v.outcome)) + " - " + v.why);
+  }
+  print_line("results in " + out_dir.string());
+}
+
+void render_dirs(const ExperimentOptions& o) {
+  if (!ex::charts_available())
+    throw InputError("", "render", "", "this build has no stb (Debian libstb-dev): charts cannot be drawn here");
+  for (const auto& d : o.render_dirs) {
+    for (const auto& r : ex::load_results(d)) {
+      auto def = ex::find_experiment(r.name);
+      if (!def) throw InputError(d, r.name + ".json", "", "no experiment named '" + r.name + "' in this build");
+      render_chart_file(*def, r, d);
+      print_line("rendered " + (fs::path(d) / (r.name + ".png")).string());
+    }
+  }
+}
+
+void write_report(const ExperimentOptions& o) {
+  std::vector<fs::path> dirs;
+  for (const auto& d : o.report_results) dirs.emplace_back(d);
+  if (dirs.empty()) {
+    const fs::path root = results_root();
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(root, ec))
+      if (e.is_directory()) dirs.push_back(e.path());
+    if (ec) throw InputError(root.string(), "", "", "cannot list result folders: " + ec.message());
+    std::sort(dirs.begin(), dirs.end());
+  }
+  std::vector<ex::LoadedResult> loaded;
+  for (const auto& d : dirs)
+    for (auto& r : ex::load_results(d)) {
+      // Verdicts follow the definitions in this build (the numbers are what was measured).
+      if (auto def = ex::find_experiment(r.name)) ex::judge(*def, r);
+      loaded.push_back({d, std::move(r)});
+    }
+  if (loaded.empty()) throw InputError("", "--results", "", "no experiment results found (run `streamlab experiment all` first)");
+  const fs::path out = o.report_out;
+  const fs::path report_dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
+  streamlab::model::write_file_atomically(out, ex::generate_report(loaded, report_dir));
+  print_line("wrote " + out.string() + " from " + std::to_string(loaded.size()) + " results");
+}
+
+const bool registered = streamlab::cli::register_command(
+    {"experiment", "run the research-note experiments (claim vs predicted vs measured), render charts, write the report",
+     [](CLI::App& app) {
+       auto o = std::make_shared<ExperimentOptions>();
+       app.add_option("name", o->name, "experiment to run: E1..E9 or 'all'");
+       app.add_flag("--list", o->list, "list the experiments and their claims");
+       app.add_flag("--sim-only", o->sim_only, "predict only (automatic when there is no CUDA device)");
+       app.add_flag("--quick", o->quick, "smaller sizes (CI: the whole suite in well under a minute)");
+       app.add_option("--device", o->device, "device profile JSON for the prediction (default: bundled H100)")
+           ->check(CLI::ExistingFile);
+       app.add_option("--out", o->out, "results folder (default: experiments/results/<device>)");
+       app.add_option("--repeats", o->repeats, "measured runs per configuration, after one warm-up (median)")
+           ->capture_default_str();
+       app.add_option("--child-connections", o->child_connections, "internal: measure one connection setting")
+           ->group("");
+       app.add_option("--child-output", o->child_output, "internal: where a child writes its results")->group("");
+       CLI::App* render = app.add_subcommand("render", "re-draw the charts of result folders from their JSON");
+       render->add_option("dirs", o->render_dirs, "result folders")->required();
+       CLI::App* report = app.add_subcommand("report", "write experiments/REPORT.md from the result files");
+       report->add_option("--results", o->report_results, "result folders (default: every folder under experiments/results)");
+       report->add_option("--out", o->report_out, "report file")->capture_default_str();
+       render->callback([o] { render_dirs(*o); });
+       report->callback([o] { write_report(*o); });
+       app.require_subcommand(0, 1);
+       app.callback([o, &app] {
+         if (app.get_subcommands().empty()) run_experiments(*o);
+       });
+     }});
+
+}  // namespace

@@ -1,0 +1,439 @@
+// The experiment runner: predicted on the simulator, measured on a MeasuredDevice, connection settings in
+// child processes, verdicts, and the predicted-vs-measured diagnosis.
+#include "streamlab/experiments/runner.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "streamlab/experiments/workload_order_policy.hpp"
+#include "streamlab/model/errors.hpp"
+#include "streamlab/model/file_io.hpp"
+#include "streamlab/model/metrics.hpp"
+#include "streamlab/sim/sim_backend.hpp"
+
+extern char** environ;
+
+namespace streamlab::experiments {
+
+namespace {
+
+constexpr Nanos kWaitTimeout = 60'000'000'000;  // 60 s of backend time for any single host wait
+
+// HostApi over the Backend contract: for the simulator this reads exactly what it charges per call.
+class BackendHostApi final : public HostApi {
+ public:
+  explicit BackendHostApi(policies::Backend& be) : be_(be) {}
+  Nanos now() override { return be_.now(); }
+  std::uint32_t create_event(policies::EventTiming timing) override {
+    events_.push_back(be_.create_event(timing));
+    return static_cast<std::uint32_t>(events_.size() - 1);
+  }
+  void destroy_event(std::uint32_t e) override { be_.destroy_event(events_.at(e)); }
+  void record_event(std::uint32_t e, policies::StreamId s) override { be_.record_event(events_.at(e), s); }
+  void stream_wait_event(policies::StreamId s, std::uint32_t e) override { be_.stream_wait_event(s, events_.at(e)); }
+  bool query_event(std::uint32_t e) override { return be_.query_event(events_.at(e)); }
+  bool query_stream(policies::StreamId s) override { return be_.query_stream(s); }
+  void synchronize_event(std::uint32_t e) override { check(be_.synchronize_event(events_.at(e), kWaitTimeout), "event"); }
+  void synchronize_stream(policies::StreamId s) override { check(be_.synchronize_stream(s, kWaitTimeout), "stream"); }
+  void synchronize_device() override { check(be_.synchronize_device(kWaitTimeout), "device"); }
+
+ private:
+  static void check(policies::WaitStatus st, const char* what) {
+    if (st != policies::WaitStatus::ready) throw std::runtime_error(std::string("probe: ") + what + " synchronize timed out");
+  }
+  policies::Backend& be_;
+  std::vector<policies::EventId> events_;
+};
+
+std::string format_value(double raw, const MetricInfo& m) {
+  if (!has_value(raw)) return "-";
+  char buf[64];
+  const double v = raw * m.scale;
+  std::snprintf(buf, sizeof buf, std::abs(v) >= 100 ? "%.1f %s" : (std::abs(v) >= 1 ? "%.3f %s" : "%.4g %s"), v,
+                m.unit.c_str());
+  return buf;
+}
+
+std::string format_percent(double rel) {
+  if (!has_value(rel)) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", rel * 100);
+  return buf;
+}
+
+// The run whose metric (or makespan) is the median; for an even count the lower middle.
+std::size_t median_index(const std::vector<RunOutput>& runs) {
+  std::vector<std::size_t> idx(runs.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  auto key = [&](std::size_t i) {
+    const auto& m = runs[i].measurement;
+    return has_value(m.metric) ? m.metric : m.makespan_ns;
+  };
+  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+  return idx[(idx.size() - 1) / 2];
+}
+
+double spread_of(const std::vector<RunOutput>& runs, std::size_t med) {
+  auto key = [](const RunOutput& r) {
+    return has_value(r.measurement.metric) ? r.measurement.metric : r.measurement.makespan_ns;
+  };
+  double lo = key(runs[0]), hi = lo;
+  for (const auto& r : runs) {
+    lo = std::min(lo, key(r));
+    hi = std::max(hi, key(r));
+  }
+  const double m = key(runs[med]);
+  return (has_value(m) && m != 0) ? (hi - lo) / std::abs(m) : kNone;
+}
+
+// Spawns `exe args...` with CUDA_DEVICE_MAX_CONNECTIONS=n and waits; returns the exit status (or -1).
+int run_child(const std::filesystem::path& exe, const std::vector<std::string>& args, std::uint32_t n,
+              std::string& error) {
+  std::vector<std::string> env_strings;
+  for (char** e = environ; e && *e; ++e) {
+    if (std::strncmp(*e, "CUDA_DEVICE_MAX_CONNECTIONS=", 28) != 0) env_strings.emplace_back(*e);
+  }
+  env_strings.push_back("CUDA_DEVICE_MAX_CONNECTIONS=" + std::to_string(n));
+  std::vector<char*> envp;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_strings;
+  argv_strings.push_back(exe.string());
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : argv_strings) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, exe.c_str(), nullptr, nullptr, argv.data(), envp.data());
+  if (rc != 0) {
+    error = std::string("cannot start ") + exe.string() + ": " + std::strerror(rc);
+    return -1;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      error = std::string("waitpid: ") + std::strerror(errno);
+      return -1;
+    }
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  error = "child ended by signal " + std::to_string(WTERMSIG(status));
+  return -1;
+}
+
+}  // namespace
+
+std::unique_ptr<HostApi> make_backend_host_api(policies::Backend& backend) {
+  return std::make_unique<BackendHostApi>(backend);
+}
+
+#if !STREAMLAB_EXPERIMENTS_HAVE_CUDA
+std::unique_ptr<MeasuredDevice> open_cuda_device(std::string& why) {
+  why = "this build has no CUDA executor (configured without a CUDA toolkit)";
+  return nullptr;
+}
+#endif
+
+// One run ----------------------------------------------------------------------------------------------------
+
+RunOutput run_configuration(const Configuration& c, const model::Workload& w, policies::Backend& backend,
+                            HostApi* api, const model::DeviceProfile& profile) {
+  RunOutput out;
+  if (c.probe) {
+    if (!api) throw std::logic_error("probe configuration '" + c.label + "' needs a HostApi");
+    backend.prepare(w);
+    ProbeContext ctx{backend, *api, w};
+    out.measurement = c.probe(ctx);
+    return out;
+  }
+  auto policy = make_experiment_policy(c.policy, c.config);
+  policies::DispatchOptions o;
+  o.profile = &profile;
+  o.source = c.label;
+  o.keep_log = false;
+  o.measure_cpu = false;
+  o.event_timing = c.event_timing;
+  policies::DispatchResult r = policies::dispatch(backend, w, *policy, o);
+  if (c.evaluate) {
+    out.measurement = c.evaluate(w, r);
+  } else {
+    const auto m = model::compute_metrics(r.trace);
+    out.measurement.makespan_ns = static_cast<double>(m.makespan_ns);
+    out.measurement.metric = out.measurement.makespan_ns;
+  }
+  if (!has_value(out.measurement.makespan_ns))
+    out.measurement.makespan_ns = static_cast<double>(model::compute_metrics(r.trace).makespan_ns);
+  if (!out.measurement.extra.count("overlap") || !out.measurement.extra.count("mean_concurrency")) {
+    const auto m = model::compute_metrics(r.trace);
+    out.measurement.extra.emplace("overlap", m.copy_compute_overlap);
+    out.measurement.extra.emplace("mean_concurrency", m.mean_concurrency);
+  }
+  out.measurement.extra["host_ns_per_op"] = r.stats.average_coordination_ns();
+  out.trace = std::move(r.trace);
+  return out;
+}
+
+// Diagnosis ------------------------------------------------------------------------------------------------
+
+Diagnosis diagnose(const model::Workload& w, const model::Trace& predicted, const model::Trace& measured) {
+  Diagnosis d;
+  if (predicted.spans.empty() || measured.spans.empty()) return d;
+  const auto cmp = model::compare_traces(predicted, measured);
+  d.available = true;
+  std::map<std::string, const model::Op*> by_id;
+  for (const auto& op : w.ops) by_id[op.id] = &op;
+  std::map<std::string, std::array<double, 3>> sums;  // pred, meas, bytes
+  for (const auto& od : cmp.ops) {
+    auto it = by_id.find(od.op_id);
+    const std::string kind = it == by_id.end() ? std::string(model::to_string(od.engine))
+                                               : std::string(model::to_string(it->second->kind));
+    auto& s = sums[kind];
+    s[0] += static_cast<double>(od.a_end - od.a_start);
+    s[1] += static_cast<double>(od.b_end - od.b_start);
+    s[2] += it == by_id.end() ? 0.0 : static_cast<double>(it->second->bytes);
+    ++d.duration[kind].ops;
+  }
+  for (auto& [kind, t] : d.duration) {
+    const auto& s = sums[kind];
+    t.predicted_mean_ns = s[0] / t.ops;
+    t.measured_mean_ns = s[1] / t.ops;
+    t.mean_bytes = s[2] / t.ops;
+  }
+  d.first_start_predicted_ns = static_cast<double>(cmp.a.start_ns);
+  d.first_start_measured_ns = static_cast<double>(cmp.b.start_ns);
+  d.overlap_predicted = cmp.a.copy_compute_overlap;
+  d.overlap_measured = cmp.b.copy_compute_overlap;
+  d.concurrency_predicted = cmp.a.mean_concurrency;
+  d.concurrency_measured = cmp.b.mean_concurrency;
+  d.mean_abs_start_error_ns = cmp.mean_abs_start_error_ns;
+  return d;
+}
+
+std::string explain_miss(const ConfigResult& c, const model::DeviceProfile* profile) {
+  std::ostringstream os;
+  const double err = c.makespan_error();
+  auto us = [](double ns) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f us", ns / 1000.0);
+    return std::string(b);
+  };
+  auto pct = [](double a, double b) { return format_percent(b == 0 ? kNone : (a - b) / b); };
+  if (c.measured) {
+    os << "predicted makespan " << us(c.predicted.makespan_ns) << " vs measured " << us(c.measured->makespan_ns) << " ("
+       << format_percent(err) << "). ";
+  }
+  const Diagnosis& d = c.diagnosis;
+  if (!d.available) {
+    os << "No per-op comparison is available for this configuration.";
+    return os.str();
+  }
+  bool duration_miss = false;
+  for (const auto& [kind, t] : d.duration) {
+    if (t.ops == 0 || t.measured_mean_ns <= 0) continue;
+    const double rel = (t.predicted_mean_ns - t.measured_mean_ns) / t.measured_mean_ns;
+    if (std::abs(rel) <= 0.05) continue;
+    duration_miss = true;
+    os << kind << " spans: predicted mean " << us(t.predicted_mean_ns) << " vs measured " << us(t.measured_mean_ns) << " ("
+       << format_percent(rel) << ", " << t.ops << " ops)";
+    if ((kind == "h2d" || kind == "d2h" || kind == "d2d") && t.mean_bytes > 0) {
+      char b[96];
+      std::snprintf(b, sizeof b, "; the GPU moved %.1f GB/s", t.mean_bytes / t.measured_mean_ns);
+      os << b;
+      if (profile) {
+        const double prof = kind == "h2d"   ? profile->h2d_pinned_gbps.value
+                            : kind == "d2h" ? profile->d2h_pinned_gbps.value
+                                            : profile->d2d_gbps.value;
+        std::snprintf(b, sizeof b, " where the profile says %.1f GB/s", prof);
+        os << b;
+      }
+      os << " -> calibrate " << kind << " bandwidth/latency (and bidirectional_factor when both directions run)";
+    } else if (kind == "kernel" || kind == "task_pool") {
+      os << " -> the synthetic kernel's block time on the GPU differs from the op's stated block duration, or "
+            "block_dispatch_ns / kernel_start_latency_ns are off (calibrate them)";
+    }
+    os << ". ";
+  }
+  if (!duration_miss) os << "Per-op durations agree within 5%, so the miss is in scheduling. ";
+  os << "First op starts " << us(d.first_start_predicted_ns) << " predicted vs " << us(d.first_start_measured_ns)
+     << " measured after prepare() (" << pct(d.first_start_predicted_ns, d.first_start_measured_ns)
+     << ": host issue cost + kernel_start_latency). Mean concurrency " << d.concurrency_predicted << " vs "
+     << d.concurrency_measured << ", copy/compute overlap " << d.overlap_predicted << " vs " << d.overlap_measured
+     << "; mean |start error| per op " << us(d.mean_abs_start_error_ns) << ".";
+  return os.str();
+}
+
+// Verdicts -------------------------------------------------------------------------------------------------
+
+void judge(const Experiment& exp, ExperimentResult& r) {
+  r.predicted_verdict = exp.verdict(r.configs, Side::predicted);
+  if (r.measured()) {
+    r.measured_verdict = exp.verdict(r.configs, Side::measured);
+  } else {
+    r.measured_verdict = {Outcome::not_measured, "not measured on a GPU yet"};
+  }
+}
+
+// The experiment -------------------------------------------------------------------------------------------
+
+ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& opt, MeasuredDevice* device,
+                                const std::string& sim_only_note) {
+  ConfigContext ctx{opt.quick, &opt.profile};
+  std::vector<Configuration> configs = exp.configurations(ctx);
+  if (opt.only_connections) {
+    std::erase_if(configs, [&](const Configuration& c) { return c.connections != opt.only_connections; });
+  }
+  const std::string date = opt.date.empty() ? utc_now_iso() : opt.date;
+
+  ExperimentResult r;
+  r.name = exp.name;
+  r.title = exp.title;
+  r.claim = exp.claim;
+  r.source = exp.source;
+  r.setup = exp.setup;
+  r.metric = exp.metric;
+  r.makespan_target = exp.makespan_target;
+  r.has_makespan = exp.has_makespan;
+  RunMeta& meta = r.meta;
+  meta.date = date;
+  meta.profile = opt.profile_label + " (" + opt.profile.name + ")";
+  meta.version = STREAMLAB_VERSION;
+  meta.command_line = opt.command_line;
+  meta.quick = opt.quick;
+  if (device) {
+    const DeviceMeta dm = device->meta();
+    meta.measured = true;
+    meta.device_name = dm.name;
+    meta.driver = dm.driver;
+    meta.cuda_version = dm.cuda_version;
+    meta.device_slug = device_slug(dm.name);
+    meta.repeats = opt.repeats;
+    if (!dm.timing.empty()) meta.note = "device spans timed by " + dm.timing;
+  } else {
+    meta.device_name = opt.profile.name;
+    meta.device_slug = "sim-" + device_slug(opt.profile.name) + "-profile";
+    meta.note = sim_only_note;
+  }
+  std::vector<std::string> failures;
+
+  std::map<std::uint32_t, std::vector<std::size_t>> deferred;  // connections -> config positions
+  const std::size_t n = configs.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const Configuration& c = configs[i];
+    const model::Workload w = c.workload();
+    ConfigResult cr;
+    cr.label = c.label;
+    cr.params = c.params;
+
+    sim::SimOptions so;
+    so.connections = c.connections;
+    so.profile_label = opt.profile_label;
+    so.date = date;
+    so.source = exp.name + " " + c.label;
+    sim::SimBackend sim_backend(opt.profile, so);
+    auto sim_api = make_backend_host_api(sim_backend);
+    RunOutput predicted = run_configuration(c, w, sim_backend, sim_api.get(), opt.profile);
+    cr.predicted = predicted.measurement;
+
+    std::string status;
+    if (device) {
+      const bool here = !c.connections || !device->connections_fixed_per_process() ||
+                        device->process_connections() == c.connections;
+      if (here) {
+        try {
+          std::vector<RunOutput> runs;
+          const std::uint32_t repeats = std::max<std::uint32_t>(opt.repeats, 1);
+          for (std::uint32_t k = 0; k <= repeats; ++k) {  // run 0 warms up (module load, allocations)
+            auto be = device->make_backend(c.connections);
+            auto api = c.probe ? device->make_host_api(*be) : nullptr;
+            RunOutput out = run_configuration(c, w, *be, api.get(), opt.profile);
+            if (k > 0) runs.push_back(std::move(out));
+          }
+          const std::size_t med = median_index(runs);
+          cr.measured = runs[med].measurement;
+          cr.measured_runs = static_cast<std::uint32_t>(runs.size());
+          cr.measured_spread = spread_of(runs, med);
+          cr.diagnosis = diagnose(w, predicted.trace, runs[med].trace);
+        } catch (const std::exception& e) {
+          failures.push_back(c.label + ": " + e.what());
+          status = "measurement failed: " + std::string(e.what());
+        }
+      } else if (!opt.self_exe.empty() && !opt.only_connections) {
+        deferred[*c.connections].push_back(i);
+        status = "measured next in a child process with CUDA_DEVICE_MAX_CONNECTIONS=" + std::to_string(*c.connections);
+      } else {
+        status = "not measured: needs CUDA_DEVICE_MAX_CONNECTIONS=" + std::to_string(*c.connections);
+      }
+    }
+    if (opt.progress) {
+      std::ostringstream line;
+      line << exp.name << " [" << (i + 1) << "/" << n << "] " << c.label << ": predicted "
+           << format_value(cr.predicted.metric, exp.metric);
+      if (cr.measured) {
+        line << ", measured " << format_value(cr.measured->metric, exp.metric) << " ("
+             << format_percent(cr.metric_error()) << ")";
+      } else if (!status.empty()) {
+        line << " (" << status << ")";
+      }
+      opt.progress(line.str());
+    }
+    r.configs.push_back(std::move(cr));
+  }
+
+  // Connection settings other than this process's: one child per setting.
+  for (const auto& [conn, positions] : deferred) {
+    const auto file = std::filesystem::temp_directory_path() /
+                      ("streamlab-" + exp.name + "-connections-" + std::to_string(conn) + "-" +
+                       std::to_string(::getpid()) + ".json");
+    std::vector<std::string> args = {"experiment", exp.name, "--child-connections", std::to_string(conn),
+                                     "--child-output", file.string()};
+    args.insert(args.end(), opt.child_args.begin(), opt.child_args.end());
+    if (opt.progress)
+      opt.progress(exp.name + ": measuring " + std::to_string(positions.size()) +
+                   " configurations in a child process with CUDA_DEVICE_MAX_CONNECTIONS=" + std::to_string(conn));
+    std::string error;
+    const int rc = run_child(opt.self_exe, args, conn, error);
+    if (rc != 0) {
+      failures.push_back("connections=" + std::to_string(conn) + " child process " +
+                         (error.empty() ? "exited with " + std::to_string(rc) : error));
+      std::filesystem::remove(file);
+      continue;
+    }
+    try {
+      const ExperimentResult child = parse_result_json(model::read_text_file(file), file.string());
+      for (const auto& cc : child.configs) {
+        for (std::size_t pos : positions) {
+          if (r.configs[pos].label != cc.label) continue;
+          r.configs[pos].measured = cc.measured;
+          r.configs[pos].measured_runs = cc.measured_runs;
+          r.configs[pos].measured_spread = cc.measured_spread;
+          r.configs[pos].diagnosis = cc.diagnosis;
+        }
+      }
+      if (!child.meta.note.empty() && child.meta.note.find("failed") != std::string::npos)
+        failures.push_back("connections=" + std::to_string(conn) + ": " + child.meta.note);
+    } catch (const std::exception& e) {
+      failures.push_back("connections=" + std::to_string(conn) + ": " + e.what());
+    }
+    std::filesystem::remove(file);
+  }
+  if (!failures.empty()) {
+    std::string joined;
+    for (const auto& f : failures) joined += (joined.empty() ? "" : "; ") + f;
+    meta.note += (meta.note.empty() ? "" : "; ") + std::string("measurement failed for ") + joined;
+  }
+  judge(exp, r);
+  return r;
+}
+
+}  // namespace streamlab::experiments
