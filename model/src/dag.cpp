@@ -237,22 +237,18 @@ class BitsetMatching {
   }
 
  private:
-  /// Calls f(v) for each set bit v of reach(u) & avail_, rereading avail_ as f clears bits; stops when
-  /// f returns true. `word` lets a caller resume a scan.
+  /// Calls f(v) for each set bit v of reach(u) & avail_; f must clear v from avail_ (it consumes it).
+  /// Stops early when f returns true.
   template <class F>
-  bool for_each_avail(OpIndex u, F&& f, std::size_t* word = nullptr) {
+  void for_each_avail(OpIndex u, F&& f) {
     const std::uint64_t* row = reach_.row(u);
-    std::size_t local = 0;
-    std::size_t& w = word ? *word : local;
-    for (; w < reach_.words; ++w) {
+    for (std::size_t w = 0; w < reach_.words; ++w) {
       std::uint64_t bits;
       while ((bits = row[w] & avail_[w]) != 0) {
         const auto v = static_cast<std::uint32_t>(w * 64 + static_cast<unsigned>(std::countr_zero(bits)));
-        if (f(v)) return true;
-        if (test_bit(avail_.data(), v)) clear_bit(avail_.data(), v);  // f did not consume it: skip it
+        if (f(v)) return;
       }
     }
-    return false;
   }
 
   void reset_avail() {
@@ -302,38 +298,46 @@ class BitsetMatching {
     return found;
   }
 
-  /// Iterative DFS along the layering for one vertex-disjoint augmenting path from `root`.
+  /// Iterative DFS along the layering for one vertex-disjoint augmenting path from `root`. A right vertex
+  /// is consumed (for the phase) only when the DFS goes through it: one whose partner is not on the next
+  /// layer may still serve a later path.
   bool augment(OpIndex root) {
     struct Frame {
       OpIndex u;
-      std::size_t word;
+      std::size_t word = 0;
+      std::uint64_t pending = 0;  // bits of reach(u) in `word` not yet looked at
+      bool loaded = false;
     };
-    std::vector<Frame> stack{{root, 0}};
+    std::vector<Frame> stack{{root}};
     std::vector<std::uint32_t> rights;  // rights[i] = right vertex taken out of stack[i]
     while (!stack.empty()) {
-      Frame& top = stack.back();
-      const OpIndex u = top.u;
+      Frame& f = stack.back();
       std::uint32_t next = kNone;
       bool free_found = false;
-      for_each_avail(
-          u,
-          [&](std::uint32_t v) {
-            clear_bit(avail_.data(), v);  // each right vertex is tried at most once per phase
-            const OpIndex w = match_right_[v];
-            if (w == kNone) {
-              free_found = true;
-              next = v;
-              return true;
-            }
-            if (dist_[w] == dist_[u] + 1) {
-              next = v;
-              return true;
-            }
-            return false;
-          },
-          &top.word);
-      if (next == kNone) {  // dead end: drop u for the rest of the phase
-        dist_[u] = kNone;
+      while (f.word < reach_.words) {
+        if (!f.loaded) {
+          f.pending = reach_.row(f.u)[f.word];
+          f.loaded = true;
+        }
+        const std::uint64_t candidates = f.pending & avail_[f.word];
+        if (candidates == 0) {
+          ++f.word;
+          f.loaded = false;
+          continue;
+        }
+        const auto bit = static_cast<unsigned>(std::countr_zero(candidates));
+        f.pending &= ~(std::uint64_t{1} << bit);
+        const auto v = static_cast<std::uint32_t>(f.word * 64 + bit);
+        const OpIndex w = match_right_[v];
+        if (w == kNone || dist_[w] == dist_[f.u] + 1) {
+          clear_bit(avail_.data(), v);
+          next = v;
+          free_found = w == kNone;
+          break;
+        }
+      }
+      if (next == kNone) {  // dead end: nothing through u for the rest of the phase
+        dist_[f.u] = kNone;
         stack.pop_back();
         if (!rights.empty()) rights.pop_back();
         continue;
@@ -346,7 +350,7 @@ class BitsetMatching {
         }
         return true;
       }
-      stack.push_back({match_right_[next], 0});
+      stack.push_back({match_right_[next]});
     }
     return false;
   }

@@ -1,0 +1,160 @@
+// Trace metrics on small traces whose numbers are worked out by hand in the comments (docs/metrics.md
+// has the definitions).
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "streamlab/model/metrics.hpp"
+
+namespace streamlab::model {
+namespace {
+
+Span span(std::string id, OpKind kind, Engine engine, std::uint32_t stream, Nanos start, Nanos end) {
+  Span s;
+  s.op_id = id;
+  s.name = std::move(id);
+  s.kind = kind;
+  s.engine = engine;
+  s.stream = stream;
+  s.start_ns = start;
+  s.end_ns = end;
+  return s;
+}
+
+using Steps = std::vector<std::pair<Nanos, std::uint32_t>>;
+
+/// Two-stream copy/compute pipeline:
+///   stream 1: a h2d [0,100)  b kernel [100,300)  e d2h [300,350)
+///   stream 2: c h2d [150,250)  d kernel [250,400)
+Trace pipeline() {
+  Trace t;
+  t.meta.workload_hash = "abc";
+  t.spans = {span("a", OpKind::h2d, Engine::copy_h2d, 1, 0, 100), span("b", OpKind::kernel, Engine::sm, 1, 100, 300),
+             span("c", OpKind::h2d, Engine::copy_h2d, 2, 150, 250), span("d", OpKind::kernel, Engine::sm, 2, 250, 400),
+             span("e", OpKind::d2h, Engine::copy_d2h, 1, 300, 350)};
+  return t;
+}
+
+TEST(Metrics, CopyComputePipeline) {
+  const TraceMetrics m = compute_metrics(pipeline());
+  EXPECT_EQ(m.start_ns, 0);
+  EXPECT_EQ(m.makespan_ns, 400);
+  // Stream 1 busy 0..350 = 350 of 400; stream 2 busy 150..400 = 250.
+  EXPECT_DOUBLE_EQ(m.stream_busy.at(1), 0.875);
+  EXPECT_DOUBLE_EQ(m.stream_busy.at(2), 0.625);
+  // h2d 100 + 100 = 200; sm [100,300) u [250,400) = 300; d2h 50.
+  EXPECT_DOUBLE_EQ(m.engine_busy.at(Engine::copy_h2d), 0.5);
+  EXPECT_DOUBLE_EQ(m.engine_busy.at(Engine::sm), 0.75);
+  EXPECT_DOUBLE_EQ(m.engine_busy.at(Engine::copy_d2h), 0.125);
+  EXPECT_EQ(m.engine_busy.count(Engine::host), 0u);
+  // Copies [0,100) [150,250) [300,350) = 250; kernels [100,400) = 300; both: [150,250) + [300,350) = 150.
+  // 150 / min(250, 300) = 0.6.
+  EXPECT_DOUBLE_EQ(m.copy_compute_overlap, 0.6);
+  // Running device spans: 1 on [0,150), 2 on [150,350) (c->d and b->e hand over at 250 and 300), 1 on
+  // [350,400). Mean = (150 + 400 + 50) / 400 = 1.5.
+  EXPECT_EQ(m.concurrency, (Steps{{0, 1}, {150, 2}, {350, 1}, {400, 0}}));
+  EXPECT_DOUBLE_EQ(m.mean_concurrency, 1.5);
+  EXPECT_EQ(m.max_concurrency, 2u);
+}
+
+TEST(Metrics, HostSpansOffsetClockAndZeroLengthSpans) {
+  // host h [1000,1100) on stream 0; kernels k1 [1050,1250) s1, k2 [1050,1150) s2; z [1200,1200) s3.
+  Trace t;
+  t.spans = {span("h", OpKind::host_func, Engine::host, 0, 1000, 1100), span("k1", OpKind::kernel, Engine::sm, 1, 1050, 1250),
+             span("k2", OpKind::kernel, Engine::sm, 2, 1050, 1150), span("z", OpKind::kernel, Engine::sm, 3, 1200, 1200)};
+  const TraceMetrics m = compute_metrics(t);
+  EXPECT_EQ(m.start_ns, 1000);
+  EXPECT_EQ(m.makespan_ns, 250);
+  EXPECT_DOUBLE_EQ(m.stream_busy.at(0), 0.4);
+  EXPECT_DOUBLE_EQ(m.stream_busy.at(1), 0.8);
+  EXPECT_DOUBLE_EQ(m.stream_busy.at(2), 0.4);
+  EXPECT_DOUBLE_EQ(m.stream_busy.at(3), 0.0);
+  EXPECT_DOUBLE_EQ(m.engine_busy.at(Engine::host), 0.4);
+  EXPECT_DOUBLE_EQ(m.engine_busy.at(Engine::sm), 0.8);
+  EXPECT_DOUBLE_EQ(m.copy_compute_overlap, 0.0) << "no copies: nothing to overlap";
+  // Host spans do not count toward device concurrency; z has no length. 0 until 1050, 2 until 1150,
+  // 1 until 1250. Mean = (200 + 100) / 250 = 1.2.
+  EXPECT_EQ(m.concurrency, (Steps{{1000, 0}, {1050, 2}, {1150, 1}, {1250, 0}}));
+  EXPECT_DOUBLE_EQ(m.mean_concurrency, 1.2);
+  EXPECT_EQ(m.max_concurrency, 2u);
+}
+
+TEST(Metrics, FullyHiddenCopy) {
+  // Kernel [0,100) and a d2h [10,20) on the same stream id 5 (a trace may say so; metrics do not judge).
+  Trace t;
+  t.spans = {span("k", OpKind::kernel, Engine::sm, 5, 0, 100), span("c", OpKind::d2h, Engine::copy_d2h, 5, 10, 20)};
+  const TraceMetrics m = compute_metrics(t);
+  EXPECT_DOUBLE_EQ(m.copy_compute_overlap, 1.0);
+  EXPECT_DOUBLE_EQ(m.stream_busy.at(5), 1.0);
+  EXPECT_DOUBLE_EQ(m.engine_busy.at(Engine::copy_d2h), 0.1);
+  EXPECT_EQ(m.concurrency, (Steps{{0, 1}, {10, 2}, {20, 1}, {100, 0}}));
+  EXPECT_DOUBLE_EQ(m.mean_concurrency, 1.1);
+}
+
+TEST(Metrics, EmptyTrace) {
+  const TraceMetrics m = compute_metrics(Trace{});
+  EXPECT_EQ(m.makespan_ns, 0);
+  EXPECT_TRUE(m.stream_busy.empty());
+  EXPECT_TRUE(m.concurrency.empty());
+  EXPECT_EQ(m.max_concurrency, 0u);
+}
+
+TEST(Compare, PredictedAgainstMeasured) {
+  // b = a measured on a clock starting at 1000, kernel b 50 ns longer (so d starts... at the same
+  // relative time: it waited on c), e missing, an extra op x on the SMs.
+  const Trace a = pipeline();
+  Trace b;
+  b.meta.workload_hash = "abc";
+  b.spans = {span("a", OpKind::h2d, Engine::copy_h2d, 1, 1000, 1100), span("b", OpKind::kernel, Engine::sm, 1, 1100, 1350),
+             span("c", OpKind::h2d, Engine::copy_h2d, 2, 1150, 1250), span("d", OpKind::kernel, Engine::sm, 2, 1250, 1400),
+             span("x", OpKind::kernel, Engine::sm, 3, 1400, 1450)};
+  const TraceComparison c = compare_traces(a, b);
+  EXPECT_EQ(c.b.makespan_ns, 450);
+  EXPECT_DOUBLE_EQ(c.makespan_rel_error, (400.0 - 450.0) / 450.0);
+  // b: copies [1000,1100) [1150,1250) = 200; kernels [1100,1450) = 350; both [1150,1250) = 100 -> 0.5.
+  EXPECT_DOUBLE_EQ(c.b.copy_compute_overlap, 0.5);
+  EXPECT_DOUBLE_EQ(c.overlap_error, 0.1);
+  ASSERT_EQ(c.ops.size(), 4u);  // a, b, c, d, in a's start order
+  EXPECT_EQ(c.ops[1].op_id, "b");
+  EXPECT_EQ(c.ops[1].b_start, 100);
+  EXPECT_EQ(c.ops[1].b_end, 350);
+  EXPECT_EQ(c.ops[1].start_error(), 0);
+  EXPECT_EQ(c.ops[1].end_error(), -50);
+  EXPECT_EQ(c.ops[1].duration_error(), -50);
+  EXPECT_DOUBLE_EQ(c.mean_abs_start_error_ns, 0.0);
+  EXPECT_DOUBLE_EQ(c.mean_abs_duration_error_ns, 12.5);
+  EXPECT_EQ(c.only_in_a, std::vector<std::string>{"e"});
+  EXPECT_EQ(c.only_in_b, std::vector<std::string>{"x"});
+  EXPECT_FALSE(c.workload_hash_mismatch);
+}
+
+TEST(Compare, MatchesByOpIdAndEngineAndFlagsHashMismatch) {
+  Trace a, b;
+  a.meta.workload_hash = "abc";
+  b.meta.workload_hash = "abd";
+  a.spans = {span("k", OpKind::kernel, Engine::sm, 1, 0, 10), span("m", OpKind::kernel, Engine::sm, 1, 10, 30)};
+  // m moved to a copy engine in b: same id, different engine, so no match; k starts 5 later.
+  b.spans = {span("k", OpKind::kernel, Engine::sm, 1, 100, 110), span("m", OpKind::d2d, Engine::copy_d2d, 1, 95, 100)};
+  const TraceComparison c = compare_traces(a, b);
+  EXPECT_TRUE(c.workload_hash_mismatch);
+  ASSERT_EQ(c.ops.size(), 1u);
+  EXPECT_EQ(c.ops[0].start_error(), -5);  // a: 0 - 0; b: 100 - 95
+  EXPECT_EQ(c.only_in_a, std::vector<std::string>{"m"});
+  EXPECT_EQ(c.only_in_b, std::vector<std::string>{"m"});
+  b.meta.workload_hash.clear();
+  EXPECT_FALSE(compare_traces(a, b).workload_hash_mismatch) << "unknown hash is not a mismatch";
+}
+
+TEST(Compare, ZeroLengthReference) {
+  Trace a, b;
+  a.spans = {span("k", OpKind::kernel, Engine::sm, 1, 0, 10)};
+  b.spans = {span("k", OpKind::kernel, Engine::sm, 1, 0, 0)};
+  EXPECT_TRUE(std::isinf(compare_traces(a, b).makespan_rel_error));
+  EXPECT_DOUBLE_EQ(compare_traces(b, b).makespan_rel_error, 0.0);
+}
+
+}  // namespace
+}  // namespace streamlab::model
