@@ -138,18 +138,20 @@ TEST(Screenshot, BundledPairIsDrawnLaneByLaneInKindColours) {
   for (int s = 0; s < 2; ++s) EXPECT_LT(lane_y[2 * s + 1] - lane_y[2 * s], lane_y[2 * s + 2] - lane_y[2 * s + 1]);
   for (const auto& b : green) EXPECT_GE(b.y1 - b.y0 + 1, 12) << "a lane row is about 16 px tall";
 
-  // x: k0 predicted [200, 500) us fixes the time -> pixel map; every other span must sit where its
-  // times map to (within 2 px).
-  const double px_per_us = (green[0].x1 - green[0].x0) / 300.0;
-  const double x_at_0 = green[0].x0 - 200.0 * px_per_us;
+  // x: the starts of up0 predicted (0 us) and k1 measured (460 us) fix the time -> pixel map; every other
+  // span must sit where its times map to: its left edge within 1.5 px, its right edge within 2.5 px (the
+  // viewer leaves a one-pixel gap after each wide span).
+  const double px_per_us = (green[3].x0 - blue[0].x0) / 460.0;
+  const double x_at_0 = blue[0].x0;
   EXPECT_GT(x_at_0, 100.0);  // right of the lane labels
   EXPECT_LT(x_at_0, 200.0);
   EXPECT_GT(px_per_us * 1000.0, 1000.0);  // the 1 ms view spans most of the 1280 px window
   EXPECT_LT(px_per_us * 1000.0, 1280.0);
   auto expect_at = [&](const Band& b, double start_us, double end_us, const char* what) {
-    EXPECT_NEAR(b.x0, x_at_0 + start_us * px_per_us, 2.0) << what;
-    EXPECT_NEAR(b.x1, x_at_0 + end_us * px_per_us, 2.0) << what;
+    EXPECT_NEAR(b.x0, x_at_0 + start_us * px_per_us, 1.5) << what;
+    EXPECT_NEAR(b.x1, x_at_0 + end_us * px_per_us, 2.5) << what;
   };
+  expect_at(green[0], 200, 500, "k0 predicted");
   expect_at(green[1], 240, 600, "k0 measured");
   expect_at(green[2], 400, 800, "k1 predicted");
   expect_at(green[3], 460, 900, "k1 measured");

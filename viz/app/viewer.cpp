@@ -132,6 +132,11 @@ void Viewer::header() {
     if (p && p->has(Side::measured)) {
       ImGui::SameLine();
       ImGui::TextDisabled("[%s]", describe(p->trace(Side::measured).meta).c_str());
+      // Comparing two predictions (e.g. two policies) is legitimate, but say so: the lane labels say "meas".
+      if (p->trace(Side::measured).meta.backend == "sim") {
+        ImGui::SameLine();
+        ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), "second trace is simulated, not measured");
+      }
     } else {
       ImGui::SameLine();
       ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "(not shown: see the message above)");
@@ -335,6 +340,12 @@ void Viewer::lanes_canvas(float label_w) {
           if (rect.folded()) {
             const Rgba c = folded_color(rect.kind);
             dl->AddRectFilled(ImVec2(x0, ry0), ImVec2(x1, ry1), col(c));
+            // Diagonal hatching says "many small things here", never one long op (Tracy zig-zags).
+            dl->PushClipRect(ImVec2(std::max(x0, canvas_x0), ry0), ImVec2(std::min(x1, canvas_x0 + canvas_w), ry1), true);
+            const float h = ry1 - ry0;
+            for (float hx = std::max(x0, canvas_x0) - h; hx < std::min(x1, canvas_x0 + canvas_w); hx += 7.0f)
+              dl->AddLine(ImVec2(hx, ry1), ImVec2(hx + h, ry0), IM_COL32(255, 255, 255, 38));
+            dl->PopClipRect();
             if (x1 - x0 > 28.0f) {
               char buf[24];
               std::snprintf(buf, sizeof buf, "%u", rect.count);
@@ -344,7 +355,8 @@ void Viewer::lanes_canvas(float label_w) {
           }
           const std::uint32_t span = row.span[rect.first];
           const Rgba c = kind_color(rect.kind);
-          dl->AddRectFilled(ImVec2(x0, ry0), ImVec2(x1, ry1), col(c));
+          // A one-pixel gap at the right end keeps back-to-back spans of one kind apart.
+          dl->AddRectFilled(ImVec2(x0, ry0), ImVec2(x1 - (x1 - x0 >= 4.0f ? 1.0f : 0.0f), ry1), col(c));
           if (x1 - x0 > 24.0f) {
             const auto& name = pair.trace(lane.side).spans[span].name;
             clipped_text(dl, std::max(x0, canvas_x0) + 3, 0.5f * (ry0 + ry1), std::min(x1, canvas_x0 + canvas_w) - 2,
