@@ -1,0 +1,112 @@
+// `streamlab sim WORKLOAD --policy NAME [--device PROFILE] [--connections N] [--blocks] [--explain OP]
+// -o predicted.json`: runs the shared Dispatcher on the simulator and writes the predicted trace.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "command.hpp"
+#include "policy_options.hpp"
+#include "streamlab/model/device_profile.hpp"
+#include "streamlab/model/errors.hpp"
+#include "streamlab/model/metrics.hpp"
+#include "streamlab/model/trace.hpp"
+#include "streamlab/model/workload.hpp"
+#include "streamlab/policies/dispatcher.hpp"
+#include "streamlab/sim/explain.hpp"
+#include "streamlab/sim/sim_backend.hpp"
+
+namespace streamlab::cli {
+namespace {
+
+struct SimCommandOptions {
+  std::string workload;
+  std::string device;
+  std::string output;
+  std::uint32_t connections = 0;  // 0 = the profile's
+  bool blocks = false;
+  std::string explain;
+  std::string date;
+  double timeout_ms = 60'000;
+  PolicyOptions policy;
+};
+
+std::string us(model::Nanos ns) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.3f us", static_cast<double>(ns) / 1000.0);
+  return buf;
+}
+
+void run(const SimCommandOptions& o) {
+  const model::DeviceProfile profile =
+      o.device.empty() ? model::bundled_h100_profile() : model::load_device_profile(o.device);
+  const model::Workload w = model::load_workload(o.workload, model::shape_limits(profile));
+  std::optional<model::OpIndex> explain_op;
+  if (!o.explain.empty()) {
+    for (std::size_t i = 0; i < w.ops.size(); ++i)
+      if (w.ops[i].id == o.explain) explain_op = static_cast<model::OpIndex>(i);
+    if (!explain_op)
+      throw model::InputError(o.workload, "--explain", o.explain, "no op with id '" + o.explain + "' in the workload");
+  }
+  const std::unique_ptr<policies::Policy> policy = o.policy.make();
+
+  sim::SimOptions so;
+  if (o.connections != 0) so.connections = o.connections;
+  so.record_blocks = o.blocks;
+  so.explain = explain_op.has_value();
+  so.profile_label = o.device.empty() ? "bundled:h100-sxm" : o.device;
+  so.date = o.date;
+  so.source = o.workload;
+  sim::SimBackend backend(profile, so);
+
+  policies::DispatchOptions d;
+  d.profile = &profile;
+  d.source = o.workload;
+  d.timeout_ns = static_cast<model::Nanos>(o.timeout_ms * 1e6);
+  d.keep_log = false;
+  d.profile_name = so.profile_label;
+  // A stream program that can deadlock is refused here (model::InputError listing every cycle) before
+  // anything is issued.
+  policies::DispatchResult result = policies::dispatch(backend, w, *policy, d);
+  result.trace.meta.extra["connections"] = std::to_string(backend.connections());
+  model::save_trace(result.trace, o.output);
+
+  const model::TraceMetrics m = model::compute_metrics(result.trace);
+  const sim::SimStats& st = backend.stats();
+  std::cout << "predicted " << w.name << " (" << w.size() << " ops) with " << o.policy.policy << " on "
+            << profile.name << ", " << backend.connections() << " connections: makespan " << us(m.makespan_ns)
+            << ", copy/compute overlap " << m.copy_compute_overlap << ", mean concurrency " << m.mean_concurrency
+            << "\n  host: " << result.stats.waits_inserted << " waits, " << result.stats.queries << " queries, "
+            << result.stats.blocking_waits << " blocking waits; sim: " << st.events_processed << " events, "
+            << st.blocks << " blocks\n  wrote " << o.output << "\n";
+  if (explain_op) {
+    const sim::OpExplanation* e = backend.explain(*explain_op);
+    if (e == nullptr) {
+      std::cout << "op '" << o.explain << "' was never issued\n";
+    } else {
+      std::cout << sim::format_explanation(w, *e);
+    }
+  }
+}
+
+const bool registered = register_command(
+    {"sim", "Predict a workload's timeline under a policy with the simulator; writes a trace", [](CLI::App& app) {
+       auto o = std::make_shared<SimCommandOptions>();
+       app.add_option("workload", o->workload, "Workload JSON")->required();
+       app.add_option("-o,--output", o->output, "Predicted trace (Chrome Trace Event JSON)")->required();
+       add_policy_options(app, o->policy);
+       app.add_option("--device", o->device, "Device profile JSON (default: the bundled H100 SXM profile)");
+       app.add_option("--connections", o->connections,
+                      "CUDA_DEVICE_MAX_CONNECTIONS to model, 1..32 (default: the profile's)")
+           ->check(CLI::Range(1, 32));
+       app.add_flag("--blocks", o->blocks, "Record every thread block's SM and time in the trace");
+       app.add_option("--explain", o->explain, "Print why op OP (its id) started when it did");
+       app.add_option("--date", o->date, "Trace date (default: today, UTC); set it for byte-identical reruns");
+       app.add_option("--timeout-ms", o->timeout_ms, "Simulated-time limit of every blocking wait")
+           ->capture_default_str();
+       app.callback([o] { run(*o); });
+     }});
+
+}  // namespace
+}  // namespace streamlab::cli

@@ -1,0 +1,309 @@
+// SimBackend's contract beyond the golden scenarios: profile validation names the field, handle and
+// call-order errors, events (timing, wait_any, timeouts), several simulators in one process, copy-engine
+// counts, the sim command path refusing a deadlocking stream program.
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "../golden/test_profile.hpp"
+#include "streamlab/model/device_profile.hpp"
+#include "streamlab/model/errors.hpp"
+#include "streamlab/model/workload.hpp"
+#include "streamlab/policies/dispatcher.hpp"
+#include "streamlab/policies/registry.hpp"
+#include "streamlab/sim/event_queue.hpp"
+#include "streamlab/sim/sim_backend.hpp"
+
+namespace streamlab {
+namespace {
+
+using model::Nanos;
+using policies::EventTiming;
+using policies::StreamDesc;
+using policies::WaitStatus;
+
+constexpr Nanos kForever = std::numeric_limits<Nanos>::max();
+
+model::Op kernel(const std::string& id, std::uint32_t blocks, std::uint32_t threads, Nanos ns) {
+  model::Op op;
+  op.id = id;
+  op.name = id;
+  op.shape = model::KernelShape{{blocks, 1, 1}, {threads, 1, 1}, 32, 0};
+  op.duration = model::FixedPerBlock{ns};
+  return op;
+}
+model::Op copy(const std::string& id, model::OpKind kind, std::uint64_t bytes) {
+  model::Op op;
+  op.id = id;
+  op.name = id;
+  op.kind = kind;
+  op.bytes = bytes;
+  return op;
+}
+model::Workload workload(std::vector<model::Op> ops) {
+  model::Workload w;
+  w.name = "unit";
+  w.ops = std::move(ops);
+  model::resolve_and_check(w, "unit");
+  return w;
+}
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(SimEventQueue, PopsByTimeThenPushOrder) {
+  sim::EventQueue q;
+  q.push(30, 1, 0, 0);
+  q.push(10, 2, 1, 0);
+  q.push(30, 3, 2, 0);
+  q.push(10, 4, 3, 0);
+  q.push(20, 5, 4, 0);
+  std::vector<std::uint32_t> order;
+  while (!q.empty()) {
+    const sim::SimEvent e = q.pop();
+    order.push_back(e.a);
+    if (e.a == 1) {
+      EXPECT_EQ(e.kind(), 2);
+    }
+  }
+  EXPECT_EQ(order, (std::vector<std::uint32_t>{1, 3, 4, 0, 2}));
+}
+
+TEST(SimProfile, InvalidFieldIsNamed) {
+  model::DeviceProfile p = golden::test_profile();
+  p.sm_count = golden::p(0);
+  try {
+    sim::SimBackend b(p);
+    FAIL() << "expected InputError";
+  } catch (const model::InputError& e) {
+    EXPECT_EQ(e.place(), "/params/sm_count");
+    EXPECT_NE(std::string(e.what()).find("sm_count"), std::string::npos) << e.what();
+  }
+  p = golden::test_profile();
+  p.bidirectional_factor = golden::p(1.5);
+  EXPECT_THROW(sim::SimBackend{p}, model::InputError);
+  p = golden::test_profile();
+  p.priority_greatest = golden::p(3);  // above priority_least 0
+  try {
+    sim::SimBackend b(p);
+    FAIL() << "expected InputError";
+  } catch (const model::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("priority_greatest"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SimProfile, BundledProfileFileMissingFieldIsNamed) {
+  const std::string text = read(std::string(STREAMLAB_SOURCE_DIR) + "/model/profiles/h100-sxm.json");
+  ASSERT_FALSE(text.empty());
+  // The shipped profile loads and the simulator accepts it.
+  const model::DeviceProfile ok = model::parse_device_profile(text, "h100-sxm.json");
+  EXPECT_NO_THROW(sim::SimBackend{ok});
+  EXPECT_EQ(ok, model::bundled_h100_profile());
+  for (const char* field : {"h2d_pinned_gbps", "sm_count", "sync_wakeup_ns"}) {
+    nlohmann::json j = nlohmann::json::parse(text);
+    j["params"].erase(field);
+    try {
+      (void)model::parse_device_profile(j.dump(), "broken.json");
+      FAIL() << "expected InputError for missing " << field;
+    } catch (const model::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    }
+  }
+  // A value the parser accepts but the simulator cannot use is named by the simulator.
+  nlohmann::json j = nlohmann::json::parse(text);
+  j["params"]["connections"]["value"] = 40;
+  try {
+    const model::DeviceProfile p = model::parse_device_profile(j.dump(), "broken.json");
+    sim::SimBackend b(p);
+    FAIL() << "expected InputError for connections = 40";
+  } catch (const model::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("connections"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SimBackend, CallOrderAndHandleErrors) {
+  const model::Workload w = workload({kernel("k", 1, 64, 1000)});
+  sim::SimBackend b(golden::test_profile());
+  EXPECT_THROW(b.enqueue(b.legacy_default_stream(), 0), std::logic_error);  // before prepare
+  b.prepare(w);
+  EXPECT_THROW(b.prepare(w), std::logic_error);
+  EXPECT_EQ(b.legacy_default_stream(), policies::StreamId{0u});
+  const auto s = b.create_stream(StreamDesc{});
+  EXPECT_EQ(s, policies::StreamId{1u});
+  EXPECT_THROW(b.enqueue(policies::StreamId{7u}, 0), std::invalid_argument);
+  EXPECT_THROW(b.enqueue(s, 3), std::invalid_argument);
+  EXPECT_THROW((void)b.create_stream(StreamDesc{0, policies::StreamKind::legacy_default, ""}), std::invalid_argument);
+  const auto e = b.create_event(EventTiming::untimed);
+  b.destroy_event(e);
+  EXPECT_THROW(b.record_event(e, s), std::invalid_argument);
+  b.enqueue(s, 0);
+  EXPECT_THROW(b.enqueue(s, 0), std::logic_error);  // the same op twice
+  (void)b.finish();
+  EXPECT_THROW(b.enqueue(s, 0), std::logic_error);  // after finish
+}
+
+TEST(SimBackend, ElapsedBetweenTimedEvents) {
+  const model::Workload w = workload({kernel("k", 1, 64, 7000)});
+  sim::SimBackend b(golden::test_profile());
+  b.prepare(w);
+  const auto s = b.create_stream(StreamDesc{});
+  const auto t0 = b.create_event(EventTiming::timed);
+  const auto t1 = b.create_event(EventTiming::timed);
+  const auto u = b.create_event(EventTiming::untimed);
+  b.record_event(t0, s);  // completes at once (stream idle): host 200
+  b.enqueue(s, 0);        // issued 1200, visible 3200, runs [3200, 10200]
+  b.record_event(t1, s);
+  b.record_event(u, s);
+  EXPECT_THROW((void)b.elapsed(t0, t1), std::logic_error);  // t1 not complete yet
+  EXPECT_EQ(b.synchronize_event(t1, kForever), WaitStatus::ready);
+  EXPECT_EQ(b.elapsed(t0, t1), 10200 - 200);
+  EXPECT_THROW((void)b.elapsed(t0, u), std::logic_error);  // untimed
+}
+
+TEST(SimBackend, WaitAnyEventAndTimeouts) {
+  const model::Workload w = workload({kernel("slow", 1, 64, 50000), kernel("fast", 1, 64, 10000)});
+  sim::SimBackend b(golden::test_profile());
+  b.prepare(w);
+  const auto s1 = b.create_stream(StreamDesc{});
+  const auto s2 = b.create_stream(StreamDesc{});
+  const auto e1 = b.create_event(EventTiming::untimed);
+  const auto e2 = b.create_event(EventTiming::untimed);
+  b.enqueue(s1, 0);  // issued 1000, [3000, 53000]
+  b.record_event(e1, s1);
+  b.enqueue(s2, 1);  // issued 2100, [4100, 14100]
+  b.record_event(e2, s2);
+  const policies::EventId both[] = {e1, e2};
+  // Host at 2200; a 1000 ns budget is not enough: nullopt, host at 2200 + 50 (poll) + 1000.
+  EXPECT_EQ(b.wait_any_event(both, 1000), std::nullopt);
+  EXPECT_EQ(b.now(), 3250);
+  const auto hit = b.wait_any_event(both, kForever);
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(*hit, 1u);
+  EXPECT_EQ(b.now(), 14100 + 5000);
+  EXPECT_FALSE(b.query_event(e1));
+  EXPECT_TRUE(b.query_event(e2));
+  // A never-recorded event is complete.
+  const auto fresh = b.create_event(EventTiming::untimed);
+  const policies::EventId one[] = {fresh};
+  EXPECT_EQ(b.wait_any_event(one, 0), std::optional<std::size_t>{0});
+  EXPECT_EQ(b.synchronize_device(kForever), WaitStatus::ready);
+  EXPECT_EQ(b.now(), 53000 + 5000);
+}
+
+TEST(SimBackend, ManySimulatorsInOneProcessDoNotInterfere) {
+  const model::Workload w = workload({kernel("a", 8, 1024, 10000), kernel("b", 8, 1024, 10000),
+                                      copy("c", model::OpKind::h2d, 100000)});
+  auto program = [&](sim::SimBackend& b, int step) {
+    static const int kSteps = 3;
+    const auto s = policies::StreamId{static_cast<std::uint32_t>(1 + step % 2)};
+    if (step < kSteps) b.enqueue(s, static_cast<model::OpIndex>(step));
+  };
+  sim::SimOptions o;
+  o.date = "2026-01-01";
+  sim::SimBackend x(golden::test_profile(), o), y(golden::test_profile(), o), alone(golden::test_profile(), o);
+  for (auto* b : {&x, &y, &alone}) {
+    b->prepare(w);
+    (void)b->create_stream(StreamDesc{});
+    (void)b->create_stream(StreamDesc{});
+  }
+  for (int step = 0; step < 3; ++step) {  // interleave x and y call by call
+    program(x, step);
+    program(y, step);
+  }
+  for (int step = 0; step < 3; ++step) program(alone, step);
+  const model::Trace tx = x.finish(), ty = y.finish(), ta = alone.finish();
+  EXPECT_EQ(tx, ta);
+  EXPECT_EQ(ty, ta);
+}
+
+TEST(SimBackend, CopyEngineCount) {
+  // h2d and d2h of 100 000 B each, issued at 1000 and 2000 (test device: 1000 + 10 000 ns alone).
+  const model::Workload w = workload({copy("up", model::OpKind::h2d, 100000), copy("down", model::OpKind::d2h, 100000),
+                                      copy("dd", model::OpKind::d2d, 100000)});
+  auto run = [&](double engines) {
+    model::DeviceProfile p = golden::test_profile();
+    p.copy_engines = golden::p(engines);
+    p.bidirectional_factor = golden::p(1.0);
+    sim::SimBackend b(p);
+    b.prepare(w);
+    const auto s1 = b.create_stream(StreamDesc{}), s2 = b.create_stream(StreamDesc{}),
+               s3 = b.create_stream(StreamDesc{});
+    b.enqueue(s1, 0);
+    b.enqueue(s2, 1);
+    b.enqueue(s3, 2);
+    return b.finish();
+  };
+  const model::Trace one = run(1), two = run(2), three = run(3);
+  // One engine: everything serializes: up [1000, 12000], down [12000, 23000], dd [23000, 25000].
+  EXPECT_EQ(one.spans[1].start_ns, 12000);
+  EXPECT_EQ(one.spans[2].start_ns, 23000);
+  // Two engines: up and down overlap; D2D shares the H2D engine: after up.
+  EXPECT_EQ(two.spans[1].start_ns, 2000);
+  EXPECT_EQ(two.spans[2].start_ns, 12000);
+  // Three: all overlap (D2D: 3000 + 1000 + 1000).
+  EXPECT_EQ(three.spans[2].start_ns, 3000);
+  EXPECT_EQ(three.spans[2].end_ns, 5000);
+}
+
+TEST(SimBackend, PriorityIsClampedToTheDeviceRange) {
+  const model::Workload w = workload({kernel("low", 16, 1024, 10000), kernel("high", 4, 1024, 10000)});
+  sim::SimBackend b(golden::test_profile());
+  b.prepare(w);
+  const auto lo = b.create_stream(StreamDesc{7, policies::StreamKind::non_blocking, ""});     // -> 0
+  const auto hi = b.create_stream(StreamDesc{-100, policies::StreamKind::non_blocking, ""});  // -> -5
+  b.enqueue(lo, 0);
+  b.enqueue(hi, 1);
+  const model::Trace t = b.finish();
+  EXPECT_EQ(t.spans[1].start_ns, 13000);  // dispatched before low's second wave (see priority_dispatch)
+  EXPECT_EQ(t.spans[0].end_ns, 33000);
+}
+
+TEST(SimBackend, TraceMetadata) {
+  const model::Workload w = workload({kernel("k", 1, 64, 1000)});
+  sim::SimOptions o;
+  o.date = "2026-02-03";
+  o.profile_label = "test.json";
+  sim::SimBackend b(golden::test_profile(), o);
+  b.prepare(w);
+  b.enqueue(b.legacy_default_stream(), 0);
+  const model::Trace t = b.finish();
+  EXPECT_EQ(t.meta.backend, "sim");
+  EXPECT_EQ(t.meta.device_name, "golden test device");
+  EXPECT_EQ(t.meta.profile, "test.json");
+  EXPECT_EQ(t.meta.date, "2026-02-03");
+  ASSERT_EQ(t.spans.size(), 1u);
+  EXPECT_EQ(t.spans[0].stream, 0u);
+  EXPECT_TRUE(t.blocks.empty());  // not asked for
+  EXPECT_GT(b.stats().events_processed, 0u);
+}
+
+// The `streamlab sim` path: the Dispatcher refuses a hinted stream program that can deadlock, naming
+// every op of the cycle, before anything runs on the simulator.
+TEST(SimBackend, DeadlockingStreamProgramIsRefusedWithTheCycle) {
+  // Stream 0 runs a1 then a2; stream 1 runs b1 then b2; a1 needs b2 and b1 needs a2: a1 -> a2 -> b1 ->
+  // b2 -> a1 around stream order and deps, though the DAG itself is acyclic.
+  const std::string text = read(std::string(STREAMLAB_SOURCE_DIR) + "/tests/golden/inputs/deadlock.json");
+  const model::Workload w = model::parse_workload(text, "deadlock.json");
+  sim::SimBackend b(model::bundled_h100_profile());
+  auto pol = policies::make_policy("round-robin", policies::PolicyConfig{});
+  try {
+    (void)policies::dispatch(b, w, *pol);
+    FAIL() << "expected a deadlock refusal";
+  } catch (const model::InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("deadlock"), std::string::npos) << what;
+    for (const char* id : {"a1", "a2", "b1", "b2"}) EXPECT_NE(what.find(id), std::string::npos) << what;
+  }
+  EXPECT_EQ(b.stats().commands, 0u);  // nothing was issued
+}
+
+}  // namespace
+}  // namespace streamlab
