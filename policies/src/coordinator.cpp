@@ -88,6 +88,13 @@ OperationId OperationCoordinator::register_operation(model::OpKind kind, model::
   d.op.kind = kind;
   d.op.priority = priority;
   d.op.type = type;
+  if (model::runs_on_sms(kind)) {
+    // No work description given: one block of one warp, no device time (a placeholder a user can time
+    // with a real kernel on the CUDA backend).
+    model::KernelShape shape;
+    shape.block.x = 32;
+    d.op.shape = shape;
+  }
   d.stream = stream;
   d.deps = std::move(deps);
   d.description = std::move(description);
@@ -170,6 +177,7 @@ DispatchResult OperationCoordinator::run(Backend& backend, DispatchOptions optio
     sub.ops.push_back(std::move(op));
   }
   if (options.source == DispatchOptions{}.source) options.source = kSource;
+  model::resolve_and_check(sub, options.source);  // the same rules as a workload file (shapes, ...)
   CompletionCallback user = std::move(options.on_complete);
   options.on_complete = [&im, &to_full, user](model::OpIndex sub_op) {
     const model::OpIndex v = to_full[sub_op];
