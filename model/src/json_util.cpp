@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "streamlab/model/errors.hpp"
@@ -38,62 +39,89 @@ std::string pointer_token(std::string_view key) {
 
 namespace {
 
-// Tracks where the parser is so a repeated key can be reported by JSON pointer. nlohmann keeps the last
-// duplicate silently; a workload whose second "deps" overrides the first is a bug worth reporting.
-class DuplicateKeyCheck {
+// Builds the DOM from nlohmann's SAX events and rejects a key repeated within one object (nlohmann keeps
+// the last duplicate silently; a workload whose second "deps" overrides the first is a bug worth
+// reporting). Our own builder rather than parse() with a callback: the callback parser rescans the parent
+// container after every object, which is quadratic in the number of ops.
+class StrictDomBuilder {
  public:
-  explicit DuplicateKeyCheck(const std::string& source) : source_(source) {}
+  explicit StrictDomBuilder(const std::string& source) : source_(source) {}
 
-  bool operator()(int /*depth*/, Json::parse_event_t event, Json& parsed) {
-    switch (event) {
-      case Json::parse_event_t::object_start:
-        stack_.push_back(Frame{false, 0, {}, {}});
-        break;
-      case Json::parse_event_t::array_start:
-        stack_.push_back(Frame{true, 0, {}, {}});
-        break;
-      case Json::parse_event_t::key: {
-        Frame& f = stack_.back();
-        const auto& key = parsed.get_ref<const std::string&>();
-        // Objects in our formats have a handful of keys: a linear scan beats a hash set.
-        if (std::find(f.keys.begin(), f.keys.end(), key) != f.keys.end())
-          throw InputError(source_, pointer() + "/" + pointer_token(key), "",
-                           "key '" + key + "' appears twice in one object");
-        f.keys.push_back(key);
-        f.key = key;
-        break;
-      }
-      case Json::parse_event_t::object_end:
-      case Json::parse_event_t::array_end:
-        stack_.pop_back();
-        element_done();
-        break;
-      case Json::parse_event_t::value:
-        element_done();
-        break;
-    }
+  bool null() { return add(nullptr); }
+  bool boolean(bool v) { return add(v); }
+  bool number_integer(Json::number_integer_t v) { return add(v); }
+  bool number_unsigned(Json::number_unsigned_t v) { return add(v); }
+  bool number_float(Json::number_float_t v, const Json::string_t& /*text*/) { return add(v); }
+  bool string(Json::string_t& v) { return add(std::move(v)); }
+  bool binary(Json::binary_t& v) { return add(Json::binary(std::move(v))); }
+  bool start_object(std::size_t /*elements*/) { return open(Json::object()); }
+  bool start_array(std::size_t /*elements*/) { return open(Json::array()); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool key(Json::string_t& k) {
+    Frame& f = stack_.back();
+    if (f.node->contains(k))
+      throw InputError(source_, pointer() + "/" + pointer_token(k), "", "key '" + k + "' appears twice in one object");
+    f.key = std::move(k);
     return true;
   }
+  bool parse_error(std::size_t position, const std::string& /*last_token*/, const Json::exception& ex) {
+    error_position_ = position;
+    error_ = ex.what();
+    return false;
+  }
+
+  Json& root() { return root_; }
+  [[nodiscard]] bool failed() const { return error_position_.has_value(); }
+  [[nodiscard]] std::size_t error_position() const { return *error_position_; }
+  [[nodiscard]] const std::string& error() const { return error_; }
 
  private:
   struct Frame {
-    bool is_array;
-    std::size_t index;
-    std::string key;
-    std::vector<std::string> keys;
+    Json* node;
+    std::string key;  // objects: the key whose value comes next
   };
-  void element_done() {
-    if (!stack_.empty() && stack_.back().is_array) ++stack_.back().index;
+  // Places a value in the innermost open container (or as the root) and returns it.
+  Json* place(Json&& v) {
+    if (stack_.empty()) {
+      root_ = std::move(v);
+      return &root_;
+    }
+    Frame& f = stack_.back();
+    if (f.node->is_array()) {
+      f.node->push_back(std::move(v));
+      return &f.node->back();
+    }
+    auto [it, inserted] = f.node->emplace(std::move(f.key), std::move(v));
+    return &it.value();
   }
-  // Pointer of the innermost open container.
+  bool add(Json&& v) {
+    place(std::move(v));
+    return true;
+  }
+  bool open(Json&& container) {
+    stack_.push_back(Frame{place(std::move(container)), {}});
+    return true;
+  }
+  bool close() {
+    stack_.pop_back();
+    return true;
+  }
+  // Pointer of the innermost open container: each outer frame contributes the child being built.
   std::string pointer() const {
     std::string p;
-    for (std::size_t i = 0; i + 1 < stack_.size(); ++i)
-      p += "/" + (stack_[i].is_array ? std::to_string(stack_[i].index) : pointer_token(stack_[i].key));
+    for (std::size_t i = 0; i + 1 < stack_.size(); ++i) {
+      const Frame& f = stack_[i];
+      p += "/" + (f.node->is_array() ? std::to_string(f.node->size() - 1) : pointer_token(f.key));
+    }
     return p;
   }
+
   const std::string& source_;
+  Json root_;
   std::vector<Frame> stack_;
+  std::optional<std::size_t> error_position_;
+  std::string error_;
 };
 
 // nlohmann's message starts "[json.exception.parse_error.101] parse error at line 3, column 4: ";
@@ -111,14 +139,16 @@ std::string parse_error_reason(const std::string& what) {
 }  // namespace
 
 Json parse_json_strict(std::string_view text, const std::string& source) {
-  try {
-    return Json::parse(text.begin(), text.end(), DuplicateKeyCheck(source));
-  } catch (const Json::parse_error& e) {
-    // e.byte is 1-based: the position of the character the parser stopped at.
-    const LineColumn lc = line_column(text, e.byte == 0 ? 0 : e.byte - 1);
+  StrictDomBuilder builder(source);
+  (void)Json::sax_parse(text.begin(), text.end(), &builder);
+  if (builder.failed()) {
+    // The position counts characters read, 1-based: the character the parser stopped at.
+    const std::size_t at = builder.error_position();
+    const LineColumn lc = line_column(text, at == 0 ? 0 : at - 1);
     throw InputError(source, "line " + std::to_string(lc.line) + ", column " + std::to_string(lc.column), "",
-                     "malformed JSON: " + parse_error_reason(e.what()));
+                     "malformed JSON: " + parse_error_reason(builder.error()));
   }
+  return std::move(builder.root());
 }
 
 std::string describe_type(const Json& j) {

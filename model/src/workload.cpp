@@ -9,6 +9,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <unordered_map>
@@ -143,7 +144,16 @@ std::vector<Nanos> parse_ns_list(const Reader& r, const Json& j, const std::stri
   r.expect_array(j, ptr);
   std::vector<Nanos> out;
   out.reserve(j.size());
-  for (std::size_t i = 0; i < j.size(); ++i) out.push_back(r.get_int(j[i], ptr + "/" + std::to_string(i)));
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const Json& v = j[i];
+    // Hot path (per-block lists can be long): build the pointer only for an error.
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() <= std::uint64_t{std::numeric_limits<Nanos>::max()})
+      out.push_back(static_cast<Nanos>(v.get<std::uint64_t>()));
+    else if (v.is_number_integer() && !v.is_number_unsigned())
+      out.push_back(v.get<std::int64_t>());
+    else
+      out.push_back(r.get_int(v, ptr + "/" + std::to_string(i)));
+  }
   return out;
 }
 
@@ -209,8 +219,11 @@ Op parse_op(const Json& j, std::size_t i, Reader& r) {
     const Json& deps = j["deps"];
     r.expect_array(deps, p + "/deps");
     op.deps.reserve(deps.size());
-    for (std::size_t k = 0; k < deps.size(); ++k)
-      op.deps.push_back(r.get_string(deps[k], p + "/deps/" + std::to_string(k)));
+    for (std::size_t k = 0; k < deps.size(); ++k) {
+      // Hot path (millions of deps): build the pointer only for an error.
+      if (!deps[k].is_string()) (void)r.get_string(deps[k], p + "/deps/" + std::to_string(k));
+      op.deps.push_back(deps[k].get_ref<const std::string&>());
+    }
   }
 
   if (runs_on_sms(op.kind)) {
@@ -506,26 +519,55 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
   }
 
   std::vector<std::uint32_t> indegree(w.ops.size(), 0);
-  std::vector<std::vector<OpIndex>> successors(w.ops.size());
+  std::vector<std::size_t> succ_begin(w.ops.size() + 1, 0);  // successors in CSR form, filled below
   for (OpIndex i = 0; i < w.ops.size(); ++i) {
     Op& op = w.ops[i];
     r.set_op(op.id);
     op.dep_indices.clear();
     op.dep_indices.reserve(op.deps.size());
     for (std::size_t k = 0; k < op.deps.size(); ++k) {
-      const std::string ptr = "/ops/" + std::to_string(i) + "/deps/" + std::to_string(k);
+      const auto ptr = [&] { return "/ops/" + std::to_string(i) + "/deps/" + std::to_string(k); };
       const auto it = index.find(op.deps[k]);
       if (it == index.end())
-        r.fail(ptr, "dep '" + op.deps[k] + "' names no op of this workload" + did_you_mean(w, op.deps[k]));
-      if (it->second == i) r.fail(ptr, "op depends on itself");
-      for (std::size_t m = 0; m < k; ++m)
-        if (op.deps[m] == op.deps[k])
-          r.fail(ptr, "dep '" + op.deps[k] + "' is listed twice (also at /ops/" + std::to_string(i) + "/deps/" +
-                          std::to_string(m) + ")");
+        r.fail(ptr(), "dep '" + op.deps[k] + "' names no op of this workload" + did_you_mean(w, op.deps[k]));
+      if (it->second == i) r.fail(ptr(), "op depends on itself");
       op.dep_indices.push_back(it->second);
-      successors[it->second].push_back(i);
+      ++succ_begin[it->second + 1];
+    }
+    // A dep listed twice: pairwise for the usual handful, sorted for a wide join.
+    std::optional<std::pair<std::size_t, std::size_t>> twice;
+    if (op.dep_indices.size() <= 32) {
+      for (std::size_t k = 1; k < op.dep_indices.size() && !twice; ++k)
+        for (std::size_t m = 0; m < k; ++m)
+          if (op.dep_indices[m] == op.dep_indices[k]) {
+            twice = std::pair{m, k};
+            break;
+          }
+    } else {
+      std::vector<std::pair<OpIndex, std::size_t>> sorted;
+      sorted.reserve(op.dep_indices.size());
+      for (std::size_t k = 0; k < op.dep_indices.size(); ++k) sorted.emplace_back(op.dep_indices[k], k);
+      std::sort(sorted.begin(), sorted.end());
+      for (std::size_t k = 1; k < sorted.size(); ++k)
+        if (sorted[k].first == sorted[k - 1].first) {
+          twice = std::pair{sorted[k - 1].second, sorted[k].second};
+          break;
+        }
+    }
+    if (twice) {
+      const std::string base = "/ops/" + std::to_string(i) + "/deps/";
+      r.fail(base + std::to_string(twice->second), "dep '" + op.deps[twice->second] + "' is listed twice (also at " +
+                                                     base + std::to_string(twice->first) + ")");
     }
     indegree[i] = static_cast<std::uint32_t>(op.deps.size());
+  }
+
+  for (std::size_t v = 0; v < w.ops.size(); ++v) succ_begin[v + 1] += succ_begin[v];
+  std::vector<OpIndex> succ(succ_begin.back());
+  {
+    std::vector<std::size_t> fill(succ_begin.begin(), succ_begin.end() - 1);
+    for (OpIndex i = 0; i < w.ops.size(); ++i)
+      for (OpIndex d : w.ops[i].dep_indices) succ[fill[d]++] = i;
   }
 
   // Kahn's algorithm: cheap for the common acyclic case; only a leftover triggers the SCC report.
@@ -537,8 +579,8 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
     const OpIndex u = ready.back();
     ready.pop_back();
     ++visited;
-    for (OpIndex v : successors[u])
-      if (--indegree[v] == 0) ready.push_back(v);
+    for (std::size_t e = succ_begin[u]; e < succ_begin[u + 1]; ++e)
+      if (--indegree[succ[e]] == 0) ready.push_back(succ[e]);
   }
   if (visited != w.ops.size()) report_cycles(w, indegree, r);
 }
