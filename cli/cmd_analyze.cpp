@@ -1,0 +1,232 @@
+// `streamlab analyze FILE [--json] [--profile P]`: what the workload's DAG allows before any scheduling
+// decision: size, depth, critical path under the profile's duration estimate, width, parallelism,
+// the dependencies that must become waits, cycles. Nothing runs.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "command.hpp"
+#include "streamlab/model/dag.hpp"
+#include "streamlab/model/device_profile.hpp"
+#include "streamlab/model/estimate.hpp"
+#include "streamlab/model/workload.hpp"
+
+namespace streamlab::cli {
+namespace {
+
+/// transitive_reduction costs O(edges x ops / 64): past this many ops `analyze` skips it rather than
+/// keep a person waiting (the library call itself has no limit).
+constexpr std::uint32_t kMaxReductionOps = 200'000;
+constexpr std::size_t kShownOps = 20;
+
+std::string format_ns(model::Nanos ns) {
+  char buf[64];
+  const double v = static_cast<double>(ns);
+  if (ns < 1'000)
+    std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
+  else if (ns < 1'000'000)
+    std::snprintf(buf, sizeof buf, "%.2f us", v / 1e3);
+  else if (ns < 1'000'000'000)
+    std::snprintf(buf, sizeof buf, "%.2f ms", v / 1e6);
+  else
+    std::snprintf(buf, sizeof buf, "%.3f s", v / 1e9);
+  return buf;
+}
+
+std::string fixed2(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+std::string label(const model::Workload& w, model::OpIndex v) {
+  const model::Op& op = w.ops[v];
+  return op.name.empty() || op.name == op.id ? "'" + op.id + "'" : "'" + op.id + "' (" + op.name + ")";
+}
+
+struct Analysis {
+  std::string file, profile_name;
+  model::Workload w;
+  std::vector<model::Nanos> duration;
+  std::vector<model::Cycle> cycles;
+  std::optional<model::CriticalPath> cp;
+  std::uint32_t depth = 0;
+  model::Width width;
+  bool width_exact = false;
+  std::optional<std::size_t> reduced_edges;
+  std::vector<std::pair<model::Nanos, std::uint32_t>> profile;
+  model::Nanos total_work = 0;
+  std::uint32_t max_parallel = 0;
+  double mean_parallel = 0;
+};
+
+Analysis analyze(const std::string& file, const std::string& profile_file) {
+  const model::DeviceProfile profile =
+      profile_file.empty() ? model::bundled_h100_profile() : model::load_device_profile(profile_file);
+  Analysis a;
+  a.file = file;
+  a.profile_name = profile_file.empty() ? profile.name + " (bundled)" : profile.name + " (" + profile_file + ")";
+  a.w = model::load_workload(file, model::shape_limits(profile));
+  const auto n = static_cast<model::OpIndex>(a.w.ops.size());
+  a.duration.resize(n);
+  for (model::OpIndex v = 0; v < n; ++v) a.duration[v] = model::estimate_duration(a.w.ops[v], profile);
+  a.total_work = std::accumulate(a.duration.begin(), a.duration.end(), model::Nanos{0});
+  const model::DurationOf duration = [&a](model::OpIndex v) { return a.duration[v]; };
+
+  const model::Dag dag(a.w);
+  model::DagAnalysis all = model::analyze_dag(dag, duration);
+  a.cycles = std::move(all.cycles);
+  if (!a.cycles.empty()) return a;  // loading rejects cycles already; kept for workloads built otherwise
+  a.cp = std::move(all.critical);
+
+  const std::vector<std::uint32_t> level = model::levels(dag);
+  a.depth = level.empty() ? 0 : *std::max_element(level.begin(), level.end()) + 1;
+  a.width_exact = n <= model::kMaxWidthOps;
+  a.width = a.width_exact ? model::max_width(dag) : model::widest_level(dag);
+  if (n <= kMaxReductionOps) a.reduced_edges = model::transitive_reduction(dag).size();
+  a.profile = model::parallelism_profile(*a.cp, duration);
+  double area = 0;
+  for (std::size_t i = 0; i + 1 < a.profile.size(); ++i) {
+    area += static_cast<double>(a.profile[i].second) * static_cast<double>(a.profile[i + 1].first - a.profile[i].first);
+    a.max_parallel = std::max(a.max_parallel, a.profile[i].second);
+  }
+  a.mean_parallel = a.cp->length > 0 ? area / static_cast<double>(a.cp->length) : 0;
+  return a;
+}
+
+std::map<std::string, std::size_t> ops_per_kind(const model::Workload& w) {
+  std::map<std::string, std::size_t> count;
+  for (const auto& op : w.ops) ++count[std::string(model::to_string(op.kind))];
+  return count;
+}
+
+std::string describe_all_cycles(const Analysis& a) {
+  std::string s;
+  for (std::size_t i = 0; i < a.cycles.size(); ++i)
+    s += "  cycle " + std::to_string(i + 1) + ": " + model::describe_cycle(a.w, a.cycles[i]) + "\n";
+  return s;
+}
+
+void print_text(const Analysis& a) {
+  const model::Workload& w = a.w;
+  std::cout << "workload: " << (w.name.empty() ? "(unnamed)" : w.name) << "  [" << a.file << ", hash " << w.hash()
+            << "]\n";
+  std::cout << "ops: " << w.size() << "  dependencies: " << w.edge_count() << "\n";
+  std::cout << "ops per kind:";
+  for (const auto& [kind, count] : ops_per_kind(w)) std::cout << "  " << kind << " " << count;
+  std::cout << "\n";
+  if (!a.cycles.empty()) {
+    std::cout << "cycles: " << a.cycles.size() << " (no schedule exists)\n" << describe_all_cycles(a);
+    return;
+  }
+  std::cout << "topological depth: " << a.depth << (a.depth == 1 ? " level" : " levels") << "\n";
+  std::cout << "duration estimates: device profile " << a.profile_name << "\n";
+  const model::CriticalPath& cp = *a.cp;
+  std::cout << "critical path: " << format_ns(cp.length) << " through " << cp.ops.size()
+            << (cp.ops.size() == 1 ? " op" : " ops") << "  (total work " << format_ns(a.total_work) << ")\n";
+  for (std::size_t i = 0; i < cp.ops.size() && i < kShownOps; ++i) {
+    const model::OpIndex v = cp.ops[i];
+    std::cout << "    at " << format_ns(cp.earliest_start[v]) << "  " << model::to_string(w.ops[v].kind) << " "
+              << label(w, v) << "  " << format_ns(a.duration[v]) << "\n";
+  }
+  if (cp.ops.size() > kShownOps) std::cout << "    ... " << cp.ops.size() - kShownOps << " more\n";
+  std::cout << "width: " << a.width.width
+            << (a.width_exact ? " (largest antichain, exact)" : " (widest level: a lower bound; exact width is limited to "
+                                                                    + std::to_string(model::kMaxWidthOps) + " ops)")
+            << "\n  e.g.";
+  for (std::size_t i = 0; i < a.width.antichain.size() && i < 10; ++i)
+    std::cout << (i ? ", " : " ") << label(w, a.width.antichain[i]);
+  if (a.width.antichain.size() > 10) std::cout << ", ... " << a.width.antichain.size() - 10 << " more";
+  std::cout << "\n";
+  std::cout << "parallelism (earliest starts, unlimited resources): at most " << a.max_parallel
+            << " ops at once, mean " << fixed2(a.mean_parallel) << " (total work / critical path)\n";
+  const std::size_t zero_slack =
+      static_cast<std::size_t>(std::count(cp.slack.begin(), cp.slack.end(), model::Nanos{0}));
+  std::cout << "ops with zero slack: " << zero_slack << " of " << w.size() << "\n";
+  if (a.reduced_edges)
+    std::cout << "transitive reduction: " << *a.reduced_edges << " dependencies needed (as waits), "
+              << w.edge_count() - *a.reduced_edges << " implied by others\n";
+  else
+    std::cout << "transitive reduction: skipped (over " << kMaxReductionOps << " ops)\n";
+  std::cout << "cycles: none\n";
+}
+
+nlohmann::json op_json(const Analysis& a, model::OpIndex v) {
+  const model::Op& op = a.w.ops[v];
+  nlohmann::json j{{"id", op.id}, {"name", op.name}, {"kind", model::to_string(op.kind)}, {"duration_ns", a.duration[v]}};
+  if (a.cp) {
+    j["earliest_start_ns"] = a.cp->earliest_start[v];
+    j["slack_ns"] = a.cp->slack[v];
+  }
+  return j;
+}
+
+void print_json(const Analysis& a) {
+  nlohmann::json j;
+  j["file"] = a.file;
+  j["workload"] = a.w.name;
+  j["workload_hash"] = a.w.hash();
+  j["profile"] = a.profile_name;
+  j["ops"] = a.w.size();
+  j["edges"] = a.w.edge_count();
+  j["ops_per_kind"] = ops_per_kind(a.w);
+  j["cycles"] = nlohmann::json::array();
+  for (const auto& c : a.cycles) {
+    nlohmann::json ids = nlohmann::json::array();
+    for (model::OpIndex v : c.ops) ids.push_back(a.w.ops[v].id);
+    j["cycles"].push_back({{"ops", ids}, {"description", model::describe_cycle(a.w, c)}});
+  }
+  if (a.cp) {
+    const model::CriticalPath& cp = *a.cp;
+    j["depth"] = a.depth;
+    j["total_work_ns"] = a.total_work;
+    nlohmann::json path = nlohmann::json::array();
+    for (model::OpIndex v : cp.ops) path.push_back(op_json(a, v));
+    j["critical_path"] = {{"length_ns", cp.length}, {"ops", path}};
+    nlohmann::json anti = nlohmann::json::array();
+    for (model::OpIndex v : a.width.antichain) anti.push_back(a.w.ops[v].id);
+    j["width"] = {{"value", a.width.width},
+                  {"exact", a.width_exact},
+                  {"method", a.width_exact ? "dilworth" : "widest_level"},
+                  {"antichain", anti}};
+    nlohmann::json points = nlohmann::json::array();
+    for (const auto& [t, c] : a.profile) points.push_back({t, c});
+    j["parallelism"] = {{"max", a.max_parallel}, {"mean", a.mean_parallel}, {"profile", points}};
+    j["zero_slack_ops"] = std::count(cp.slack.begin(), cp.slack.end(), model::Nanos{0});
+    j["transitive_reduction_edges"] = a.reduced_edges ? nlohmann::json(*a.reduced_edges) : nlohmann::json(nullptr);
+  }
+  std::cout << j.dump(2) << "\n";
+}
+
+struct Options {
+  std::string file, profile;
+  bool json = false;
+};
+
+const bool registered = register_command(
+    {"analyze", "DAG analysis of a workload: depth, critical path, width, parallelism, needed waits, cycles",
+     [](CLI::App& app) {
+       auto o = std::make_shared<Options>();
+       app.add_option("file", o->file, "Workload JSON file")->required();
+       app.add_flag("--json", o->json, "Print the analysis as JSON");
+       app.add_option("--profile", o->profile,
+                      "Device profile for duration estimates and shape limits (default: bundled H100 SXM)");
+       app.callback([o] {
+         const Analysis a = analyze(o->file, o->profile);
+         if (o->json)
+           print_json(a);
+         else
+           print_text(a);
+         if (!a.cycles.empty()) throw CLI::RuntimeError(2);
+       });
+     }});
+
+}  // namespace
+}  // namespace streamlab::cli
