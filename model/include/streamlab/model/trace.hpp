@@ -1,7 +1,7 @@
 #pragma once
 /// \file trace.hpp
 /// The common trace: what ran where and when, as predicted by the simulator or measured on a GPU.
-/// Records carry stream *ids*, never runtime handles.
+/// Records carry stream *ids*, never runtime handles. File format: docs/formats.md.
 
 #include <cstdint>
 #include <filesystem>
