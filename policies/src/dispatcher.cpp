@@ -105,7 +105,9 @@ struct Dispatcher::State {
   // Setup ---------------------------------------------------------------------------------------------
   void setup() {
     n = static_cast<std::uint32_t>(w.ops.size());
-    const model::DeviceProfile profile = opt.profile ? *opt.profile : model::bundled_h100_profile();
+    model::DeviceProfile bundled;
+    if (opt.profile == nullptr) bundled = model::bundled_h100_profile();
+    const model::DeviceProfile& profile = opt.profile ? *opt.profile : bundled;
     est.resize(n);
     for (OpIndex i = 0; i < n; ++i) est[i] = model::estimate_duration(w.ops[i], profile);
 
@@ -619,7 +621,7 @@ DispatchResult Dispatcher::run(const model::Workload& workload) {
   r.trace = backend_.finish();
   r.trace.meta.policy = std::string(policy_.name());
   r.trace.meta.workload = workload.name;
-  r.trace.meta.workload_hash = workload.hash();
+  r.trace.meta.workload_hash = options_.workload_hash.empty() ? workload.hash() : options_.workload_hash;
   if (r.trace.meta.profile.empty()) r.trace.meta.profile = options_.profile_name;
   r.trace.meta.extra["policy_config"] = to_string(policy_.config());
   return r;

@@ -76,6 +76,9 @@ struct DispatchOptions {
   CompletionCallback on_complete;
   /// Trace metadata the Dispatcher fills in (policy, workload, workload_hash come from the run).
   std::string profile_name;
+  /// Workload::hash() when the caller already has it; empty = computed after the run (it serializes the
+  /// whole workload to JSON: ~ms for 10^4 ops, more than the dispatching itself).
+  std::string workload_hash;
 };
 
 /// One cross-stream wait the Dispatcher inserted before an op.
