@@ -264,8 +264,6 @@ void GpuModel::issue_record(std::uint32_t event, std::uint32_t stream, Nanos iss
   StreamState& s = streams_[stream];
   ++ev.gen;
   ev.recorded = true;
-  ev.record_stream = stream;
-  ev.record_prev_op = s.last_op;
   // Fast path: nothing before it on its stream, its queue or (for the legacy stream) any blocking stream:
   // the record completes the moment it is issued, exactly as the command would.
   const bool legacy_clear = s.kind == policies::StreamKind::legacy_default
@@ -397,6 +395,7 @@ void GpuModel::process(const SimEvent& ev) {
   now_ = ev.time;
   ++stats_.events;
   stats_.max_heap = std::max<std::uint64_t>(stats_.max_heap, queue_.size() + 1);
+  stats_.heap_sum += queue_.size() + 1;
   switch (ev.kind()) {
     case kArrival: {
       Command& x = cmds_[ev.a];
@@ -511,11 +510,10 @@ void GpuModel::dispatch(std::uint32_t c) {
 // ---------------------------------------------------------------------------------------------------
 // Block scheduler
 
-std::uint32_t GpuModel::head_run() const noexcept {
+std::uint32_t GpuModel::head_run() noexcept {
   if (pending_kernels_ == 0) return kNone;
-  for (std::uint32_t h : level_head_)
-    if (h != kNone) return h;
-  return kNone;
+  while (level_head_[first_level_] == kNone) ++first_level_;  // a pending kernel exists at or after it
+  return level_head_[first_level_];
 }
 
 void GpuModel::kernel_enqueue(std::uint32_t c) {
@@ -541,6 +539,7 @@ void GpuModel::kernel_enqueue(std::uint32_t c) {
     runs_[level_tail_[k.level]].next_pending = r;
   }
   level_tail_[k.level] = r;
+  first_level_ = pending_kernels_ == 0 ? k.level : std::min<std::uint32_t>(first_level_, k.level);
   ++pending_kernels_;
   try_dispatch_blocks(kNone, 0, Blocker{});
 }
@@ -849,6 +848,7 @@ void GpuModel::worker_done(std::uint32_t c) {
 std::vector<model::Span> GpuModel::spans() const {
   std::vector<model::Span> out;
   if (w_ == nullptr) return out;
+  out.reserve(w_->ops.size());
   for (std::size_t i = 0; i < w_->ops.size(); ++i) {
     if (op_stream_[i] == kNone || op_end_[i] < 0) continue;
     const model::Op& op = w_->ops[i];

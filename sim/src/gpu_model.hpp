@@ -73,11 +73,9 @@ struct StreamState {
 };
 
 struct EventState {
+  Nanos completed_at = 0;        ///< of the latest record
   std::uint32_t marker = kNone;  ///< the latest record's command while it is unfinished
   std::uint32_t gen = 0;         ///< bumped by each record; a finishing marker of an older record is ignored
-  Nanos completed_at = 0;        ///< of the latest record
-  std::uint32_t record_stream = kNoRef;
-  std::uint32_t record_prev_op = kNoRef;
   bool recorded = false;
   bool timed = false;
   bool alive = true;
@@ -151,6 +149,7 @@ struct HostWorker {
 
 struct ModelStats {
   std::uint64_t events = 0, commands = 0, blocks = 0, max_heap = 0, max_live = 0;
+  std::uint64_t heap_sum = 0;  ///< sum over processed events of the heap size at pop (mean depth)
 };
 
 class GpuModel {
@@ -229,7 +228,7 @@ class GpuModel {
   [[nodiscard]] std::uint32_t find_sm(const BlockNeed& need);
   void start_block(std::uint32_t run, std::uint32_t sm, Nanos start);
   void block_done(std::uint32_t slot);
-  [[nodiscard]] std::uint32_t head_run() const noexcept;
+  [[nodiscard]] std::uint32_t head_run() noexcept;
 
   // Copy engines.
   void copy_enqueue(std::uint32_t c);
@@ -283,6 +282,7 @@ class GpuModel {
   std::uint32_t cursor_ = 0;  ///< round-robin start of the next SM search (breadth-first distribution)
   std::uint32_t resident_ = 0;
   std::vector<std::uint32_t> level_head_, level_tail_;
+  std::uint32_t first_level_ = 0;  ///< no pending kernel at a level below this (highest priority = 0)
   std::uint32_t pending_kernels_ = 0;
   std::uint32_t blocked_head_ = kNone;  ///< head run known to fit on no SM (or blocked by the grid limit)
   bool blocked_on_grids_ = false;

@@ -304,7 +304,9 @@ const OpExplanation* SimBackend::explain(model::OpIndex op) const { return impl_
 
 const SimStats& SimBackend::stats() const noexcept {
   const detail::ModelStats& s = impl_->gpu.stats();
-  impl_->stats = SimStats{s.events, s.commands, s.blocks, s.max_heap, s.max_live};
+  impl_->stats = SimStats{s.events, s.commands, s.blocks, s.max_heap,
+                          s.events == 0 ? 0.0 : static_cast<double>(s.heap_sum) / static_cast<double>(s.events),
+                          s.max_live};
   return impl_->stats;
 }
 

@@ -46,6 +46,7 @@ struct SimStats {
   std::uint64_t commands = 0;          ///< device commands issued (ops, records, waits, host funcs)
   std::uint64_t blocks = 0;            ///< thread blocks placed
   std::uint64_t max_pending_events = 0;
+  double mean_pending_events = 0;      ///< future-event list depth when an event is popped, on average
   std::uint64_t max_live_commands = 0;
 };
 
