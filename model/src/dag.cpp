@@ -535,33 +535,49 @@ std::vector<Edge> transitive_reduction(const Dag& g) {
   const CsrView v = DagAccess::view(g);
   const std::uint32_t n = v.n;
   const std::size_t m = g.edge_count();
+  // Everything below is indexed by topological position, not op index: descendants of position p lie
+  // right of p, so a column block [c0, c1) only concerns positions < c1, and the reverse sweep walks the
+  // bitset rows in memory order.
+  std::vector<std::uint32_t> pos(n);
+  for (std::uint32_t p = 0; p < n; ++p) pos[order[p]] = p;
+  std::vector<std::uint32_t> succ_start(std::size_t{n} + 1, 0);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> succ;  // (successor position, edge index), by position
+  succ.reserve(m);
+  for (std::uint32_t p = 0; p < n; ++p) {
+    const OpIndex u = order[p];
+    for (std::uint32_t e = v.out_start[u]; e < v.out_start[u + 1]; ++e) succ.emplace_back(pos[v.out[e]], e);
+    succ_start[p + 1] = static_cast<std::uint32_t>(succ.size());
+  }
   std::vector<char> redundant(m, 0);
-  // Column blocks of `words` 64-bit words per vertex keep n * words * 8 bytes under 64 MiB.
+  // Column blocks of `words` 64-bit words per position keep n * words * 8 bytes under 64 MiB.
   constexpr std::size_t kBudgetWords = (std::size_t{64} << 20) / 8;
   const std::size_t all_words = (std::size_t{n} + 63) / 64;
   const std::size_t words = std::max<std::size_t>(1, std::min(all_words, kBudgetWords / std::max<std::size_t>(n, 1)));
-  BitRows below(n, words);  // below(u) = strict descendants of u inside the current column block
+  BitRows below(n, words);  // below(p) = strict descendants of position p inside the current column block
   std::vector<std::uint64_t> others(words);
   for (std::size_t c0 = 0; c0 < n; c0 += words * 64) {
-    const std::size_t c1 = std::min<std::size_t>(n, c0 + words * 64);
-    std::fill(below.bits.begin(), below.bits.end(), 0);
-    for (auto it = order.rbegin(); it != order.rend(); ++it) {
-      const OpIndex u = *it;
-      const std::uint32_t first = v.out_start[u], last = v.out_start[u + 1];
-      if (first == last) continue;
+    const auto c1 = static_cast<std::uint32_t>(std::min<std::size_t>(n, c0 + words * 64));
+    std::fill(below.bits.begin(), below.bits.begin() + static_cast<std::ptrdiff_t>(std::size_t{c1} * words), 0);
+    for (std::uint32_t p = c1; p-- > 0;) {
+      const std::uint32_t first = succ_start[p], last = succ_start[p + 1];
       // others = everything below some successor; a successor found there is reached another way.
+      // Successors at positions >= c1 have nothing in this block below them.
       std::fill(others.begin(), others.end(), 0);
-      for (std::uint32_t e = first; e < last; ++e) {
-        const std::uint64_t* child = below.row(v.out[e]);
-        for (std::size_t k = 0; k < words; ++k) others[k] |= child[k];
+      bool any = false;
+      for (std::uint32_t k = first; k < last; ++k) {
+        if (succ[k].first >= c1) continue;
+        const std::uint64_t* child = below.row(succ[k].first);
+        for (std::size_t w = 0; w < words; ++w) others[w] |= child[w];
+        any = true;
       }
-      std::uint64_t* row = below.row(u);
+      if (!any) continue;  // row p stays empty
+      std::uint64_t* row = below.row(p);
       std::copy(others.begin(), others.end(), row);
-      for (std::uint32_t e = first; e < last; ++e) {
-        const OpIndex s = v.out[e];
-        if (s < c0 || s >= c1) continue;
-        const auto bit = static_cast<std::uint32_t>(s - c0);
-        if (test_bit(others.data(), bit)) redundant[e] = 1;
+      for (std::uint32_t k = first; k < last; ++k) {
+        const std::uint32_t q = succ[k].first;
+        if (q < c0 || q >= c1) continue;
+        const auto bit = static_cast<std::uint32_t>(q - c0);
+        if (test_bit(others.data(), bit)) redundant[succ[k].second] = 1;
         set_bit(row, bit);
       }
     }
