@@ -1,7 +1,7 @@
 #pragma once
 /// \file metrics.hpp
 /// What a trace says about overlap: makespan, busy fractions, copy/compute overlap, concurrency; and the
-/// comparison of two traces of one workload (predicted vs measured). Definitions in docs/formats.md.
+/// comparison of two traces of one workload (predicted vs measured). Definitions in docs/metrics.md.
 
 #include <cstdint>
 #include <map>
