@@ -66,6 +66,8 @@ class Backend {
 
   // Work ------------------------------------------------------------------------------------------
   /// Issues op `op` of the prepared workload on `stream` (kernel launch, memcpyAsync, host func, ...).
+  /// The Dispatcher enqueues OpKind::barrier ops too, after the waits that make them a join: they carry
+  /// no work (a backend may give them a zero-length span).
   virtual void enqueue(StreamId stream, OpIndex op) = 0;
   /// cudaLaunchHostFunc: `fn` runs on a backend thread when the stream reaches this point. It must not
   /// call back into the Backend.
