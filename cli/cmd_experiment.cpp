@@ -50,22 +50,6 @@ void print_line(const std::string& s) {
   std::cout << s << std::endl;  // flushed: progress must show while a long run goes on
 }
 
-std::string where_line(const ex::ExperimentResult& r) {
-  const auto& m = r.meta;
-  std::string s = m.measured ? "measured: " + m.device_name + (m.driver.empty() ? "" : ", driver " + m.driver) +
-                                   (m.cuda_version.empty() ? "" : ", CUDA " + m.cuda_version)
-                             : "simulator only (not measured on a GPU yet)";
-  // The profile label without the device name the profile file carries ("bundled:h100-sxm (NVIDIA ...)").
-  s += " | predicted: simulator, profile " + m.profile.substr(0, m.profile.find(" ("));
-  return s;
-}
-
-void render_chart_file(const ex::Experiment& def, const ex::ExperimentResult& r, const fs::path& dir) {
-  ex::Chart chart = def.chart(r.configs, def);
-  chart.subtitle = where_line(r);
-  ex::save_png(ex::render_chart(chart), dir / (r.name + ".png"));
-}
-
 void list_experiments() {
   std::printf("%-4s %-62s %-7s %-6s %s\n", "name", "title", "configs", "quick", "claim");
   const auto profile = streamlab::model::bundled_h100_profile();
@@ -145,7 +129,7 @@ void run_experiments(const ExperimentOptions& o) {
     r.meta.git_commit = commit;
     if (out_dir.empty()) out_dir = o.out.empty() ? results_root() / r.meta.device_slug : fs::path(o.out);
     ex::write_result_files(r, out_dir);
-    if (ex::charts_available()) render_chart_file(e, r, out_dir);
+    if (ex::charts_available()) ex::write_chart(e, r, out_dir);
     const auto& v = r.measured() ? r.measured_verdict : r.predicted_verdict;
     print_line(e.name + " " + (r.measured() ? "verdict" : "predicted verdict") + ": " +
                std::string(ex::to_string(v.outcome)) + " - " + v.why);
@@ -160,7 +144,7 @@ void render_dirs(const ExperimentOptions& o) {
     for (const auto& r : ex::load_results(d)) {
       auto def = ex::find_experiment(r.name);
       if (!def) throw InputError(d, r.name + ".json", "", "no experiment named '" + r.name + "' in this build");
-      render_chart_file(*def, r, d);
+      ex::write_chart(*def, r, d);
       print_line("rendered " + (fs::path(d) / (r.name + ".png")).string());
     }
   }

@@ -151,7 +151,8 @@ bool any_measured(std::span<const ConfigResult> rows) {
 
 Chart line_chart(std::span<const ConfigResult> rows, const std::string& title, const std::string& x_label,
                  const std::string& y_label, const std::string& x_param, const std::vector<std::string>& series_params,
-                 const std::function<double(const ConfigResult&, Side)>& y) {
+                 const std::function<double(const ConfigResult&, Side)>& y,
+                 const std::function<std::string(const ConfigResult&)>& series_label) {
   Chart c;
   c.kind = ChartKind::line;
   c.title = title;
@@ -160,7 +161,7 @@ Chart line_chart(std::span<const ConfigResult> rows, const std::string& title, c
   std::vector<std::string> names;
   std::map<std::string, std::vector<const ConfigResult*>> groups;
   for (const auto& r : rows) {
-    const std::string n = series_name(r, series_params);
+    const std::string n = series_label ? series_label(r) : series_name(r, series_params);
     if (!groups.count(n)) names.push_back(n);
     groups[n].push_back(&r);
   }

@@ -60,7 +60,8 @@ double span_start(const model::Trace& t, std::string_view id);
 Chart line_chart(std::span<const ConfigResult> rows, const std::string& title, const std::string& x_label,
                  const std::string& y_label, const std::string& x_param,
                  const std::vector<std::string>& series_params,
-                 const std::function<double(const ConfigResult&, Side)>& y);
+                 const std::function<double(const ConfigResult&, Side)>& y,
+                 const std::function<std::string(const ConfigResult&)>& series_label = {});
 /// Grouped bars: categories from `category_param`, one bar per value of `series_param` (or one bar
 /// when empty): predicted as the bar, measured as a diamond on it.
 Chart bar_chart(std::span<const ConfigResult> rows, const std::string& title, const std::string& y_label,

@@ -273,7 +273,9 @@ std::string format_tick(double v) {
   if (v == 0) return "0";
   char buf[32];
   const double a = std::abs(v);
-  if (a >= 1e6 || a < 1e-3) {
+  if (a >= 1000 && a < 1e7 && v == std::floor(v)) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  } else if (a >= 1e6 || a < 1e-3) {
     std::snprintf(buf, sizeof buf, "%.2g", v);
   } else {
     std::snprintf(buf, sizeof buf, "%.3g", v);
@@ -344,25 +346,44 @@ void pad_range(double& lo, double& hi, bool log) {
   }
 }
 
+// Greedy line breaking at spaces and after hyphens ("heavy-" / "tailed").
 std::vector<std::string> wrap(std::string_view s, int max_px, int scale) {
+  std::vector<std::string> words;  // each keeps its trailing hyphen; spaces are separators
+  std::string w;
+  for (char ch : s) {
+    if (ch == ' ') {
+      if (!w.empty()) words.push_back(w);
+      w.clear();
+    } else {
+      w += ch;
+      if (ch == '-' && w.size() > 1) {
+        words.push_back(w);
+        w.clear();
+      }
+    }
+  }
+  if (!w.empty()) words.push_back(w);
   std::vector<std::string> lines;
   std::string cur;
-  std::size_t i = 0;
-  while (i <= s.size()) {
-    std::size_t j = s.find(' ', i);
-    if (j == std::string_view::npos) j = s.size();
-    const std::string word(s.substr(i, j - i));
-    const std::string cand = cur.empty() ? word : cur + " " + word;
+  bool glue = false;  // the previous word ended in a hyphen: join without a space
+  for (const auto& word : words) {
+    const std::string cand = cur.empty() ? word : cur + (glue ? "" : " ") + word;
     if (!cur.empty() && Canvas::text_width(cand, scale) > max_px) {
       lines.push_back(cur);
       cur = word;
     } else {
       cur = cand;
     }
-    i = j + 1;
+    glue = !word.empty() && word.back() == '-';
   }
   if (!cur.empty()) lines.push_back(cur);
   return lines;
+}
+
+int widest(const std::vector<std::string>& lines, int scale) {
+  int w = 0;
+  for (const auto& l : lines) w = std::max(w, Canvas::text_width(l, scale));
+  return w;
 }
 
 void legend_swatch(Canvas& c, double x, double y, Mark m, Rgba col) {
@@ -401,12 +422,15 @@ Canvas render_chart(const Chart& chart, int width, int height, std::vector<doubl
   for (const auto& [m, t] : chart.style_legend) rows.push_back({m, kAxis, t});
   int legend_w = 0;
   for (const auto& r : rows) legend_w = std::max(legend_w, Canvas::text_width(r.text, s) + 44);
-  legend_w = std::min(legend_w, width / 3);
+  legend_w = std::min(legend_w, std::min(width / 4, 320));
 
   // Frame.
   const int title_h = chart.title.empty() ? 10 : Canvas::text_height(3) + 14;
   const int subtitle_h = chart.subtitle.empty() ? 0 : th + 8;
-  const int notes_h = static_cast<int>(chart.notes.size()) * (th + 4);
+  std::vector<std::string> note_lines;
+  for (const auto& n : chart.notes)
+    for (auto& l : wrap(n, width - 24, s)) note_lines.push_back(std::move(l));
+  const int notes_h = static_cast<int>(note_lines.size()) * (th + 4);
   const double left = 22 + th + 14 + 70;  // y label + tick labels
   const double top = title_h + subtitle_h + 18;
   const double right = width - (legend_w > 0 ? legend_w + 24 : 24);
@@ -438,12 +462,16 @@ Canvas render_chart(const Chart& chart, int width, int height, std::vector<doubl
   if (chart.kind == ChartKind::line) pad_range(xlo, xhi, chart.log_x);
 
   const int ncat = static_cast<int>(chart.categories.size());
+  int cat_scale = s;  // category labels drop to scale 1 when a word does not fit its slot at scale 2
   if (chart.kind == ChartKind::bars && ncat > 0) {
-    const double slot_px = (right - left) / ncat;
+    const int slot_px = static_cast<int>((right - left) / ncat) - 6;
     for (const auto& cat : chart.categories)
-      category_lines = std::max(category_lines, static_cast<int>(wrap(cat, static_cast<int>(slot_px) - 6, s).size()));
+      if (widest(wrap(cat, slot_px, s), s) > slot_px) cat_scale = 1;
+    for (const auto& cat : chart.categories)
+      category_lines = std::max(category_lines, static_cast<int>(wrap(cat, slot_px, cat_scale).size()));
   }
-  const double bottom = height - (12 + th + 12 + category_lines * (th + 4) + 10 + notes_h);
+  const int cth = Canvas::text_height(cat_scale);
+  const double bottom = height - (12 + th + 12 + category_lines * (cth + 4) + 10 + notes_h);
 
   Axis ax{xlo, xhi, chart.log_x, left, right};
   Axis ay{ylo, yhi, chart.log_y, bottom, top};
@@ -486,16 +514,17 @@ Canvas render_chart(const Chart& chart, int width, int height, std::vector<doubl
     for (int i = 0; i < ncat; ++i) {
       const double px = ax.map(i);
       if (i > 0) c.line(px - slot_px / 2, top, px - slot_px / 2, bottom, kGrid, 1);
-      const auto lines = wrap(chart.categories[static_cast<std::size_t>(i)], static_cast<int>(slot_px) - 6, s);
+      const auto lines = wrap(chart.categories[static_cast<std::size_t>(i)], static_cast<int>(slot_px) - 6, cat_scale);
       for (std::size_t l = 0; l < lines.size(); ++l)
-        c.text(px - Canvas::text_width(lines[l], s) / 2.0, bottom + 10 + static_cast<double>(l) * (th + 4), lines[l], kText, s);
+        c.text(px - Canvas::text_width(lines[l], cat_scale) / 2.0, bottom + 10 + static_cast<double>(l) * (cth + 4),
+               lines[l], kText, cat_scale);
     }
   }
   // Axes.
   c.line(left, bottom, right, bottom, kAxis, 2);
   c.line(left, top, left, bottom, kAxis, 2);
   // Axis labels.
-  const double xlab_y = bottom + 10 + category_lines * (th + 4) + 6;
+  const double xlab_y = bottom + 10 + category_lines * (cth + 4) + 6;
   c.text((left + right - Canvas::text_width(chart.x_label, s)) / 2.0, xlab_y, chart.x_label, kText, s);
   c.text_vertical(16, (top + bottom - Canvas::text_width(chart.y_label, s)) / 2.0, chart.y_label, kText, s);
 
@@ -520,6 +549,7 @@ Canvas render_chart(const Chart& chart, int width, int height, std::vector<doubl
       for (std::size_t i = 0; i < se.x.size() && i < se.y.size(); ++i) {
         if (!in_y(se.y[i])) continue;
         const double px = ax.map(se.x[i]), py = ay.map(se.y[i]);
+        if (!se.markers) continue;
         if (se.mark == Mark::line_solid) c.disk(px, py, 4.5, se.color);
         else if (se.mark == Mark::marker) c.diamond(px, py, 7, se.color, kBlack);
         else if (se.mark == Mark::line_dashed) c.disk(px, py, 3, se.color);
@@ -540,9 +570,15 @@ Canvas render_chart(const Chart& chart, int width, int height, std::vector<doubl
     for (const auto& se : chart.series) {
       if (se.mark != Mark::bar) continue;
       for (std::size_t i = 0; i < se.x.size() && i < se.y.size(); ++i) {
-        if (!in_y(se.y[i])) continue;
+        if (!std::isfinite(se.y[i])) continue;
         const double cx = bar_centre(se.x[i], b);
-        c.fill_rect(cx - bar_w * 0.45, ay.map(se.y[i]), cx + bar_w * 0.45, base, se.color);
+        const double top_px = in_y(se.y[i]) ? ay.map(se.y[i]) : base;
+        if (in_y(se.y[i])) c.fill_rect(cx - bar_w * 0.45, top_px, cx + bar_w * 0.45, base, se.color);
+        if (chart.bar_labels) {
+          const std::string lab = format_tick(se.y[i]);
+          const int ls = Canvas::text_width(lab, s) <= bar_w ? s : 1;
+          c.text(cx - Canvas::text_width(lab, ls) / 2.0, top_px - Canvas::text_height(ls) - 4, lab, kText, ls);
+        }
       }
       ++b;
     }
@@ -565,7 +601,7 @@ Canvas render_chart(const Chart& chart, int width, int height, std::vector<doubl
   double ly = top + 4;
   const double lx = right + 18;
   for (const auto& r : rows) {
-    const auto lines = wrap(r.text, legend_w - 44, s);
+    const auto lines = wrap(r.text, legend_w - 58, s);  // a margin: glyph widths are approximate
     legend_swatch(c, lx, ly + th / 2.0, r.mark, r.color);
     for (std::size_t l = 0; l < lines.size(); ++l)
       c.text(lx + 36, ly + static_cast<double>(l) * (th + 3), lines[l], kText, s);
@@ -574,7 +610,7 @@ Canvas render_chart(const Chart& chart, int width, int height, std::vector<doubl
 
   // Notes.
   double ny = height - notes_h - 4;
-  for (const auto& n : chart.notes) {
+  for (const auto& n : note_lines) {
     c.text(12, ny, n, kMuted, s);
     ny += th + 4;
   }

@@ -162,12 +162,14 @@ Experiment make_e4() {
     Chart c = bar_chart(rows, "E4: host cost per event call", "host time per call (us)", "call", "", metric_in(ex.metric));
     c.x_label = "CUDA call";
     // Short category names so the labels fit.
-    for (auto& cat : c.categories) {
-      std::string s = cat;
-      for (auto& ch : s)
-        if (ch == '-') ch = ' ';
-      cat = s;
-    }
+    const std::map<std::string, std::string> short_names = {
+        {"event-create-timed", "create (timed)"},   {"event-create-untimed", "create (untimed)"},
+        {"event-record-timed", "record (timed)"},   {"event-record-untimed", "record (untimed)"},
+        {"event-query", "event query"},             {"stream-wait-event", "stream wait event"},
+        {"event-destroy", "destroy"},               {"event-synchronize-complete", "event sync (done)"},
+        {"stream-query-idle", "stream query (idle)"}};
+    for (auto& cat : c.categories)
+      if (auto it = short_names.find(cat); it != short_names.end()) cat = it->second;
     ChartSeries claim;
     claim.name = "claimed figure";
     claim.mark = Mark::tick;
@@ -176,9 +178,11 @@ Experiment make_e4() {
       claim.x.push_back(static_cast<double>(i));
       claim.y.push_back(claim_of(rows[i].param("call")) * 1e-3);
     }
+    claim.name = "claimed figure (prism guide)";
     c.series.push_back(claim);
-    c.style_legend.push_back({Mark::tick, "claimed figure (prism guide)"});
     c.y_min = 0;
+    c.bar_labels = true;
+    c.width = 1500;  // nine categories
     return c;
   };
   return e;
@@ -427,6 +431,7 @@ Experiment make_e8() {
     Chart c = bar_chart(rows, "E8: when the host resumes after the work it needs", "host resumes after A ends (us, log)",
                         "wait", "", metric_in(ex.metric));
     c.log_y = true;
+    c.bar_labels = true;
     c.x_label = "how the host waits for kernel A (kernel B, on another stream, ends 2 ms later)";
     for (auto& cat : c.categories)
       for (auto& ch : cat)

@@ -207,10 +207,13 @@ Experiment make_e2() {
   };
   e.chart = [](std::span<const ConfigResult> rows, const Experiment& ex) {
     Chart c = line_chart(rows, "E2: makespan of 64 chains vs streams", "streams (log scale)", "makespan (ms, log scale)",
-                         "streams", {"connections", "order"}, metric_in(ex.metric));
+                         "streams", {"connections", "order"}, metric_in(ex.metric), [](const ConfigResult& r) {
+                           return r.param("connections") + " conn, " + r.param("order");
+                         });
     c.log_x = true;
     c.log_y = true;
-    c.notes = {"claim: more than 8 concurrent streams give no benefit; 64 chains x 500 us single-block kernels"};
+    c.notes = {"claim: more than 8 concurrent streams give no benefit; 64 chains x 500 us single-block kernels "
+               "(lines with equal values lie on top of each other)"};
     return c;
   };
   return e;

@@ -145,12 +145,14 @@ Experiment make_e6() {
     claim.name = "claim: +14.2% at 4096-8192";
     claim.color = {120, 120, 120, 255};
     claim.mark = Mark::line_dashed;
+    claim.markers = false;
     claim.x = {4096, 8192};
     claim.y = {14.2, 14.2};
     c.series.push_back(claim);
     ChartSeries zero;
     zero.name = "";
     zero.in_legend = false;
+    zero.markers = false;
     zero.color = {0, 0, 0, 255};
     zero.mark = Mark::line_dashed;
     if (!c.x_ticks.empty()) {

@@ -84,6 +84,7 @@ struct ChartSeries {
   std::vector<double> y;  ///< NaN = no value (a gap)
   int slot = -1;          ///< bar charts: the bar series (index among bar series) a marker/tick belongs to
   bool in_legend = true;
+  bool markers = true;    ///< line charts: a dot at each point
 };
 
 struct Chart {
@@ -100,7 +101,13 @@ struct Chart {
   std::vector<ChartSeries> series;
   /// Extra legend rows (a swatch and text) explaining the styles, e.g. "solid = measured".
   std::vector<std::pair<Mark, std::string>> style_legend;
-  std::vector<std::string> notes;       ///< small lines under the plot
+  std::vector<std::string> notes;       ///< small lines under the plot (wrapped to the width)
+  /// Bar charts: print each bar's value above it (3 significant digits), so values a log axis cannot
+  /// show (0) or that are too close to read still come across.
+  bool bar_labels = false;
+  /// Preferred size in pixels (render_chart's callers use it; many categories want a wider chart).
+  int width = 1200;
+  int height = 720;
 };
 
 /// A qualitative palette (colour-blind-safe order); index wraps.

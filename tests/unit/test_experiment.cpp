@@ -1,0 +1,395 @@
+// The experiment suite: the catalog, verdict rules on hand-made numbers, a --quick simulator run producing
+// CSV/JSON with the expected columns, determinism, the measured path (through a stand-in device) and the
+// report.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "streamlab/experiments/catalog.hpp"
+#include "streamlab/experiments/report.hpp"
+#include "streamlab/experiments/results.hpp"
+#include "streamlab/experiments/runner.hpp"
+#include "streamlab/model/errors.hpp"
+#include "streamlab/model/file_io.hpp"
+#include "streamlab/sim/sim_backend.hpp"
+
+namespace ex = streamlab::experiments;
+namespace fs = std::filesystem;
+using streamlab::model::DeviceProfile;
+
+namespace {
+
+ex::Experiment get(const std::string& name) {
+  auto e = ex::find_experiment(name);
+  if (!e) throw std::runtime_error("no experiment " + name);
+  return *e;
+}
+
+ex::ConfigResult row(ex::Params params, double predicted, double measured = ex::kNone) {
+  ex::ConfigResult r;
+  for (const auto& [k, v] : params) r.label += k + "=" + v + " ";
+  r.params = std::move(params);
+  r.predicted.metric = predicted;
+  r.predicted.makespan_ns = predicted;
+  if (ex::has_value(measured)) {
+    r.measured = ex::Measurement{};
+    r.measured->metric = measured;
+    r.measured->makespan_ns = measured;
+  }
+  return r;
+}
+
+ex::SuiteOptions quick_options() {
+  ex::SuiteOptions o;
+  o.quick = true;
+  o.repeats = 1;
+  o.date = "2026-01-01T00:00:00Z";
+  o.command_line = "test";
+  return o;
+}
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path d = fs::path(::testing::TempDir()) / ("streamlab_experiment_" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+// A stand-in for the GPU: a second simulator whose profile differs (copies at half the bandwidth), so the
+// measured path, the errors and the diagnosis can be checked on a CPU.
+class SlowCopyDevice final : public ex::MeasuredDevice {
+ public:
+  SlowCopyDevice() : profile_(streamlab::model::bundled_h100_profile()) {
+    profile_.h2d_pinned_gbps.value /= 2;
+    profile_.d2h_pinned_gbps.value /= 2;
+  }
+  [[nodiscard]] ex::DeviceMeta meta() const override { return {"Test GPU X100", "1.0", "13.0", "sim"}; }
+  std::unique_ptr<streamlab::policies::Backend> make_backend(std::optional<std::uint32_t> connections) override {
+    streamlab::sim::SimOptions o;
+    o.connections = connections;
+    o.date = "2026-01-01";
+    return std::make_unique<streamlab::sim::SimBackend>(profile_, o);
+  }
+  std::unique_ptr<ex::HostApi> make_host_api(streamlab::policies::Backend& b) override {
+    return ex::make_backend_host_api(b);
+  }
+  [[nodiscard]] bool connections_fixed_per_process() const noexcept override { return false; }
+  [[nodiscard]] std::optional<std::uint32_t> process_connections() const override { return std::nullopt; }
+
+ private:
+  DeviceProfile profile_;
+};
+
+// "E" + std::to_string(i) without operator+(const char*, string&&), which GCC 12 flags with a false -Wrestrict.
+std::string experiment_name(std::size_t i) {
+  std::string s = "E";
+  s += std::to_string(i);
+  return s;
+}
+
+std::string without_date(std::string s) {
+  const auto p = s.find("\"date\"");
+  if (p == std::string::npos) return s;
+  const auto e = s.find('\n', p);
+  return s.erase(p, e - p);
+}
+
+}  // namespace
+
+TEST(ExperimentCatalog, ListsE1ToE9WithUniqueConfigurations) {
+  const auto all = ex::all_experiments();
+  ASSERT_EQ(all.size(), 9u);
+  const auto profile = streamlab::model::bundled_h100_profile();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const auto& e = all[i];
+    EXPECT_EQ(e.name, experiment_name(i + 1));
+    EXPECT_FALSE(e.claim.empty());
+    EXPECT_FALSE(e.claim_short.empty());
+    EXPECT_FALSE(e.source.empty());
+    EXPECT_FALSE(e.setup.empty());
+    for (bool quick : {false, true}) {
+      const auto configs = e.configurations({quick, &profile});
+      EXPECT_FALSE(configs.empty()) << e.name;
+      std::set<std::string> labels;
+      for (const auto& c : configs) {
+        EXPECT_TRUE(labels.insert(c.label).second) << e.name << " duplicate label " << c.label;
+        EXPECT_TRUE(c.workload) << c.label;
+        EXPECT_FALSE(c.params.empty()) << c.label;
+      }
+    }
+    EXPECT_LE(e.configurations({true, &profile}).size(), e.configurations({false, &profile}).size());
+  }
+  // The ones judged by the 5% makespan target.
+  std::set<std::string> target;
+  for (const auto& e : all)
+    if (e.makespan_target) target.insert(e.name);
+  EXPECT_EQ(target, (std::set<std::string>{"E1", "E2", "E3", "E5", "E6", "E7"}));
+}
+
+TEST(ExperimentCatalog, FindIsCaseInsensitiveAndRejectsUnknownNames) {
+  EXPECT_TRUE(ex::find_experiment("e2"));
+  EXPECT_EQ(ex::find_experiment("e2")->name, "E2");
+  EXPECT_FALSE(ex::find_experiment("E10"));
+  EXPECT_FALSE(ex::find_experiment(""));
+}
+
+TEST(ExperimentCatalog, E2ConfigurationsAskForTheirConnectionCount) {
+  const auto profile = streamlab::model::bundled_h100_profile();
+  std::set<std::uint32_t> conns;
+  for (const auto& c : get("E2").configurations({true, &profile})) {
+    ASSERT_TRUE(c.connections);
+    conns.insert(*c.connections);
+  }
+  EXPECT_EQ(conns, (std::set<std::uint32_t>{1, 8, 32}));
+}
+
+TEST(ExperimentVerdict, E1BandDecidesConfirmedRefutedDepends) {
+  const auto e = get("E1");
+  auto rows = [](double t3, double t4, double t8) {
+    return std::vector<ex::ConfigResult>{row({{"streams", "1"}}, 10, 10), row({{"streams", "2"}}, 7, 7),
+                                         row({{"streams", "3"}}, 10, t3), row({{"streams", "4"}}, 10, t4),
+                                         row({{"streams", "8"}}, 10, t8)};
+  };
+  EXPECT_EQ(e.verdict(rows(5, 5, 4.5), ex::Side::measured).outcome, ex::Outcome::confirmed);  // cuts 50/50/55%
+  EXPECT_EQ(e.verdict(rows(8, 7, 7), ex::Side::measured).outcome, ex::Outcome::refuted);      // cuts < 40%
+  EXPECT_EQ(e.verdict(rows(5, 7, 3), ex::Side::measured).outcome, ex::Outcome::depends);
+  // Predicted side: every cut 0 -> refuted.
+  EXPECT_EQ(e.verdict(rows(5, 5, 5), ex::Side::predicted).outcome, ex::Outcome::refuted);
+  // Nothing measured at all.
+  std::vector<ex::ConfigResult> unmeasured{row({{"streams", "1"}}, 10), row({{"streams", "3"}}, 5)};
+  EXPECT_EQ(e.verdict(unmeasured, ex::Side::measured).outcome, ex::Outcome::not_measured);
+}
+
+TEST(ExperimentVerdict, E3NeedsBothTheTimesAndTheSpeedup) {
+  const auto e = get("E3");
+  auto rows = [](double t1, double t3) {
+    return std::vector<ex::ConfigResult>{row({{"stages", "2/5/2"}, {"buffers", "1"}}, t1, t1),
+                                         row({{"stages", "2/5/2"}, {"buffers", "3"}}, t3, t3)};
+  };
+  EXPECT_EQ(e.verdict(rows(9e6, 5e6), ex::Side::measured).outcome, ex::Outcome::confirmed);
+  EXPECT_EQ(e.verdict(rows(7e6, 5e6), ex::Side::measured).outcome, ex::Outcome::depends);  // 1.4x, 7 ms
+  EXPECT_EQ(e.verdict(rows(6e6, 5e6), ex::Side::measured).outcome, ex::Outcome::refuted);  // 1.2x
+}
+
+TEST(ExperimentVerdict, E5BarrierAndExemption) {
+  const auto e = get("E5");
+  const char* modes[] = {"explicit non-blocking streams", "non-blocking + legacy NULL housekeeping",
+                         "blocking + legacy NULL housekeeping"};
+  auto rows = [&](double t1, double t2, double t3) {
+    return std::vector<ex::ConfigResult>{row({{"mode", modes[0]}}, t1, t1), row({{"mode", modes[1]}}, t2, t2),
+                                         row({{"mode", modes[2]}}, t3, t3)};
+  };
+  EXPECT_EQ(e.verdict(rows(1, 1.02, 1.6), ex::Side::predicted).outcome, ex::Outcome::confirmed);
+  EXPECT_EQ(e.verdict(rows(1, 1.0, 1.01), ex::Side::predicted).outcome, ex::Outcome::refuted);  // no barrier
+  EXPECT_EQ(e.verdict(rows(1, 1.5, 1.6), ex::Side::predicted).outcome, ex::Outcome::refuted);   // not exempt
+  EXPECT_EQ(e.verdict(rows(1, 1.0, 1.1), ex::Side::predicted).outcome, ex::Outcome::depends);
+}
+
+TEST(ExperimentVerdict, E6LargeBatchGainAndSmallBatchStatic) {
+  const auto e = get("E6");
+  auto rows = [](double small_static, double large_static) {
+    std::vector<ex::ConfigResult> r;
+    for (const char* d : {"uniform", "heavy-tailed"}) {
+      r.push_back(row({{"distribution", d}, {"batch", "64"}, {"assignment", "static"}}, small_static));
+      r.push_back(row({{"distribution", d}, {"batch", "64"}, {"assignment", "dynamic"}}, 100));
+      r.push_back(row({{"distribution", d}, {"batch", "8192"}, {"assignment", "static"}}, large_static));
+      r.push_back(row({{"distribution", d}, {"batch", "8192"}, {"assignment", "dynamic"}}, 100));
+    }
+    return r;
+  };
+  EXPECT_EQ(e.verdict(rows(95, 114), ex::Side::predicted).outcome, ex::Outcome::confirmed);
+  EXPECT_EQ(e.verdict(rows(100, 114), ex::Side::predicted).outcome, ex::Outcome::depends);  // static not better
+  EXPECT_EQ(e.verdict(rows(100, 100), ex::Side::predicted).outcome, ex::Outcome::refuted);
+}
+
+TEST(ExperimentVerdict, E7AndE4Thresholds) {
+  const auto e7 = get("E7");
+  std::vector<ex::ConfigResult> r7{row({{"bg_block_us", "100"}, {"mode", "priority"}}, 0.5),
+                                   row({{"bg_block_us", "100"}, {"mode", "equal"}}, 2.0)};
+  EXPECT_EQ(e7.verdict(r7, ex::Side::predicted).outcome, ex::Outcome::confirmed);
+  r7[0].predicted.metric = 1.98;
+  EXPECT_EQ(e7.verdict(r7, ex::Side::predicted).outcome, ex::Outcome::refuted);
+
+  const auto e4 = get("E4");
+  std::vector<ex::ConfigResult> r4{row({{"call", "event-create-timed"}}, 1000, 1900),
+                                   row({{"call", "event-query"}}, 200, 150)};
+  EXPECT_EQ(e4.verdict(r4, ex::Side::measured).outcome, ex::Outcome::confirmed);
+  r4[0].measured->metric = 5000;
+  EXPECT_EQ(e4.verdict(r4, ex::Side::measured).outcome, ex::Outcome::depends);
+}
+
+TEST(ExperimentRun, QuickSimOnlyRunWritesCsvAndJsonWithTheExpectedColumns) {
+  const auto e = get("E1");
+  const ex::ExperimentResult r = ex::run_experiment(e, quick_options(), nullptr, "sim-only: test");
+  ASSERT_EQ(r.configs.size(), 5u);
+  EXPECT_FALSE(r.measured());
+  EXPECT_EQ(r.meta.device_slug, "sim-h100-profile");
+  EXPECT_EQ(r.measured_verdict.outcome, ex::Outcome::not_measured);
+  for (const auto& c : r.configs) {
+    EXPECT_GT(c.predicted.makespan_ns, 0);
+    EXPECT_TRUE(c.predicted.extra.count("overlap"));
+  }
+  // More streams never make the chunked job slower in the simulator.
+  EXPECT_LT(r.configs[2].predicted.makespan_ns, r.configs[0].predicted.makespan_ns);
+
+  const fs::path dir = temp_dir("csv");
+  ex::write_result_files(r, dir);
+  std::ifstream csv(dir / "E1.csv");
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_EQ(header.rfind("experiment,config,streams,predicted_makespan_ns,measured_makespan_ns,makespan_error,"
+                         "predicted_makespan,measured_makespan,metric_error,measured_runs,measured_spread",
+                         0),
+            0u)
+      << header;
+  EXPECT_NE(header.find("predicted_overlap"), std::string::npos);
+  std::string first;
+  std::getline(csv, first);
+  EXPECT_EQ(first.rfind("E1,streams=1,1,", 0), 0u) << first;
+
+  // JSON reads back to the same result (compared as JSON: missing numbers are NaN, which never compare equal).
+  const auto back = ex::parse_result_json(streamlab::model::read_text_file(dir / "E1.json"), "E1.json");
+  EXPECT_EQ(ex::result_to_json(back), ex::result_to_json(r));
+  EXPECT_EQ(back.configs.size(), r.configs.size());
+  EXPECT_EQ(back.configs[3].params, r.configs[3].params);
+  const auto loaded = ex::load_results(dir);
+  ASSERT_EQ(loaded.size(), 1u);
+  EXPECT_EQ(loaded[0].name, "E1");
+  if (ex::charts_available()) {
+    ex::write_chart(e, r, dir);
+    EXPECT_TRUE(fs::exists(dir / "E1.png"));
+  }
+}
+
+TEST(ExperimentRun, SimulatorOnlyResultsAreIdenticalRunToRun) {
+  for (const char* name : {"E1", "E6", "E4"}) {
+    const auto e = get(name);
+    auto a = quick_options();
+    auto b = quick_options();
+    b.date = "2027-06-30T12:00:00Z";
+    const std::string ja = ex::result_to_json(ex::run_experiment(e, a, nullptr, "sim-only"));
+    const std::string jb = ex::result_to_json(ex::run_experiment(e, b, nullptr, "sim-only"));
+    EXPECT_NE(ja, jb) << "the dates differ";
+    EXPECT_EQ(without_date(ja), without_date(jb)) << name;
+    EXPECT_EQ(ex::result_to_csv(ex::run_experiment(e, a, nullptr, "")),
+              ex::result_to_csv(ex::run_experiment(e, b, nullptr, "")));
+  }
+}
+
+TEST(ExperimentRun, MeasuredPathRecordsErrorsDiagnosisAndVerdict) {
+  const auto e = get("E1");
+  SlowCopyDevice device;
+  auto o = quick_options();
+  o.repeats = 3;
+  std::vector<std::string> progress;
+  o.progress = [&](const std::string& s) { progress.push_back(s); };
+  const ex::ExperimentResult r = ex::run_experiment(e, o, &device);
+  ASSERT_TRUE(r.measured());
+  EXPECT_EQ(r.meta.device_slug, "x100");
+  EXPECT_EQ(r.meta.repeats, 3u);
+  ASSERT_EQ(progress.size(), r.configs.size());
+  EXPECT_NE(progress[0].find("E1 [1/5] streams=1: predicted "), std::string::npos) << progress[0];
+  EXPECT_NE(progress[0].find("measured"), std::string::npos);
+  for (const auto& c : r.configs) {
+    ASSERT_TRUE(c.measured);
+    EXPECT_EQ(c.measured_runs, 3u);
+    EXPECT_EQ(c.measured_spread, 0.0);  // the stand-in is deterministic
+    // Slower copies on the "GPU": the prediction is too short.
+    EXPECT_LT(c.makespan_error(), 0);
+    ASSERT_TRUE(c.diagnosis.available);
+    const auto& h2d = c.diagnosis.duration.at("h2d");
+    EXPECT_NEAR(h2d.measured_mean_ns / h2d.predicted_mean_ns, 2.0, 0.1);
+    EXPECT_DOUBLE_EQ(c.diagnosis.duration.at("kernel").measured_mean_ns, c.diagnosis.duration.at("kernel").predicted_mean_ns);
+  }
+  const std::string why = ex::explain_miss(r.configs[0]);
+  EXPECT_NE(why.find("h2d spans"), std::string::npos) << why;
+  EXPECT_NE(why.find("GB/s"), std::string::npos) << why;
+  EXPECT_NE(r.measured_verdict.outcome, ex::Outcome::not_measured);
+}
+
+TEST(ExperimentRun, ProbeExperimentsReadTheSimulatorsCharges) {
+  const auto r = ex::run_experiment(get("E4"), quick_options(), nullptr);
+  const auto profile = streamlab::model::bundled_h100_profile();
+  std::map<std::string, double> charged = {{"event-create-timed", profile.event_create_ns.value},
+                                            {"event-record-untimed", profile.event_record_untimed_ns.value},
+                                            {"event-record-timed", profile.event_record_timed_ns.value},
+                                            {"event-query", profile.event_query_ns.value},
+                                            {"stream-wait-event", profile.stream_wait_event_ns.value}};
+  int checked = 0;
+  for (const auto& c : r.configs) {
+    auto it = charged.find(c.param("call"));
+    if (it == charged.end()) continue;
+    EXPECT_DOUBLE_EQ(c.predicted.metric, it->second) << c.label;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 5);
+  const auto r8 = ex::run_experiment(get("E8"), quick_options(), nullptr);
+  for (const auto& c : r8.configs) {
+    if (c.param("wait") == "device-synchronize") {
+      EXPECT_GT(c.predicted.metric, 1.9e6);  // waits for B (2 ms later)
+    } else {
+      EXPECT_LT(c.predicted.metric, 50'000) << c.label;
+    }
+  }
+}
+
+TEST(ExperimentReport, SaysNotMeasuredAndListsEveryExperimentRun) {
+  std::vector<ex::LoadedResult> loaded;
+  const fs::path dir = temp_dir("report");
+  for (const char* name : {"E1", "E5"}) {
+    auto r = ex::run_experiment(get(name), quick_options(), nullptr, "sim-only: test");
+    loaded.push_back({dir / "sim-h100-profile", std::move(r)});
+  }
+  const std::string md = ex::generate_report(loaded, dir);
+  EXPECT_NE(md.find("## Summary"), std::string::npos);
+  EXPECT_NE(md.find("| E1 Multi-stream copy/compute overlap |"), std::string::npos);
+  EXPECT_NE(md.find("## E5: "), std::string::npos);
+  EXPECT_NE(md.find("not measured on a GPU yet"), std::string::npos);
+  EXPECT_EQ(md.find("## E2: "), std::string::npos);
+}
+
+TEST(ExperimentReport, MeasuredResultsWinAndMissesAreExplained) {
+  SlowCopyDevice device;
+  const fs::path dir = temp_dir("report_measured");
+  std::vector<ex::LoadedResult> loaded;
+  loaded.push_back({dir / "sim", ex::run_experiment(get("E1"), quick_options(), nullptr, "sim-only")});
+  loaded.push_back({dir / "x100", ex::run_experiment(get("E1"), quick_options(), &device)});
+  const std::string md = ex::generate_report(loaded, dir);
+  EXPECT_NE(md.find("measured on Test GPU X100"), std::string::npos);
+  EXPECT_NE(md.find("**Verdict (measured):"), std::string::npos);
+  EXPECT_NE(md.find("configurations miss it"), std::string::npos);
+  EXPECT_NE(md.find("- `streams=1`: predicted makespan"), std::string::npos);
+}
+
+TEST(ExperimentResults, DeviceSlugsAndBadFiles) {
+  EXPECT_EQ(ex::device_slug("NVIDIA H100 80GB HBM3"), "h100");
+  EXPECT_EQ(ex::device_slug("NVIDIA H200"), "h200");
+  EXPECT_EQ(ex::device_slug("NVIDIA GeForce RTX 4090"), "nvidia-geforce-rtx-4090");  // no letters+digits token
+  EXPECT_EQ(ex::device_slug("NVIDIA H100 SXM (public figures)"), "h100");
+  EXPECT_THROW((void)ex::parse_result_json("{\"format\":\"other\"}", "x.json"), streamlab::model::InputError);
+  EXPECT_THROW((void)ex::parse_result_json("{", "x.json"), streamlab::model::InputError);
+  try {
+    (void)ex::parse_result_json(R"({"format":"streamlab-experiment-result","format_version":1,"experiment":3})", "x.json");
+    FAIL();
+  } catch (const streamlab::model::InputError& err) {
+    EXPECT_EQ(err.place(), "/experiment");
+    EXPECT_EQ(err.file(), "x.json");
+  }
+}
+
+TEST(ExperimentCli, ListPrintsEveryExperiment) {
+  const fs::path exe = fs::path(STREAMLAB_BINARY_DIR) / "cli" / "streamlab";
+  if (!fs::exists(exe)) GTEST_SKIP() << "streamlab not built";
+  const fs::path out = fs::path(::testing::TempDir()) / "streamlab_experiment_list.txt";
+  const std::string cmd = exe.string() + " experiment --list > " + out.string() + " 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const std::string text = streamlab::model::read_text_file(out);
+  for (std::size_t i = 1; i <= 9; ++i) EXPECT_NE(text.find(experiment_name(i) + " "), std::string::npos) << text;
+  EXPECT_NE(text.find("claim"), std::string::npos);
+}
