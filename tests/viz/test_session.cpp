@@ -163,6 +163,9 @@ TEST(Options, TimesRangesAndSizes) {
   EXPECT_THROW((void)parse_view_range("5ms:1ms"), model::InputError);
   EXPECT_THROW((void)parse_view_range("5ms"), model::InputError);
   EXPECT_EQ(parse_size("1280x720"), std::make_pair(1280, 720));
+  EXPECT_EQ(parse_point("640,12", "--hover"), std::make_pair(640, 12));
+  EXPECT_THROW((void)parse_point("640", "--hover"), model::InputError);
+  EXPECT_THROW((void)parse_point("-1,5", "--hover"), model::InputError);
   EXPECT_THROW((void)parse_size("1280"), model::InputError);
   EXPECT_THROW((void)parse_size("10x10"), model::InputError);
   try {

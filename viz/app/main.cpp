@@ -30,7 +30,7 @@ void glfw_error(int code, const char* description) {
 int main(int argc, char** argv) {
   namespace viz = streamlab::viz;
   CLI::App cli{"streamlab-viz: timeline of a predicted trace and a measured trace of one workload, lane by lane"};
-  std::string predicted, measured, workload, screenshot, view_text, select, size_text = "1600x900";
+  std::string predicted, measured, workload, screenshot, view_text, select, hover_text, size_text = "1600x900";
   int frames = 3;
   cli.add_option("PREDICTED", predicted, "Trace predicted by the simulator (Chrome Trace JSON)")->required();
   cli.add_option("MEASURED", measured, "Trace measured on a GPU, of the same workload");
@@ -39,14 +39,20 @@ int main(int argc, char** argv) {
   cli.add_option("--frames", frames, "Frames rendered before the screenshot is taken")->check(CLI::Range(1, 1000));
   cli.add_option("--view", view_text, "Initial visible range START:END (e.g. 0:2ms; bare numbers are ns)");
   cli.add_option("--select", select, "Op id selected at start (outlines it, and with --workload its deps)");
+  cli.add_option("--hover", hover_text, "With --screenshot: mouse at window pixel X,Y (shows that tooltip)");
   cli.add_option("--size", size_text, "Window size WIDTHxHEIGHT")->capture_default_str();
   CLI11_PARSE(cli, argc, argv);
 
   std::optional<std::pair<streamlab::model::Nanos, streamlab::model::Nanos>> view;
   std::pair<int, int> size;
+  ImVec2 hover(-FLT_MAX, -FLT_MAX);
   try {
     if (!view_text.empty()) view = viz::parse_view_range(view_text);
     size = viz::parse_size(size_text);
+    if (!hover_text.empty()) {
+      const auto [hx, hy] = viz::parse_point(hover_text, "--hover");
+      hover = ImVec2(static_cast<float>(hx), static_cast<float>(hy));
+    }
   } catch (const streamlab::model::InputError& e) {
     std::fprintf(stderr, "streamlab-viz: %s\n", e.what());
     return 2;
@@ -85,6 +91,7 @@ int main(int argc, char** argv) {
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;  // layout is computed, not remembered: screenshots are reproducible
   ImGui::StyleColorsDark();
+  ImGui::GetStyle().Colors[ImGuiCol_PopupBg].w = 1.0f;  // tooltips over dense lanes must stay readable
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
 
@@ -101,6 +108,7 @@ int main(int argc, char** argv) {
     if (headless) exit_code = 2;
   }
 
+  int saved = 0;
   for (int frame = 1; !glfwWindowShouldClose(window); ++frame) {
     if (headless)
       glfwPollEvents();
@@ -108,8 +116,10 @@ int main(int argc, char** argv) {
       glfwWaitEventsTimeout(0.25);  // idle when nothing happens; input wakes it at once
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
-    if (headless) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // wherever Xvfb's pointer is, hover nothing
+    if (headless) io.MousePos = hover;  // not wherever Xvfb's pointer happens to be
     ImGui::NewFrame();
+    // F12 saves what is on screen (interactive mode), e.g. for a report.
+    const bool save_now = !headless && ImGui::IsKeyPressed(GLFW_KEY_F12, false);
     viewer.frame();
     ImGui::Render();
     int fb_w = 0, fb_h = 0;
@@ -118,6 +128,11 @@ int main(int argc, char** argv) {
     glClearColor(0.08f, 0.08f, 0.09f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (save_now) {
+      const std::string name = "streamlab-viz-" + std::to_string(++saved) + ".png";
+      const auto why = viz::app::write_framebuffer_png(fb_w, fb_h, name);
+      std::fprintf(stderr, "streamlab-viz: %s\n", why.empty() ? ("wrote " + name).c_str() : why.c_str());
+    }
     if (headless && frame >= frames) {
       if (const auto why = viz::app::write_framebuffer_png(fb_w, fb_h, screenshot); !why.empty()) {
         std::fprintf(stderr, "streamlab-viz: %s\n", why.c_str());

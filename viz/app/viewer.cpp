@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -150,9 +151,10 @@ void Viewer::header() {
     ImGui::Checkbox("critical path", &show_critical_path_);
     ImGui::SameLine();
   }
-  ImGui::TextDisabled("view %s .. %s   1 px = %s   %zu rects, %zu spans folded", dur(static_cast<model::Nanos>(view_.start_ns())).c_str(),
-                      dur(static_cast<model::Nanos>(view_.end_ns())).c_str(),
-                      format_duration(view_.ns_per_px()).c_str(), draw_.rect_count(), draw_.folded_span_count());
+  ImGui::TextDisabled("view %s .. %s   1 px = %s   %zu rects, %zu spans folded, built in %.2f ms",
+                      dur(static_cast<model::Nanos>(view_.start_ns())).c_str(),
+                      dur(static_cast<model::Nanos>(view_.end_ns())).c_str(), format_duration(view_.ns_per_px()).c_str(),
+                      draw_.rect_count(), draw_.folded_span_count(), build_ms_);
   // Legend: the kinds present in either trace.
   std::array<bool, kOpKindCount> present{};
   for (const Side s : {Side::predicted, Side::measured})
@@ -241,6 +243,12 @@ void Viewer::lanes_canvas(float label_w) {
   const float canvas_w = view_.width_px();
   const float win_top = ImGui::GetWindowPos().y;
   const float win_h = ImGui::GetWindowHeight();
+  if (pending_scroll_y_ >= 0.0f) {
+    // A row clicked in the op table: bring its lane into view (ImGui applies it next frame).
+    if (pending_scroll_y_ < ImGui::GetScrollY() || pending_scroll_y_ + 40.0f > ImGui::GetScrollY() + ImGui::GetWindowHeight())
+      ImGui::SetScrollY(std::max(0.0f, pending_scroll_y_ - 20.0f));
+    pending_scroll_y_ = -1.0f;
+  }
   const float scroll = ImGui::GetScrollY();
 
   // One invisible button over all lanes takes clicks, drags and the wheel.
@@ -261,7 +269,9 @@ void Viewer::lanes_canvas(float label_w) {
     }
   }
 
+  const auto build_start = std::chrono::steady_clock::now();
   build_frame(pair, layout_, view_, draw_, scroll, scroll + win_h);
+  build_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - build_start).count();
 
   // Hit test before drawing, so the tooltip and the click see this frame's rects.
   std::optional<std::pair<std::uint32_t, std::uint32_t>> hit_lane_row;
@@ -475,6 +485,8 @@ void Viewer::focus_on(std::uint32_t key) {
     const auto span = pair.span_of_key(s, key);
     if (span == kNone) continue;
     const auto& sp = pair.trace(s).spans[span];
+    const SpanLocation loc = pair.locate(s, span);
+    if (loc.lane != kNone) pending_scroll_y_ = layout_.lanes[loc.lane].y0;
     const double mid = 0.5 * static_cast<double>(sp.start_ns + sp.end_ns);
     const double range = std::max(view_.range_ns(), 0.0);
     if (static_cast<double>(sp.duration()) > range * 0.8)

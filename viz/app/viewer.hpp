@@ -58,7 +58,8 @@ class Viewer {
   bool view_initialized_ = false;
   bool show_critical_path_ = true;
   bool dragging_ = false;
-  float scroll_y_ = 0;
+  double build_ms_ = 0;
+  float pending_scroll_y_ = -1.0f;  ///< lane y to scroll to next frame (op table click), < 0: none  ///< last frame's build_frame time, shown in the header
   std::uint32_t selected_ = kNone;
   /// Per op key: bit 0 selected, bit 1 dependency of the selection, bit 2 dependent of it.
   std::vector<std::uint8_t> marks_;

@@ -41,6 +41,19 @@ std::pair<model::Nanos, model::Nanos> parse_view_range(std::string_view text) {
   return {start, end};
 }
 
+std::pair<int, int> parse_point(std::string_view text, std::string_view flag) {
+  const auto comma = text.find(',');
+  int x = 0, y = 0;
+  const char* end = text.data() + text.size();
+  if (comma == std::string_view::npos) bad(flag, text, "expected X,Y, e.g. 640,120");
+  const auto a = std::from_chars(text.data(), text.data() + comma, x);
+  const auto b = std::from_chars(text.data() + comma + 1, end, y);
+  if (a.ec != std::errc{} || a.ptr != text.data() + comma || b.ec != std::errc{} || b.ptr != end)
+    bad(flag, text, "expected X,Y, e.g. 640,120");
+  if (x < 0 || y < 0 || x > 16384 || y > 16384) bad(flag, text, "each coordinate must be 0..16384");
+  return {x, y};
+}
+
 std::pair<int, int> parse_size(std::string_view text) {
   const auto x = text.find('x');
   if (x == std::string_view::npos) bad("--size", text, "expected WIDTHxHEIGHT, e.g. 1600x900");

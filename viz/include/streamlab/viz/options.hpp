@@ -15,6 +15,8 @@ namespace streamlab::viz {
 [[nodiscard]] model::Nanos parse_time(std::string_view text, std::string_view flag);
 /// "START:END" with times as parse_time; END > START.
 [[nodiscard]] std::pair<model::Nanos, model::Nanos> parse_view_range(std::string_view text);
+/// "X,Y" pixel coordinates, each 0..16384.
+[[nodiscard]] std::pair<int, int> parse_point(std::string_view text, std::string_view flag);
 /// "WIDTHxHEIGHT", each 64..16384.
 [[nodiscard]] std::pair<int, int> parse_size(std::string_view text);
 
