@@ -2,6 +2,7 @@
 // when there is one), re-render their charts, and generate experiments/REPORT.md.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -114,7 +115,7 @@ void run_experiments(const ExperimentOptions& o) {
     return;
   }
   if (o.sim_only) {
-    why = "--sim-only";
+    why = "--sim-only given";
   } else {
     device = ex::open_cuda_device(why);
     if (!device) print_line("streamlab experiment: " + why + "; running on the simulator only (as with --sim-only)");
@@ -122,7 +123,9 @@ void run_experiments(const ExperimentOptions& o) {
   if (!ex::charts_available())
     print_line("streamlab experiment: charts off (built without stb); `streamlab experiment render DIR` draws them later");
 
-  const std::string commit = ex::git_commit(fs::current_path());
+  // A copy of the tree without .git (the device machine) gets the commit from the environment.
+  const char* env_commit = std::getenv("STREAMLAB_GIT_COMMIT");
+  const std::string commit = env_commit && *env_commit ? std::string(env_commit) : ex::git_commit(fs::current_path());
   fs::path out_dir;
   for (const auto& e : todo) {
     ex::ExperimentResult r = ex::run_experiment(e, suite, device.get(), device ? "" : "sim-only: " + why);
