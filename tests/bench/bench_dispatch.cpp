@@ -59,7 +59,7 @@ const sm::Workload& ready_ops() {
     wl.name = "10k-ready";
     for (std::uint32_t i = 0; i < kOps; ++i) {
       sm::Op op;
-      op.id = "k" + std::to_string(i);
+      op.id = std::string(1, 'k').append(std::to_string(i));  // (not "k" + ...: GCC 12 -Wrestrict false positive)
       op.name = op.id;
       sm::KernelShape shape;
       shape.grid.x = 1 + i % 264;

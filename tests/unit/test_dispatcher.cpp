@@ -430,3 +430,33 @@ TEST(Dispatcher, TraceMetadataAndCoordinationTime) {
   // Spans land on the stream the decision named.
   for (const auto& s : r.trace.spans) EXPECT_EQ(s.stream, fake.stream_of(s.op).value());
 }
+
+TEST(Dispatcher, EmptyWorkloadIssuesNothing) {
+  sm::Workload w;
+  w.name = "empty";
+  for (auto name : sp::policy_names()) {
+    sp::FakeBackend fake;
+    auto p = sp::make_policy(name, cfg(3));
+    const auto r = sp::dispatch(fake, w, *p);
+    EXPECT_TRUE(r.log.empty()) << name;
+    EXPECT_EQ(fake.enqueue_count(), 0u) << name;
+  }
+}
+
+TEST(Dispatcher, HintedOpsUnderAWindowWithADynamicPolicy) {
+  // Two chains hinted to streams 1 and 2 (kept in workload order), window 1, completions only when the
+  // host blocks: every op after the first of its chain waits for room, and no wait is needed (each chain
+  // lives on one stream).
+  sm::gen::StreamChains sc;
+  sc.chains = 2;
+  sc.length = 5;
+  const auto w = sm::gen::stream_chains(sc);
+  sp::FakeBackend fake(fake_opts(sp::FakeCompletion::on_block));
+  auto p = sp::make_policy("load-balanced", cfg(2, 1));
+  const auto r = sp::dispatch(fake, w, *p);
+  ASSERT_EQ(r.log.size(), 10u);
+  EXPECT_EQ(r.stats.max_in_flight, 2u);
+  EXPECT_EQ(r.stats.waits_inserted, 0u);
+  for (const auto& d : r.log) EXPECT_EQ(d.reason.code, sp::ReasonCode::stream_hint);
+  EXPECT_TRUE(fake.violations().empty());
+}
