@@ -55,7 +55,11 @@ fi
 
 if has ctest; then
   section "ctest -L gpu"
-  (cd "$CTEST_DIR" && timeout 300 ctest -L gpu --output-on-failure --timeout 120) | tail -60
+  (cd "$CTEST_DIR" && timeout 300 ctest -L gpu --output-on-failure --timeout 120) > "$OUT/ctest-gpu.log" 2>&1
+  echo "exit $?"
+  grep -E "tests passed|Failed|SEGFAULT|Timeout|Exception" "$OUT/ctest-gpu.log" | tail -20
+  # The details of what failed, for the log.
+  grep -E "Failure|Expected|Which is|actual|rep [0-9]|Skipped|exception" "$OUT/ctest-gpu.log" | head -60
 fi
 
 if has sanitize; then
@@ -64,10 +68,11 @@ if has sanitize; then
   filter='-*DeathTest*:*Unsatisfiable*:*ManagedMemoryBeyond*'
   for tool in memcheck racecheck; do
     section "compute-sanitizer --tool $tool"
-    timeout 300 compute-sanitizer --tool $tool --print-limit 20 "$GPU_TESTS" --gtest_filter="$filter" \
-      > "$OUT/sanitizer-$tool.log" 2>&1
+    STREAMLAB_UNDER_SANITIZER=1 timeout 300 compute-sanitizer --tool $tool --print-limit 20 "$GPU_TESTS" \
+      --gtest_filter="$filter" > "/tmp/sanitizer-$tool.log" 2>&1
     echo "exit $?"
-    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED|SKIPPED \]" "$OUT/sanitizer-$tool.log" | tail -8
+    { echo "===== compute-sanitizer --tool $tool"; cat "/tmp/sanitizer-$tool.log"; } >> "$OUT/sanitizer.log"
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED|Failure|Expected|exception" "/tmp/sanitizer-$tool.log" | tail -12
   done
 fi
 

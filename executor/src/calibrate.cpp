@@ -274,10 +274,13 @@ void Calibrator::device_latencies(model::DeviceProfile& p) {
   auto* t = out.as<std::uint64_t>();
   stream a(StreamFlags::non_blocking, 0), b(StreamFlags::non_blocking, 0);
 
-  // Kernel start latency: host clock at the launch call vs the kernel's first %globaltimer read.
-  std::int64_t offset = 0;
-  const double uncertainty = correlate_clocks(offset);
-  std::vector<double> start_lat;
+  // Kernel start latency: host clock at the launch call vs the kernel's first %globaltimer read. The two
+  // clocks are correlated before and after the loop; the offset is interpolated in between, since the
+  // GPU timer and the host clock need not tick at exactly the same rate.
+  std::int64_t offset0 = 0, offset1 = 0;
+  const std::int64_t h_first = steady_now_ns();
+  const double u0 = correlate_clocks(offset0);
+  std::vector<std::pair<std::int64_t, std::int64_t>> samples;  // (host launch time, device first read)
   for (int r = -warm_; r < reps_; ++r) {
     out.clear();
     a.sync("calibrate");
@@ -285,14 +288,27 @@ void Calibrator::device_latencies(model::DeviceProfile& p) {
     const std::int64_t h = steady_now_ns();
     check(kernels::launch_read_globaltimer(a.get(), t), "calibrate (start latency)");
     a.sync("calibrate");
-    if (r >= 0) start_lat.push_back(static_cast<double>(static_cast<std::int64_t>(t[0]) - (h + offset)));
+    if (r >= 0) samples.emplace_back(h, static_cast<std::int64_t>(t[0]));
+  }
+  const double u1 = correlate_clocks(offset1);
+  const std::int64_t h_last = steady_now_ns();
+  const double span = static_cast<double>(h_last - h_first);
+  const double drift_ppm = span > 0 ? 1e6 * static_cast<double>(offset1 - offset0) / span : 0.0;
+  std::vector<double> start_lat;
+  for (const auto& [h, g] : samples) {
+    const double f = span > 0 ? static_cast<double>(h - h_first) / span : 0.0;
+    const double off = static_cast<double>(offset0) + f * static_cast<double>(offset1 - offset0);
+    start_lat.push_back(static_cast<double>(g) - (static_cast<double>(h) + off));
   }
   const double sl = median(start_lat);
+  const double uncertainty = std::max(u0, u1);
   p.kernel_start_latency_ns = measured(
       std::max(0.0, sl), "median over " + std::to_string(reps_) +
                              " launches on an idle device: kernel's first %globaltimer read minus the host clock at the "
-                             "launch call, clocks correlated by a mapped-memory ping (+-" + fmt(uncertainty, 0) + " ns)");
-  note("kernel start latency: " + fmt(sl) + " ns (clock correlation +-" + fmt(uncertainty, 0) + " ns)");
+                             "launch call; clocks correlated by mapped-memory pings before and after (+-" +
+                             fmt(uncertainty, 0) + " ns, GPU timer vs host clock drift " + fmt(drift_ppm, 1) + " ppm)");
+  note("kernel start latency: " + fmt(sl) + " ns (clock correlation +-" + fmt(uncertainty, 0) + " ns, drift " +
+       fmt(drift_ppm, 1) + " ppm over " + fmt(span / 1e6, 1) + " ms)");
 
   // Same-stream back-to-back gap (reference for the next two).
   std::vector<double> b2b;
@@ -411,9 +427,21 @@ void Calibrator::copies(model::DeviceProfile& p) {
       xs.push_back(static_cast<double>(bytes));
       ts.push_back(time_op(bytes, issue));
     }
-    return std::pair{fit_latency_bandwidth(xs, ts), xs.size()};
+    LatencyBandwidthFit f = fit_latency_bandwidth(xs, ts);
+    if (f.gbps <= 0 || f.latency_ns < 0) {
+      // Latency-dominated sweep (a fast engine on small sizes): take the largest size's throughput and
+      // the smallest size's time instead of a meaningless fit.
+      f.gbps = xs.back() / ts.back();
+      f.latency_ns = std::max(0.0, ts.front() - xs.front() / f.gbps);
+      f.rms_relative_residual = -1;  // marks "no fit" in the source line
+    }
+    return std::pair{f, xs.size()};
   };
   auto method = [&](const std::string& what, const LatencyBandwidthFit& f, std::size_t limit) {
+    if (f.rms_relative_residual < 0) {
+      return "largest-size throughput and smallest-size time of " + what + " over sizes 4 KiB.." +
+             std::to_string(limit >> 20) + " MiB (cudaEvent-timed medians; the least-squares fit gave no positive bandwidth)";
+    }
     return "least-squares fit t = latency + bytes/bandwidth over " + std::to_string(f.points) + " sizes 4 KiB.." +
            std::to_string(limit >> 20) + " MiB of " + what +
            " (cudaEvent-timed medians), RMS relative residual " + fmt(100 * f.rms_relative_residual, 2) + "%";
@@ -431,7 +459,7 @@ void Calibrator::copies(model::DeviceProfile& p) {
   const auto [d2h_pg, n4] = sweep(max_pageable, [&](std::size_t b) {
     check(cudaMemcpyAsync(page.data(), dev_a.data(), b, cudaMemcpyDeviceToHost, s.get()), "calibrate (d2h pageable)");
   });
-  const auto [d2d, n5] = sweep(max_bytes / 2, [&](std::size_t b) {
+  const auto [d2d, n5] = sweep(max_bytes, [&](std::size_t b) {
     check(cudaMemcpyAsync(dev_b.data(), dev_a.data(), b, cudaMemcpyDeviceToDevice, s.get()), "calibrate (d2d)");
   });
   const auto [ms, n6] = sweep(max_bytes, [&](std::size_t b) {
@@ -447,8 +475,8 @@ void Calibrator::copies(model::DeviceProfile& p) {
   p.d2h_pinned_gbps = measured(d2h.gbps, method("pinned D2H cudaMemcpyAsync", d2h, max_bytes));
   p.d2h_pageable_gbps = measured(d2h_pg.gbps, method("pageable D2H cudaMemcpyAsync", d2h_pg, max_pageable) +
                                                   ", fitted latency " + fmt(d2h_pg.latency_ns, 0) + " ns");
-  p.d2d_latency_ns = measured(d2d.latency_ns, method("D2D cudaMemcpyAsync (bytes copied)", d2d, max_bytes / 2));
-  p.d2d_gbps = measured(d2d.gbps, method("D2D cudaMemcpyAsync (bytes copied, not read+written)", d2d, max_bytes / 2));
+  p.d2d_latency_ns = measured(d2d.latency_ns, method("D2D cudaMemcpyAsync (bytes copied)", d2d, max_bytes));
+  p.d2d_gbps = measured(d2d.gbps, method("D2D cudaMemcpyAsync (bytes copied, not read+written)", d2d, max_bytes));
   p.memset_gbps = measured(ms.gbps, method("cudaMemsetAsync", ms, max_bytes) + ", fitted latency " +
                                         fmt(ms.latency_ns, 0) + " ns");
   note("H2D pinned: " + fmt(h2d.latency_ns) + " ns + " + fmt(h2d.gbps, 2) + " GB/s (resid " +

@@ -22,6 +22,7 @@ namespace {
 
 constexpr std::uint64_t kAnchorId = ~std::uint64_t{0} - 1;  ///< external id of prepare()'s anchor kernel
 constexpr std::uint64_t kReplayId = ~std::uint64_t{0} - 2;  ///< external id of a traced graph replay
+constexpr std::uint64_t kClosingId = ~std::uint64_t{0} - 3;  ///< external id of finish()'s anchor kernel
 
 std::int64_t steady_ns(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
@@ -107,11 +108,8 @@ CudaBackend::CudaBackend(CudaBackendOptions options)
 }
 
 CudaBackend::~CudaBackend() {
-  if (capturing_ && origin_stream_) {
-    cudaGraph_t g = nullptr;
-    (void)cudaStreamEndCapture(origin_stream_->get(), &g);
-    if (g != nullptr) (void)cudaGraphDestroy(g);
-    (void)cudaGetLastError();
+  if (capturing_) {
+    if (cudaGraph_t g = end_capture(false); g != nullptr) (void)cudaGraphDestroy(g);
   }
   (void)cudaDeviceSynchronize();
   (void)cudaGetLastError();
@@ -137,7 +135,8 @@ void CudaBackend::release_op_resources() noexcept {
     r.start_ev = r.end_ev = nullptr;
   }
   if (origin_ev_ != nullptr) STREAMLAB_CUDA_LOG(cudaEventDestroy(origin_ev_));
-  origin_ev_ = nullptr;
+  if (closing_ev_ != nullptr) STREAMLAB_CUDA_LOG(cudaEventDestroy(closing_ev_));
+  origin_ev_ = closing_ev_ = nullptr;
 }
 
 void CudaBackend::prepare(const model::Workload& workload) {
@@ -239,6 +238,7 @@ void CudaBackend::prepare(const model::Workload& workload) {
     }
   }
   if (timing_ != TimingMode::none) STREAMLAB_CUDA_CHECK_OP(cudaEventCreate(&origin_ev_), "prepare");
+  if (timing_ == TimingMode::cupti) STREAMLAB_CUDA_CHECK_OP(cudaEventCreate(&closing_ev_), "prepare");
   STREAMLAB_CUDA_CHECK_OP(cudaDeviceSynchronize(), "prepare");
   if (tracer_) (void)tracer_->take();  // drop prepare()'s own copies
 
@@ -595,6 +595,34 @@ void CudaBackend::begin_capture() {
   capturing_ = true;
 }
 
+cudaGraph_t CudaBackend::end_capture(bool throw_on_error) {
+  cudaStream_t origin = origin_stream_->get();
+  std::vector<cudaEvent_t> joins;
+  cudaError_t st = cudaSuccess;
+  for (auto& s : streams_) {
+    if (!s.joined_capture || st != cudaSuccess) continue;
+    cudaEvent_t e = nullptr;
+    st = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+    if (st != cudaSuccess) break;
+    joins.push_back(e);
+    st = cudaEventRecord(e, s.handle);
+    if (st == cudaSuccess) st = cudaStreamWaitEvent(origin, e, 0);
+    s.joined_capture = false;
+  }
+  cudaGraph_t g = nullptr;
+  capturing_ = false;
+  const cudaError_t end = cudaStreamEndCapture(origin, &g);
+  if (st == cudaSuccess) st = end;
+  for (cudaEvent_t e : joins) STREAMLAB_CUDA_LOG(cudaEventDestroy(e));
+  if (st != cudaSuccess) {
+    if (g != nullptr) (void)cudaGraphDestroy(g);
+    if (throw_on_error) STREAMLAB_CUDA_CHECK_OP(st, "graph capture (end)");
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  return g;
+}
+
 model::Trace CudaBackend::finish() {
   model::Trace trace;
   const DeviceInfo info = query_device(options_.device);
@@ -609,22 +637,7 @@ model::Trace CudaBackend::finish() {
   trace.meta.extra["sm_count"] = std::to_string(props_.multiProcessorCount);
 
   if (capturing_) {
-    // Join every captured stream back into the origin stream, then close the capture.
-    cudaStream_t origin = origin_stream_->get();
-    std::vector<cudaEvent_t> joins;
-    for (auto& s : streams_) {
-      if (!s.joined_capture) continue;
-      cudaEvent_t e = nullptr;
-      STREAMLAB_CUDA_CHECK_OP(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "graph capture (join)");
-      joins.push_back(e);
-      STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(e, s.handle), "graph capture (join)");
-      STREAMLAB_CUDA_CHECK_OP(cudaStreamWaitEvent(origin, e, 0), "graph capture (join)");
-    }
-    cudaGraph_t g = nullptr;
-    capturing_ = false;
-    const cudaError_t st = cudaStreamEndCapture(origin, &g);
-    for (cudaEvent_t e : joins) STREAMLAB_CUDA_LOG(cudaEventDestroy(e));
-    STREAMLAB_CUDA_CHECK_OP(st, "graph capture (end)");
+    cudaGraph_t g = end_capture(true);
     graph_ = CapturedGraph{};
     graph_.graph_ = g;
     STREAMLAB_CUDA_CHECK_OP(cudaGraphGetNodes(g, nullptr, &graph_.nodes_), "graph capture");
@@ -639,6 +652,15 @@ model::Trace CudaBackend::finish() {
   const auto timeout = options_.finish_timeout.count();
   for (std::size_t i = 0; i < streams_.size(); ++i) {
     synchronize_stream_or_throw(StreamId{static_cast<std::uint32_t>(i)}, timeout);
+  }
+  // Second anchor (CUPTI mode): event-timed spans are mapped onto CUPTI's clock linearly between the two,
+  // so a rate difference between the GPU's timer and the host clock CUPTI normalizes to cancels out.
+  if (timing_ == TimingMode::cupti && closing_ev_ != nullptr) {
+    CuptiTracer::push(kClosingId);
+    const cudaError_t st = kernels::launch_empty(dim3(1), dim3(1), cudaStreamLegacy);
+    CuptiTracer::pop();
+    STREAMLAB_CUDA_CHECK_OP(st, "finish (anchor kernel)");
+    STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(closing_ev_, cudaStreamLegacy), "finish");
   }
   STREAMLAB_CUDA_CHECK_OP(cudaDeviceSynchronize(), "finish");
 
@@ -664,17 +686,20 @@ void CudaBackend::build_spans(model::Trace& trace, const std::vector<ActivityRec
     bool found = false;
   };
   std::vector<Acc> acc(n);
-  std::int64_t anchor_offset = 0;  // event time -> trace time (CUPTI mode)
+  // Event time -> trace time. Events mode: the origin event is time 0 (recorded at prepare() on an idle
+  // device). CUPTI mode: linear between the anchor kernels of prepare() and finish().
+  std::optional<std::int64_t> anchor0, anchor1;
   std::map<std::uint64_t, model::OpIndex> node_to_op;
   if (graph_nodes) node_to_op.insert(graph_nodes_.begin(), graph_nodes_.end());
   for (const auto& r : records) {
-    if (r.external_id == kAnchorId) {
-      anchor_offset = static_cast<std::int64_t>(r.end_ns) - static_cast<std::int64_t>(t0);
+    if (r.external_id == kAnchorId || r.external_id == kClosingId) {
+      (r.external_id == kAnchorId ? anchor0 : anchor1) = static_cast<std::int64_t>(r.end_ns) - static_cast<std::int64_t>(t0);
       continue;
     }
     std::optional<model::OpIndex> op;
     if (graph_nodes) {
-      if (auto it = node_to_op.find(r.graph_node); it != node_to_op.end()) op = it->second;
+      const std::uint64_t node = tracer_ ? tracer_->original_node(r.graph_node) : r.graph_node;
+      if (auto it = node_to_op.find(node); it != node_to_op.end()) op = it->second;
     } else if (r.external_id >= 1 && r.external_id <= n) {
       op = static_cast<model::OpIndex>(r.external_id - 1);
     }
@@ -684,6 +709,17 @@ void CudaBackend::build_spans(model::Trace& trace, const std::vector<ActivityRec
     a.end = std::max(a.end, r.end_ns);
     a.found = true;
   }
+  double scale = 1.0;
+  std::int64_t offset = anchor0.value_or(0);
+  if (anchor0 && anchor1 && closing_ev_ != nullptr && origin_ev_ != nullptr && !graph_nodes) {
+    const auto span_events = executor::elapsed(event_ref{origin_ev_}, event_ref{closing_ev_}, "anchors").count();
+    if (span_events > 0) scale = static_cast<double>(*anchor1 - *anchor0) / static_cast<double>(span_events);
+    trace.meta.extra["event_clock_scale"] = std::to_string(scale);
+  }
+  auto event_time = [&](cudaEvent_t e, model::OpIndex op) {
+    const auto t = executor::elapsed(event_ref{origin_ev_}, event_ref{e}, describe_op(op)).count();
+    return offset + static_cast<std::int64_t>(static_cast<double>(t) * scale + 0.5);
+  };
   const std::int64_t host_t0 = steady_ns(t0_host_);
   for (std::size_t i = 0; i < n; ++i) {
     const OpResources& r = ops_[i];
@@ -704,8 +740,8 @@ void CudaBackend::build_spans(model::Trace& trace, const std::vector<ActivityRec
       s.start_ns = static_cast<model::Nanos>(acc[i].start - t0);
       s.end_ns = static_cast<model::Nanos>(acc[i].end - t0);
     } else if (r.start_ev != nullptr && r.end_ev != nullptr && origin_ev_ != nullptr && !graph_nodes) {
-      s.start_ns = executor::elapsed(event_ref{origin_ev_}, event_ref{r.start_ev}, describe_op(s.op)).count() + anchor_offset;
-      s.end_ns = executor::elapsed(event_ref{origin_ev_}, event_ref{r.end_ev}, describe_op(s.op)).count() + anchor_offset;
+      s.start_ns = event_time(r.start_ev, s.op);
+      s.end_ns = event_time(r.end_ev, s.op);
     } else {
       continue;
     }

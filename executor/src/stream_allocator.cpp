@@ -21,14 +21,18 @@ StreamOrderedAllocator::StreamOrderedAllocator(Options options) : options_(optio
 }
 
 StreamOrderedAllocator::~StreamOrderedAllocator() {
+  // The streams may already be destroyed (they are the user's): never touch them here. After a device
+  // synchronize every cached block is idle, so it can go back on the legacy stream.
   std::lock_guard lock(mutex_);
+  STREAMLAB_CUDA_LOG(cudaDeviceSynchronize());
   for (auto& [s, st] : streams_) {
     for (auto& [cls, list] : st.free_lists) {
-      for (void* p : list) STREAMLAB_CUDA_LOG(cudaFreeAsync(p, s));
+      for (void* p : list) STREAMLAB_CUDA_LOG(cudaFreeAsync(p, cudaStreamLegacy));
     }
-    STREAMLAB_CUDA_LOG(cudaStreamSynchronize(s));
-    STREAMLAB_CUDA_LOG(cudaMemPoolDestroy(st.pool));
   }
+  STREAMLAB_CUDA_LOG(cudaStreamSynchronize(cudaStreamLegacy));
+  // A pool with allocations still out is released by CUDA once they are freed.
+  for (auto& [s, st] : streams_) STREAMLAB_CUDA_LOG(cudaMemPoolDestroy(st.pool));
 }
 
 StreamOrderedAllocator::PerStream& StreamOrderedAllocator::stream_state_locked(cudaStream_t s) {

@@ -1,5 +1,6 @@
 #include "streamlab/executor/tracer.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -35,6 +36,17 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
   std::free(buffer);
 }
 
+void CUPTIAPI resource_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED || data == nullptr) return;
+  const auto* res = static_cast<const CUpti_ResourceData*>(data);
+  const auto* g = static_cast<const CUpti_GraphData*>(res->resourceDescriptor);
+  if (g == nullptr || g->node == nullptr || g->originalNode == nullptr) return;
+  std::uint64_t clone = 0, original = 0;
+  if (cuptiGetGraphNodeId(g->node, &clone) != CUPTI_SUCCESS) return;
+  if (cuptiGetGraphNodeId(g->originalNode, &original) != CUPTI_SUCCESS) return;
+  static_cast<CuptiTracer*>(user)->on_node_cloned(clone, original);
+}
+
 }  // namespace
 
 CuptiTracer::CuptiTracer() {
@@ -60,9 +72,36 @@ CuptiTracer::CuptiTracer() {
   for (CUpti_ActivityKind k : kinds) {
     if (auto r = cuptiActivityEnable(k); r != CUPTI_SUCCESS) fail("cuptiActivityEnable", r);
   }
+  // Optional: node clone notifications, to match graph replays to ops. Another subscriber may hold the
+  // callback API; tracing works without it.
+  CUpti_SubscriberHandle sub = nullptr;
+  if (cuptiSubscribe(&sub, &resource_callback, this) == CUPTI_SUCCESS) {
+    if (cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) == CUPTI_SUCCESS) {
+      subscriber_ = sub;
+    } else {
+      cuptiUnsubscribe(sub);
+    }
+  }
+}
+
+void CuptiTracer::on_node_cloned(std::uint64_t clone, std::uint64_t original) {
+  std::lock_guard lock(mutex_);
+  clones_.emplace_back(clone, original);
+}
+
+std::uint64_t CuptiTracer::original_node(std::uint64_t id) const {
+  std::lock_guard lock(mutex_);
+  // Follow clone -> original until the captured graph's own node (a clone of a clone is possible).
+  for (int depth = 0; depth < 8; ++depth) {
+    auto it = std::find_if(clones_.rbegin(), clones_.rend(), [&](const auto& c) { return c.first == id; });
+    if (it == clones_.rend()) break;
+    id = it->second;
+  }
+  return id;
 }
 
 CuptiTracer::~CuptiTracer() {
+  if (subscriber_ != nullptr) cuptiUnsubscribe(static_cast<CUpti_SubscriberHandle>(subscriber_));
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);

@@ -82,7 +82,9 @@ void expect_deps_respected(const model::Workload& w, const model::Trace& t, mode
     for (const auto& d : o.deps) {
       const auto dep = by_id.find(d);
       if (dep == by_id.end()) continue;
-      EXPECT_GE(it->second->start_ns + slack_ns, dep->second->end_ns) << o.id << " started before its dep " << d << " ended";
+      EXPECT_GE(it->second->start_ns + slack_ns, dep->second->end_ns)
+          << o.id << " [" << it->second->start_ns << ", " << it->second->end_ns << "] started before its dep " << d
+          << " [" << dep->second->start_ns << ", " << dep->second->end_ns << "] ended";
     }
   }
 }
@@ -123,7 +125,7 @@ TEST(CudaBackend, StreamKindsMapOntoCuda) {
 
 TEST(CudaBackend, SingleKernelTraceAgreesWithEventsWithin2us) {
   if (streamlab::test::under_sanitizer()) GTEST_SKIP() << "timing is meaningless under compute-sanitizer";
-  const model::Workload w = make("one kernel", {kernel("k", 500'000, 132, 128)});
+  const model::Workload w = make("one kernel", {kernel("k", 100'000, 132, 128)});
   std::vector<double> diffs;
   for (int rep = 0; rep < 5; ++rep) {
     ex::CudaBackend be;
@@ -141,7 +143,7 @@ TEST(CudaBackend, SingleKernelTraceAgreesWithEventsWithin2us) {
     ASSERT_NE(k, nullptr);
     const model::Nanos span_ns = k->end_ns - k->start_ns;
     EXPECT_EQ(k->engine, model::Engine::sm);
-    EXPECT_GE(span_ns, 500'000);
+    EXPECT_GE(span_ns, 100'000);
     diffs.push_back(static_cast<double>(events_ns - span_ns));
     std::printf("rep %d: events %lld ns, CUPTI span %lld ns, diff %+lld ns\n", rep, static_cast<long long>(events_ns),
                 static_cast<long long>(span_ns), static_cast<long long>(events_ns - span_ns));
@@ -293,15 +295,24 @@ TEST(CudaBackend, DecisionLogMatchesTheFakeBackendForTheSameCompletionOrder) {
   ops.push_back(kernel("join", 10'000, 1, 32, {"k0", "k4", "k8"}));
   const model::Workload w = make("separated", ops);
   for (const std::string name : {"round-robin", "load-balanced", "work-stealing"}) {
-    std::vector<model::OpIndex> order;
-    pol::DispatchOptions d;
-    d.on_complete = [&](model::OpIndex op) { order.push_back(op); };
+    // The completion order is the device's (CUPTI end times), not the order the host happened to observe.
     ex::CudaBackendOptions o;
-    o.timing = ex::TimingMode::none;
+    o.timing = ex::TimingMode::cupti;
     ex::CudaBackend cuda(o);
     auto p1 = policy(name, 3, 2);
-    const pol::DispatchResult rc = pol::dispatch(cuda, w, *p1, d);
-    ASSERT_EQ(order.size(), w.ops.size());
+    pol::DispatchResult rc;
+    try {
+      rc = pol::dispatch(cuda, w, *p1);
+    } catch (const ex::CuptiUnavailable& e) {
+      GTEST_SKIP() << "needs CUPTI for the device completion order: " << e.what();
+    }
+    std::vector<model::Span> spans = rc.trace.spans;
+    ASSERT_EQ(spans.size(), w.ops.size());
+    std::sort(spans.begin(), spans.end(), [](const model::Span& a, const model::Span& b) {
+      return a.end_ns != b.end_ns ? a.end_ns < b.end_ns : a.op < b.op;
+    });
+    std::vector<model::OpIndex> order;
+    for (const auto& sp : spans) order.push_back(sp.op);
 
     pol::FakeOptions fo;
     fo.completion = pol::FakeCompletion::scripted;
@@ -328,14 +339,16 @@ TEST(CudaBackend, GraphModeCapturesTheDispatchersProgramAndReplaysIt) {
   const pol::DispatchResult r = pol::dispatch(be, w, *pl);
   EXPECT_TRUE(r.trace.spans.empty());  // captured, not run
   ASSERT_TRUE(be.graph().valid());
-  EXPECT_GE(be.graph().node_count(), w.ops.size());
+  std::size_t working_ops = 0;  // barriers join streams but are no graph node
+  for (const auto& op : w.ops) working_ops += op.kind == model::OpKind::barrier ? 0 : 1;
+  EXPECT_GE(be.graph().node_count(), working_ops);
   const ex::GraphReplayStats st = be.replay(5, 1);
   EXPECT_EQ(st.replays, 5u);
   EXPECT_GT(st.device_ns, 0.0);
   EXPECT_GT(st.host_ns_per_node(), 0.0);
   if (be.timing() == ex::TimingMode::cupti) {
     const model::Trace t = be.replay_trace();
-    EXPECT_EQ(t.spans.size(), w.ops.size()) << "graph nodes matched to ops through CUPTI graph node ids";
+    EXPECT_EQ(t.spans.size(), working_ops) << "graph nodes matched to ops through CUPTI graph node ids";
     expect_deps_respected(w, t, 0);
   }
   // Graph mode refuses to block (a window makes the Dispatcher wait for completions).

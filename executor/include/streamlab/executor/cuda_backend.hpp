@@ -201,6 +201,9 @@ class CudaBackend final : public policies::Backend {
   void release_op_resources() noexcept;
   void build_spans(model::Trace& trace, const std::vector<ActivityRecord>& records, std::uint64_t t0,
                    bool graph_nodes);
+  /// Joins every captured stream into the origin stream and ends the capture (nullptr graph on failure
+  /// when `throw_on_error` is false).
+  cudaGraph_t end_capture(bool throw_on_error);
   static void host_func_trampoline(void* user) noexcept;
   static void generic_host_func(void* user) noexcept;
 
@@ -220,7 +223,8 @@ class CudaBackend final : public policies::Backend {
   std::unique_ptr<CuptiTracer> tracer_;
   std::chrono::steady_clock::time_point t0_host_;
   std::uint64_t t0_cupti_ = 0;
-  cudaEvent_t origin_ev_ = nullptr;   ///< events mode: device time 0
+  cudaEvent_t origin_ev_ = nullptr;   ///< device time 0 of event-timed spans
+  cudaEvent_t closing_ev_ = nullptr;  ///< CUPTI mode: second anchor, recorded in finish()
   buffer task_state_;                 ///< one kernels::TaskPoolState per task_pool op
   // Graph mode.
   bool capturing_ = false;

@@ -46,7 +46,8 @@ class StreamOrderedAllocator {
   };
   StreamOrderedAllocator();
   explicit StreamOrderedAllocator(Options options);
-  /// Frees cached blocks and destroys the pools (synchronizing their streams first).
+  /// Synchronizes the device, frees cached blocks and destroys the pools; never touches the streams
+  /// (they may be gone already).
   ~StreamOrderedAllocator();
   StreamOrderedAllocator(const StreamOrderedAllocator&) = delete;
   StreamOrderedAllocator& operator=(const StreamOrderedAllocator&) = delete;

@@ -57,6 +57,12 @@ class CuptiTracer {
   [[nodiscard]] std::vector<ActivityRecord> take();
   /// Records CUPTI reported as dropped (buffers full).
   [[nodiscard]] std::uint64_t dropped() const;
+  /// Instantiating a graph clones its nodes, and records of a replay carry the clones' ids: the id of
+  /// the node a clone was made from (followed back to the captured graph), or `id` itself.
+  [[nodiscard]] std::uint64_t original_node(std::uint64_t id) const;
+  /// False when CUPTI's callback API was taken (then graph replays cannot be matched to ops).
+  [[nodiscard]] bool graph_callbacks() const noexcept { return subscriber_ != nullptr; }
+  void on_node_cloned(std::uint64_t clone, std::uint64_t original);
 
   // CUPTI's C callbacks land here (public for the trampolines only).
   void on_buffer(std::uint8_t* buffer, std::size_t valid_size);
@@ -66,6 +72,8 @@ class CuptiTracer {
   std::vector<ActivityRecord> records_;
   std::vector<std::pair<std::uint32_t, std::uint64_t>> external_;  ///< correlation -> external id
   std::uint64_t dropped_ = 0;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> clones_;  ///< clone id -> original id
+  void* subscriber_ = nullptr;                                  ///< CUpti_SubscriberHandle
 };
 
 /// RAII NVTX range (push on construction, pop on destruction); free when no tool is attached.
