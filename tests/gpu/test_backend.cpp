@@ -125,7 +125,9 @@ TEST(CudaBackend, StreamKindsMapOntoCuda) {
 
 TEST(CudaBackend, SingleKernelTraceAgreesWithEventsWithin2us) {
   if (streamlab::test::under_sanitizer()) GTEST_SKIP() << "timing is meaningless under compute-sanitizer";
-  const model::Workload w = make("one kernel", {kernel("k", 100'000, 132, 128)});
+  // A 2 ms kernel holds the stream while the host records A, launches k and records B, so the events
+  // bracket k on the device and not the host's launch latency (which they would on an idle stream).
+  const model::Workload w = make("one kernel", {kernel("hold", 2'000'000, 1, 32), kernel("k", 100'000, 132, 128)});
   std::vector<double> diffs;
   for (int rep = 0; rep < 5; ++rep) {
     ex::CudaBackend be;
@@ -133,9 +135,11 @@ TEST(CudaBackend, SingleKernelTraceAgreesWithEventsWithin2us) {
     if (be.timing() != ex::TimingMode::cupti) GTEST_SKIP() << "CUPTI unavailable: " << be.cupti_problem();
     const pol::StreamId s = be.create_stream({0, pol::StreamKind::non_blocking, "s"});
     const pol::EventId a = be.create_event(pol::EventTiming::timed), b = be.create_event(pol::EventTiming::timed);
-    be.record_event(a, s);
     be.enqueue(s, 0);
+    be.record_event(a, s);
+    be.enqueue(s, 1);
     be.record_event(b, s);
+    ASSERT_FALSE(be.query_event(a)) << "the hold kernel ended before the events were issued";
     ASSERT_EQ(be.synchronize_event(b, 10'000'000'000), pol::WaitStatus::ready);
     const model::Nanos events_ns = be.elapsed(a, b);
     const model::Trace t = be.finish();
