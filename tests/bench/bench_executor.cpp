@@ -234,6 +234,69 @@ void BM_IssueDag10k_DispatcherVsHandWritten(benchmark::State& state) {
 }
 BENCHMARK(BM_IssueDag10k_DispatcherVsHandWritten)->Iterations(1)->Unit(benchmark::kMillisecond);
 
+/// A backend whose calls do nothing (every event complete): what the Dispatcher's own loop costs per op
+/// on this host, for the breakdown of the ratio above.
+class NullBackend final : public pol::Backend {
+ public:
+  std::string_view name() const noexcept override { return "null"; }
+  void prepare(const model::Workload&) override {}
+  std::pair<int, int> priority_range() const override { return {0, -5}; }
+  pol::StreamId create_stream(const pol::StreamDesc&) override {
+    issue_start_ = Clock::now();
+    return pol::StreamId{++streams_};
+  }
+  pol::StreamId legacy_default_stream() override { return pol::StreamId{0u}; }
+  void enqueue(pol::StreamId, model::OpIndex) override {}
+  void launch_host_func(pol::StreamId, std::function<void()>) override {}
+  pol::EventId create_event(pol::EventTiming) override { return pol::EventId{events_++}; }
+  void destroy_event(pol::EventId) override {}
+  void record_event(pol::EventId, pol::StreamId) override {}
+  void stream_wait_event(pol::StreamId, pol::EventId) override {}
+  bool query_event(pol::EventId) override { return false; }  // like a busy GPU: every wait is inserted
+  bool query_stream(pol::StreamId) override { return false; }
+  model::Nanos elapsed(pol::EventId, pol::EventId) override { return 0; }
+  pol::WaitStatus synchronize_event(pol::EventId, model::Nanos) override { return end(); }
+  pol::WaitStatus synchronize_stream(pol::StreamId, model::Nanos) override { return end(); }
+  pol::WaitStatus synchronize_device(model::Nanos) override { return end(); }
+  std::optional<std::size_t> wait_any_event(std::span<const pol::EventId>, model::Nanos) override {
+    end();
+    return 0;
+  }
+  model::Nanos now() override { return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count(); }
+  model::Trace finish() override { return {}; }
+  pol::WaitStatus end() {
+    if (last_ == Clock::time_point{}) last_ = Clock::now();
+    return pol::WaitStatus::ready;
+  }
+  Clock::time_point issue_start_{}, last_{};
+
+ private:
+  std::uint32_t streams_ = 0, events_ = 0;
+};
+
+void BM_DispatcherLoopOnNullBackend(benchmark::State& state) {
+  std::vector<double> v;
+  for (auto _ : state) {
+    for (int r = 0; r < 7; ++r) {
+      NullBackend nb;
+      auto p = round_robin();
+      pol::DispatchOptions d;
+      d.keep_log = false;
+      d.measure_cpu = false;
+      static const std::string hash = workload().hash();
+      d.workload_hash = hash;
+      (void)pol::dispatch(nb, workload(), *p, d);
+      v.push_back(ms(nb.last_ - nb.issue_start_));
+    }
+  }
+  const double m = median(v);
+  state.counters["dispatcher_only_ms"] = m;
+  state.counters["dispatcher_only_ns_per_op"] = m * 1e6 / kOps;
+  std::printf("the Dispatcher's own issue loop on a do-nothing backend (same DAG, same policy): %.3f ms, %.0f ns/op\n",
+              m, m * 1e6 / kOps);
+}
+BENCHMARK(BM_DispatcherLoopOnNullBackend)->Iterations(1)->Unit(benchmark::kMillisecond);
+
 void BM_GraphReplayDag10k(benchmark::State& state) {
   ex::CudaBackendOptions o;
   o.timing = ex::TimingMode::none;
