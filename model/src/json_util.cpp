@@ -249,8 +249,8 @@ double Reader::get_double(const Json& j, const std::string& pointer) const {
   return v;
 }
 
-std::uint64_t fnv1a64(std::string_view data) noexcept {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
+std::uint64_t fnv1a64(std::string_view data, std::uint64_t seed) noexcept {
+  std::uint64_t h = seed;
   for (unsigned char c : data) {
     h ^= c;
     h *= 0x100000001b3ULL;

@@ -70,7 +70,9 @@ class Reader {
 };
 
 /// FNV-1a, 64 bit: a stable, dependency-free content hash (not cryptographic).
-[[nodiscard]] std::uint64_t fnv1a64(std::string_view data) noexcept;
+inline constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ULL;
+/// `seed` continues a hash over several pieces: fnv1a64(b, fnv1a64(a)) == fnv1a64(a + b).
+[[nodiscard]] std::uint64_t fnv1a64(std::string_view data, std::uint64_t seed = kFnvOffset) noexcept;
 [[nodiscard]] std::string hex64(std::uint64_t v);
 
 }  // namespace streamlab::model::detail

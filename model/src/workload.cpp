@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -52,8 +53,6 @@ std::size_t Workload::edge_count() const noexcept {
   for (const auto& op : ops) n += op.deps.size();
   return n;
 }
-
-std::string Workload::hash() const { return detail::hex64(detail::fnv1a64(workload_to_json(*this, -1))); }
 
 namespace {
 
@@ -438,65 +437,201 @@ std::string label(const Op& op) {
 // ---------------------------------------------------------------------------------------------------
 // Writing.
 
-Json dim3_json(const Dim3& d) {
-  if (d.y == 1 && d.z == 1) return d.x;
-  if (d.z == 1) return Json::array({d.x, d.y});
-  return Json::array({d.x, d.y, d.z});
+// Written by hand rather than through a JSON DOM: hashing and saving a million-op workload must not
+// build one. The text equals nlohmann's compact dump of the same object (key order as below).
+
+// A JSON string literal, escaped as nlohmann's dump does (UTF-8 passes through).
+void append_string(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += '"';
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          out += "\\u00";
+          out += kHex[c >> 4];
+          out += kHex[c & 0xf];
+        } else {
+          out += ch;
+        }
+    }
+  }
+  out += '"';
 }
 
-// Integral values are written as integers (readable: "bytes": 1048576), others with full precision.
-Json number_json(double v) {
-  if (std::nearbyint(v) == v && std::fabs(v) < 9.007199254740992e15) return static_cast<std::int64_t>(v);
-  return v;
+template <class Int>
+void append_int(std::string& out, Int v) {
+  char buf[24];
+  const auto res = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, res.ptr);
 }
 
-Json op_json(const Op& op) {
-  Json j;
-  j["id"] = op.id;
-  j["name"] = op.name;
-  j["kind"] = std::string(to_string(op.kind));
-  j["priority"] = std::string(to_string(op.priority));
-  j["type"] = std::string(to_string(op.type));
-  if (op.stream_hint) j["stream"] = *op.stream_hint;
+void append_dim3(std::string& out, const Dim3& d) {
+  if (d.y == 1 && d.z == 1) return append_int(out, d.x);
+  out += '[';
+  append_int(out, d.x);
+  out += ',';
+  append_int(out, d.y);
+  if (d.z != 1) {
+    out += ',';
+    append_int(out, d.z);
+  }
+  out += ']';
+}
+
+// Integral values are written as integers (readable: "bytes":1048576), others with nlohmann's
+// round-trip formatting.
+void append_number(std::string& out, double v) {
+  if (std::nearbyint(v) == v && std::fabs(v) < 9.007199254740992e15) return append_int(out, static_cast<std::int64_t>(v));
+  out += Json(v).dump();
+}
+
+void append_ns_list(std::string& out, const std::vector<Nanos>& ns) {
+  out += '[';
+  for (std::size_t i = 0; i < ns.size(); ++i) {
+    if (i != 0) out += ',';
+    append_int(out, ns[i]);
+  }
+  out += ']';
+}
+
+void append_key(std::string& out, std::string_view key) {
+  out += ",\"";
+  out += key;
+  out += "\":";
+}
+
+void append_op(std::string& out, const Op& op) {
+  out += "{\"id\":";
+  append_string(out, op.id);
+  append_key(out, "name");
+  append_string(out, op.name);
+  append_key(out, "kind");
+  append_string(out, to_string(op.kind));
+  append_key(out, "priority");
+  append_string(out, to_string(op.priority));
+  append_key(out, "type");
+  append_string(out, to_string(op.type));
+  if (op.stream_hint) {
+    append_key(out, "stream");
+    append_int(out, *op.stream_hint);
+  }
   switch (op.kind) {
     case OpKind::kernel:
     case OpKind::task_pool: {
       const KernelShape s = op.shape.value_or(KernelShape{});
-      j["grid"] = dim3_json(s.grid);
-      j["block"] = dim3_json(s.block);
-      j["registers"] = s.registers_per_thread;
-      j["shared_mem"] = s.shared_mem_bytes;
+      append_key(out, "grid");
+      append_dim3(out, s.grid);
+      append_key(out, "block");
+      append_dim3(out, s.block);
+      append_key(out, "registers");
+      append_int(out, s.registers_per_thread);
+      append_key(out, "shared_mem");
+      append_int(out, s.shared_mem_bytes);
       if (op.kind == OpKind::kernel) {
-        Json d;
+        append_key(out, "duration");
         if (const auto* f = std::get_if<FixedPerBlock>(&op.duration)) {
-          d["per_block_ns"] = f->ns;
+          out += "{\"per_block_ns\":";
+          append_int(out, f->ns);
         } else if (const auto* l = std::get_if<PerBlockList>(&op.duration)) {
-          d["blocks_ns"] = l->ns;
+          out += "{\"blocks_ns\":";
+          append_ns_list(out, l->ns);
         } else {
           const auto& c = std::get<CostModel>(op.duration);
-          d["bytes"] = number_json(c.bytes);
-          d["flops"] = number_json(c.flops);
+          out += "{\"bytes\":";
+          append_number(out, c.bytes);
+          out += ",\"flops\":";
+          append_number(out, c.flops);
         }
-        j["duration"] = std::move(d);
+        out += '}';
       } else {
         const TaskList t = op.tasks.value_or(TaskList{});
-        j["tasks"] = Json{{"ns", t.task_ns}, {"assignment", std::string(to_string(t.assignment))}};
+        append_key(out, "tasks");
+        out += "{\"ns\":";
+        append_ns_list(out, t.task_ns);
+        out += ",\"assignment\":";
+        append_string(out, to_string(t.assignment));
+        out += '}';
       }
       break;
     }
     case OpKind::h2d:
     case OpKind::d2h:
-      j["bytes"] = op.bytes;
-      j["host_memory"] = std::string(to_string(op.host_memory));
+      append_key(out, "bytes");
+      append_int(out, op.bytes);
+      append_key(out, "host_memory");
+      append_string(out, to_string(op.host_memory));
       break;
     case OpKind::d2d:
     case OpKind::memset:
-    case OpKind::prefetch: j["bytes"] = op.bytes; break;
-    case OpKind::host_func: j["host_ns"] = op.host_ns; break;
+    case OpKind::prefetch:
+      append_key(out, "bytes");
+      append_int(out, op.bytes);
+      break;
+    case OpKind::host_func:
+      append_key(out, "host_ns");
+      append_int(out, op.host_ns);
+      break;
     case OpKind::barrier: break;
   }
-  j["deps"] = op.deps;
-  return j;
+  append_key(out, "deps");
+  out += '[';
+  for (std::size_t k = 0; k < op.deps.size(); ++k) {
+    if (k != 0) out += ',';
+    append_string(out, op.deps[k]);
+  }
+  out += "]}";
+}
+
+// Calls sink(text) with consecutive pieces of the canonical text; indent < 0 gives the compact form.
+template <class Sink>
+void write_canonical(const Workload& w, int indent, Sink&& sink) {
+  std::string buf;
+  if (indent < 0) {
+    buf = "{\"format_version\":" + std::to_string(kWorkloadFormatVersion) + ",\"name\":";
+    append_string(buf, w.name);
+    append_key(buf, "description");
+    append_string(buf, w.description);
+    buf += ",\"ops\":[";
+    for (std::size_t i = 0; i < w.ops.size(); ++i) {
+      if (i != 0) buf += ',';
+      append_op(buf, w.ops[i]);
+      if (buf.size() > (1u << 16)) {
+        sink(std::string_view(buf));
+        buf.clear();
+      }
+    }
+    buf += "]}";
+    sink(std::string_view(buf));
+    return;
+  }
+  // One op per line: a workload of thousands of ops stays readable and diffs line by line.
+  const std::string pad(static_cast<std::size_t>(indent), ' ');
+  buf = "{\n" + pad + "\"format_version\": " + std::to_string(kWorkloadFormatVersion) + ",\n" + pad + "\"name\": ";
+  append_string(buf, w.name);
+  buf += ",\n" + pad + "\"description\": ";
+  append_string(buf, w.description);
+  buf += ",\n" + pad + "\"ops\": [";
+  for (std::size_t i = 0; i < w.ops.size(); ++i) {
+    buf += (i == 0 ? "\n" : ",\n");
+    buf += pad;
+    buf += pad;
+    append_op(buf, w.ops[i]);
+    if (buf.size() > (1u << 16)) {
+      sink(std::string_view(buf));
+      buf.clear();
+    }
+  }
+  buf += w.ops.empty() ? "]\n}\n" : "\n" + pad + "]\n}\n";
+  sink(std::string_view(buf));
 }
 
 }  // namespace
@@ -611,26 +746,16 @@ Workload load_workload(const std::filesystem::path& file, const ShapeLimits& lim
 }
 
 std::string workload_to_json(const Workload& w, int indent) {
-  if (indent < 0) {
-    Json j;
-    j["format_version"] = kWorkloadFormatVersion;
-    j["name"] = w.name;
-    j["description"] = w.description;
-    Json ops = Json::array();
-    for (const auto& op : w.ops) ops.push_back(op_json(op));
-    j["ops"] = std::move(ops);
-    return j.dump();
-  }
-  // One op per line: a workload of thousands of ops stays readable and diffs line by line.
-  const std::string pad(static_cast<std::size_t>(indent), ' ');
-  std::string s = "{\n";
-  s += pad + "\"format_version\": " + std::to_string(kWorkloadFormatVersion) + ",\n";
-  s += pad + "\"name\": " + Json(w.name).dump() + ",\n";
-  s += pad + "\"description\": " + Json(w.description).dump() + ",\n";
-  s += pad + "\"ops\": [";
-  for (std::size_t i = 0; i < w.ops.size(); ++i) s += (i == 0 ? "\n" : ",\n") + pad + pad + op_json(w.ops[i]).dump();
-  s += w.ops.empty() ? "]\n}\n" : "\n" + pad + "]\n}\n";
-  return s;
+  std::string out;
+  write_canonical(w, indent, [&](std::string_view piece) { out += piece; });
+  return out;
+}
+
+std::string Workload::hash() const {
+  // FNV-1a of the compact canonical text, streamed: no copy of the whole text is built.
+  std::uint64_t h = detail::kFnvOffset;
+  write_canonical(*this, -1, [&](std::string_view piece) { h = detail::fnv1a64(piece, h); });
+  return detail::hex64(h);
 }
 
 void save_workload(const Workload& w, const std::filesystem::path& file) {

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
 #include "streamlab/model/workload.hpp"
@@ -123,6 +125,17 @@ TEST(Workload, RoundTripIsExactAndCanonical) {
   EXPECT_EQ(text.rfind("{\n  \"format_version\": 1,", 0), 0u) << text;
   // {, 3 header lines, "ops": [, 10 ops, ], }
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 7 + 10) << text;
+}
+
+TEST(Workload, CompactTextIsWhatAJsonLibraryWouldWrite) {
+  // The writer is hand-rolled for speed; nlohmann's own dump of the same document must be identical,
+  // including string escapes and number formatting.
+  Workload w = parse_workload(kAllKinds, "all.json");
+  w.name = "quote \" backslash \\ tab \t nl \n bell \x07 utf8 \xc3\xa9";
+  w.ops[4].duration = CostModel{0.1, 1e300};
+  const std::string text = workload_to_json(w, -1);
+  EXPECT_EQ(nlohmann::ordered_json::parse(text).dump(), text);
+  EXPECT_EQ(parse_workload(text, "x"), w);
 }
 
 TEST(Workload, NonIntegralCostSurvivesRoundTrip) {
