@@ -71,84 +71,90 @@ GpuModel::GpuModel(const DeviceParams& params, std::uint32_t connections, bool r
 
 void GpuModel::prepare(const model::Workload& w, const std::string& source) {
   w_ = &w;
+  source_ = source;
   const std::size_t n = w.ops.size();
   op_start_.assign(n, -1);
   op_end_.assign(n, -1);
   op_stream_.assign(n, kNone);
-  kinfo_.assign(n, KernelInfo{});
   if (explain_) exps_.assign(n, OpExplanation{});
-  for (std::size_t i = 0; i < n; ++i) {
-    const model::Op& op = w.ops[i];
-    if (!model::runs_on_sms(op.kind)) continue;
-    const std::string place = "/ops/" + std::to_string(i);
-    auto bad = [&](const std::string& why) { throw model::InputError(source, place, op.id, why); };
-    if (!op.shape) bad("a " + std::string(model::to_string(op.kind)) + " needs a launch shape");
-    const model::KernelShape& s = *op.shape;
-    const std::uint64_t threads = s.threads_per_block();
-    const std::uint64_t blocks = s.blocks();
-    if (threads == 0 || blocks == 0) bad("a launch needs at least one block of at least one thread");
-    if (threads > static_cast<std::uint64_t>(p_.threads_per_block_max))
-      bad("block of " + std::to_string(threads) + " threads exceeds the device's max_threads_per_block " +
-          std::to_string(p_.threads_per_block_max));
-    if (blocks > 0xffffffffull) bad("more than 2^32-1 blocks");
-    if (s.shared_mem_bytes > static_cast<std::uint32_t>(p_.smem_per_block_max))
-      bad("block needs " + std::to_string(s.shared_mem_bytes) +
-          " bytes of shared memory, above the device's max_shared_mem_per_block_bytes " +
-          std::to_string(p_.smem_per_block_max));
-    KernelInfo& k = kinfo_[i];
-    const std::int64_t warps = ceil_div(static_cast<std::int64_t>(threads), kWarp);
-    const std::int64_t regs_per_warp =
-        ceil_div(std::int64_t{s.registers_per_thread} * kWarp, kRegisterUnit) * kRegisterUnit;
-    k.need.threads = static_cast<std::int32_t>(warps * kWarp);
-    const std::int64_t regs = warps * regs_per_warp;
-    if (regs > p_.registers_per_sm)
-      bad("block needs " + std::to_string(regs) + " registers (" + std::to_string(s.registers_per_thread) +
-          " per thread, allocated per warp), above the SM's registers_per_sm " +
-          std::to_string(p_.registers_per_sm));
-    k.need.regs = static_cast<std::int32_t>(regs);
-    k.need.smem = static_cast<std::int32_t>(s.shared_mem_bytes) + p_.smem_reserved_per_block;
-    if (k.need.threads > p_.threads_per_sm)
-      bad("block of " + std::to_string(k.need.threads) + " threads exceeds max_threads_per_sm");
-    if (k.need.smem > p_.smem_per_sm) bad("block's shared memory exceeds shared_mem_per_sm_bytes");
-    k.blocks = static_cast<std::uint32_t>(blocks);
+  // Refuse, before anything runs, a kernel that could never be placed; the per-kernel numbers themselves
+  // are recomputed when the kernel reaches the block scheduler (cheaper than a table per op).
+  for (std::size_t i = 0; i < n; ++i)
+    if (model::runs_on_sms(w.ops[i].kind)) (void)kernel_info(static_cast<model::OpIndex>(i), true);
+}
 
-    if (op.kind == model::OpKind::task_pool) {
-      if (!op.tasks) bad("a task_pool needs a task list");
-      if (op.tasks->assignment == model::TaskAssignment::dynamic_queue) {
-        k.dur = DurationKind::dynamic_pool;
-      } else {
-        // Static: block b runs tasks b, b+B, b+2B, ... back to back.
+KernelInfo GpuModel::kernel_info(model::OpIndex i, bool first_time) {
+  const model::Op& op = w_->ops[i];
+  auto bad = [&](const std::string& why) {
+    throw model::InputError(source_, "/ops/" + std::to_string(i), op.id, why);
+  };
+  if (!op.shape) bad("a " + std::string(model::to_string(op.kind)) + " needs a launch shape");
+  const model::KernelShape& s = *op.shape;
+  const std::uint64_t threads = s.threads_per_block();
+  const std::uint64_t blocks = s.blocks();
+  if (threads == 0 || blocks == 0) bad("a launch needs at least one block of at least one thread");
+  if (threads > static_cast<std::uint64_t>(p_.threads_per_block_max))
+    bad("block of " + std::to_string(threads) + " threads exceeds the device's max_threads_per_block " +
+        std::to_string(p_.threads_per_block_max));
+  if (blocks > 0xffffffffull) bad("more than 2^32-1 blocks");
+  if (s.shared_mem_bytes > static_cast<std::uint32_t>(p_.smem_per_block_max))
+    bad("block needs " + std::to_string(s.shared_mem_bytes) +
+        " bytes of shared memory, above the device's max_shared_mem_per_block_bytes " +
+        std::to_string(p_.smem_per_block_max));
+  KernelInfo k;
+  const std::int64_t warps = ceil_div(static_cast<std::int64_t>(threads), kWarp);
+  const std::int64_t regs_per_warp =
+      ceil_div(std::int64_t{s.registers_per_thread} * kWarp, kRegisterUnit) * kRegisterUnit;
+  k.need.threads = static_cast<std::int32_t>(warps * kWarp);
+  const std::int64_t regs = warps * regs_per_warp;
+  if (regs > p_.registers_per_sm)
+    bad("block needs " + std::to_string(regs) + " registers (" + std::to_string(s.registers_per_thread) +
+        " per thread, allocated per warp), above the SM's registers_per_sm " + std::to_string(p_.registers_per_sm));
+  k.need.regs = static_cast<std::int32_t>(regs);
+  k.need.smem = static_cast<std::int32_t>(s.shared_mem_bytes) + p_.smem_reserved_per_block;
+  if (k.need.threads > p_.threads_per_sm)
+    bad("block of " + std::to_string(k.need.threads) + " threads exceeds max_threads_per_sm");
+  if (k.need.smem > p_.smem_per_sm) bad("block's shared memory exceeds shared_mem_per_sm_bytes");
+  k.blocks = static_cast<std::uint32_t>(blocks);
+
+  if (op.kind == model::OpKind::task_pool) {
+    if (!op.tasks) bad("a task_pool needs a task list");
+    if (op.tasks->assignment == model::TaskAssignment::dynamic_queue) {
+      k.dur = DurationKind::dynamic_pool;
+    } else {
+      // Static: block b runs tasks b, b+B, b+2B, ... back to back (sums made once, at prepare).
+      k.dur = DurationKind::static_pool;
+      if (first_time) {
         std::vector<Nanos> sums(k.blocks, 0);
         for (std::size_t t = 0; t < op.tasks->task_ns.size(); ++t) sums[t % k.blocks] += op.tasks->task_ns[t];
-        k.dur = DurationKind::static_pool;
-        k.side = static_cast<std::uint32_t>(static_sums_.size());
-        static_sums_.push_back(std::move(sums));
+        static_sums_.emplace(i, std::move(sums));
       }
-      continue;
     }
-    if (const auto* fixed = std::get_if<model::FixedPerBlock>(&op.duration)) {
-      k.dur = DurationKind::fixed;
-      k.fixed_ns = fixed->ns;
-    } else if (const auto* list = std::get_if<model::PerBlockList>(&op.duration)) {
-      if (list->ns.size() != k.blocks)
-        bad("per-block duration list has " + std::to_string(list->ns.size()) + " entries for " +
-            std::to_string(k.blocks) + " blocks");
-      k.dur = DurationKind::per_block;
-    } else {
-      // Roofline time of the whole kernel on the whole device, shared evenly by the block slots it
-      // occupies: a block gets 1/(SMs * blocks per SM it runs alongside) of the device.
-      const auto& cost = std::get<model::CostModel>(op.duration);
-      const double t = std::max(cost.bytes / p_.dram_bytes_per_ns, cost.flops / p_.fp32_flops_per_ns);
-      std::int64_t occ = p_.blocks_per_sm;
-      occ = std::min<std::int64_t>(occ, p_.threads_per_sm / k.need.threads);
-      occ = std::min<std::int64_t>(occ, p_.registers_per_sm / k.need.regs);
-      if (k.need.smem > 0) occ = std::min<std::int64_t>(occ, p_.smem_per_sm / k.need.smem);
-      const std::int64_t per_sm = std::min<std::int64_t>(occ, ceil_div(k.blocks, p_.sm_count));
-      k.dur = DurationKind::fixed;
-      k.fixed_ns = ceil_ns(t * static_cast<double>(p_.sm_count) * static_cast<double>(per_sm) /
-                           static_cast<double>(k.blocks));
-    }
+    return k;
   }
+  if (const auto* fixed = std::get_if<model::FixedPerBlock>(&op.duration)) {
+    k.dur = DurationKind::fixed;
+    k.fixed_ns = fixed->ns;
+  } else if (const auto* list = std::get_if<model::PerBlockList>(&op.duration)) {
+    if (list->ns.size() != k.blocks)
+      bad("per-block duration list has " + std::to_string(list->ns.size()) + " entries for " +
+          std::to_string(k.blocks) + " blocks");
+    k.dur = DurationKind::per_block;
+  } else {
+    // Roofline time of the whole kernel on the whole device, shared evenly by the block slots it
+    // occupies: a block gets 1/(SMs * blocks per SM it runs alongside) of the device.
+    const auto& cost = std::get<model::CostModel>(op.duration);
+    const double t = std::max(cost.bytes / p_.dram_bytes_per_ns, cost.flops / p_.fp32_flops_per_ns);
+    std::int64_t occ = p_.blocks_per_sm;
+    occ = std::min<std::int64_t>(occ, p_.threads_per_sm / k.need.threads);
+    occ = std::min<std::int64_t>(occ, p_.registers_per_sm / k.need.regs);
+    if (k.need.smem > 0) occ = std::min<std::int64_t>(occ, p_.smem_per_sm / k.need.smem);
+    const std::int64_t per_sm = std::min<std::int64_t>(occ, ceil_div(k.blocks, p_.sm_count));
+    k.dur = DurationKind::fixed;
+    k.fixed_ns = ceil_ns(t * static_cast<double>(p_.sm_count) * static_cast<double>(per_sm) /
+                         static_cast<double>(k.blocks));
+  }
+  return k;
 }
 
 std::uint32_t GpuModel::add_stream(policies::StreamKind kind, int priority) {
@@ -183,11 +189,20 @@ std::uint32_t GpuModel::new_command(CmdKind kind, Work work, std::uint32_t strea
     cmds_.emplace_back();
   }
   Command& x = cmds_[c];
-  x = Command{};
-  x.kind = kind;
-  x.work = work;
   x.stream = stream;
   x.payload = payload;
+  x.aux = 0;
+  x.pending = 0;
+  x.next_in_stream = kNone;
+  x.next_in_queue = kNone;
+  x.successors = kNone;
+  x.ref_op = kNoRef;
+  x.ref_stream = kNoRef;
+  x.kind = kind;
+  x.state = ActivityState::inited;
+  x.work = work;
+  x.last_cause = Cause::none;
+  x.queue = 0;
   ++stats_.commands;
   ++live_;
   stats_.max_live = std::max<std::uint64_t>(stats_.max_live, live_);
@@ -243,7 +258,13 @@ void GpuModel::link_and_arrive(std::uint32_t c, Nanos arrival) {
 }
 
 void GpuModel::issue_op(std::uint32_t stream, model::OpIndex op, Nanos issued, Nanos arrival) {
-  const std::uint32_t c = new_command(CmdKind::op, work_of(w_->ops[op].kind), stream, op);
+  const Work work = work_of(w_->ops[op].kind);
+  const std::uint32_t c = new_command(CmdKind::op, work, stream, op);
+  // Read the op's shape now, while the issuing call has it in cache; the block scheduler needs it later.
+  if (work == Work::sms) {
+    if (cmd_info_.size() < cmds_.size()) cmd_info_.resize(cmds_.size());
+    cmd_info_[c] = kernel_info(op, false);
+  }
   op_stream_[op] = stream;
   if (explain_) {
     OpExplanation& e = exps_[op];
@@ -527,12 +548,19 @@ void GpuModel::kernel_enqueue(std::uint32_t c) {
   }
   const Command& x = cmds_[c];
   KernelRun& k = runs_[r];
-  k = KernelRun{};
+  // Field by field, not `k = KernelRun{}`: the temporary's copy stalls on store forwarding.
   k.cmd = c;
   k.op = x.payload;
-  k.blocks = kinfo_[k.op].blocks;
+  k.info = cmd_info_[c];
+  k.blocks = k.info.blocks;
+  k.next_block = 0;
+  k.done_blocks = 0;
+  k.next_pending = kNone;
+  k.next_task = 0;
   k.level = streams_[x.stream].level;
   k.ready_at = now_;
+  k.resident = false;
+  k.started = false;
   if (level_tail_[k.level] == kNone) {
     level_head_[k.level] = r;
   } else {
@@ -573,7 +601,7 @@ void GpuModel::try_dispatch_blocks(std::uint32_t freed_sm, Nanos delay, Blocker 
       blocked_on_grids_ = true;
       return;
     }
-    const BlockNeed& need = kinfo_[k.op].need;
+    const BlockNeed& need = k.info.need;
     // Known not to fit anywhere but possibly on the SM that just freed room: look only there.
     const bool known_blocked = blocked_head_ == r && !blocked_on_grids_;
     const std::uint32_t sm =
@@ -614,7 +642,7 @@ void GpuModel::try_dispatch_blocks(std::uint32_t freed_sm, Nanos delay, Blocker 
 
 void GpuModel::start_block(std::uint32_t r, std::uint32_t sm, Nanos start) {
   KernelRun& k = runs_[r];
-  const KernelInfo& info = kinfo_[k.op];
+  const KernelInfo& info = k.info;
   SmRoom& room = sms_[sm];
   room.threads -= info.need.threads;
   room.blocks -= 1;
@@ -650,7 +678,7 @@ void GpuModel::start_block(std::uint32_t r, std::uint32_t sm, Nanos start) {
   switch (info.dur) {
     case DurationKind::fixed: end = start + info.fixed_ns; break;
     case DurationKind::per_block: end = start + std::get<model::PerBlockList>(w_->ops[k.op].duration).ns[block]; break;
-    case DurationKind::static_pool: end = start + static_sums_[info.side][block]; break;
+    case DurationKind::static_pool: end = start + static_sums_.find(k.op)->second[block]; break;
     case DurationKind::dynamic_pool: {
       // The block takes the next task from the shared counter as soon as it runs.
       const model::TaskList& tasks = *w_->ops[k.op].tasks;
@@ -672,7 +700,7 @@ void GpuModel::block_done(std::uint32_t s) {
   const BlockSlot slot = slots_[s];
   free_slots_.push_back(s);
   KernelRun& k = runs_[slot.run];
-  const KernelInfo& info = kinfo_[k.op];
+  const KernelInfo& info = k.info;
   SmRoom& room = sms_[slot.sm];
   room.threads += info.need.threads;
   room.blocks += 1;
@@ -852,7 +880,7 @@ std::vector<model::Span> GpuModel::spans() const {
   for (std::size_t i = 0; i < w_->ops.size(); ++i) {
     if (op_stream_[i] == kNone || op_end_[i] < 0) continue;
     const model::Op& op = w_->ops[i];
-    model::Span s;
+    model::Span& s = out.emplace_back();
     s.op = static_cast<model::OpIndex>(i);
     s.op_id = op.id;
     s.name = op.name.empty() ? op.id : op.name;
@@ -861,7 +889,6 @@ std::vector<model::Span> GpuModel::spans() const {
     s.engine = model::engine_for(op.kind);
     s.start_ns = op_start_[i];
     s.end_ns = op_end_[i];
-    out.push_back(std::move(s));
   }
   return out;
 }

@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "device_params.hpp"
@@ -105,7 +107,6 @@ struct KernelInfo {
   std::uint32_t blocks = 0;
   DurationKind dur = DurationKind::fixed;
   Nanos fixed_ns = 0;                   ///< fixed and cost-model kernels
-  std::uint32_t side = kNone;           ///< static pools: index into static_sums_
 };
 
 /// A kernel between leaving its queue and its last block finishing.
@@ -116,6 +117,7 @@ struct KernelRun {
   std::uint32_t next_pending = kNone;  ///< FIFO link within its priority level
   std::uint32_t next_task = 0;         ///< dynamic task pools: the shared counter
   Nanos ready_at = 0;
+  KernelInfo info;
   std::uint8_t level = 0;
   bool resident = false;
   bool started = false;
@@ -223,6 +225,8 @@ class GpuModel {
   void dispatch(std::uint32_t c);
 
   // SMs.
+  /// Block needs and durations of kernel/task-pool op i; throws InputError when it can never run.
+  [[nodiscard]] KernelInfo kernel_info(model::OpIndex i, bool first_time);
   void kernel_enqueue(std::uint32_t c);
   void try_dispatch_blocks(std::uint32_t freed_sm, Nanos delay, Blocker trigger);
   [[nodiscard]] std::uint32_t find_sm(const BlockNeed& need);
@@ -252,12 +256,14 @@ class GpuModel {
   bool record_blocks_;
   bool explain_;
   const model::Workload* w_ = nullptr;
+  std::string source_;
 
   EventQueue queue_;
   Nanos now_ = 0;
   ModelStats stats_;
 
   std::vector<Command> cmds_;
+  std::vector<KernelInfo> cmd_info_;  ///< per command slot: block needs of a kernel command
   std::vector<std::uint32_t> free_cmds_;
   std::uint64_t live_ = 0;
   std::vector<Edge> edges_;
@@ -273,8 +279,7 @@ class GpuModel {
   // Per op.
   std::vector<Nanos> op_start_, op_end_;
   std::vector<std::uint32_t> op_stream_;
-  std::vector<KernelInfo> kinfo_;
-  std::vector<std::vector<Nanos>> static_sums_;
+  std::unordered_map<model::OpIndex, std::vector<Nanos>> static_sums_;  ///< static task pools' per-block sums
   std::vector<OpExplanation> exps_;
 
   // Block scheduler.
