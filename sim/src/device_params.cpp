@@ -28,8 +28,13 @@ class Reader {
                       std::to_string(static_cast<std::int64_t>(v)));
     return static_cast<std::int64_t>(v);
   }
-  /// A duration in ns, >= 0 and below an hour (anything larger is a unit mistake).
-  Nanos ns(std::string_view field) const { return integer(field, 0, 3'600'000'000'000); }
+  /// A duration in ns, >= 0 and below an hour (anything larger is a unit mistake). Measured profiles carry
+  /// fractions (means of many samples); the model's clock is integer ns, so they round to the nearest.
+  Nanos ns(std::string_view field) const {
+    const double v = any(field);
+    if (v < 0 || v > 3.6e12) fail(field, "must be in [0, 3.6e12] ns, got " + std::to_string(v));
+    return static_cast<Nanos>(std::llround(v));
+  }
   /// A rate > 0.
   double positive(std::string_view field) const {
     const double v = any(field);

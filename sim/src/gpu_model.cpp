@@ -381,16 +381,29 @@ void GpuModel::complete(std::uint32_t c) {
     if (ev.gen == x.aux) {  // an older record finishing late does not complete the newer one
       ev.marker = kNone;
       ev.completed_at = now_;
+      ++event_completions_;
     }
   }
   StreamState& s = streams_[x.stream];
   if (s.tail == c) s.tail = kNone;
   if (x.next_in_stream != kNone) {
-    // A wait that was released by its event hands that reason on, so "why" names the event, not the wait.
-    const Cause cause =
-        explain_ && x.kind == CmdKind::wait && x.last_cause == Cause::event_wait ? Cause::event_wait
-                                                                                  : Cause::stream_order;
-    satisfy(x.next_in_stream, explain_ ? describe(c, cause) : Blocker{});
+    Blocker why;
+    if (explain_) {
+      // Zero-time commands pass on what released them, so "why" names the event or the op, not the
+      // bookkeeping command in between.
+      if (x.kind == CmdKind::wait && x.last_cause == Cause::event_wait) {
+        why = describe(c, Cause::event_wait);
+      } else if (x.kind != CmdKind::op && x.last_cause == Cause::stream_order && x.ref_op != kNoRef) {
+        why.cause = Cause::stream_order;
+        why.at = now_;
+        why.what = RefKind::op;
+        why.op = x.ref_op;
+        why.stream = x.stream;
+      } else {
+        why = describe(c, Cause::stream_order);
+      }
+    }
+    satisfy(x.next_in_stream, why);
   }
   std::uint32_t e = x.successors;
   while (e != kNone) {

@@ -194,6 +194,9 @@ class GpuModel {
   [[nodiscard]] bool idle() const noexcept { return queue_.empty(); }
 
   [[nodiscard]] bool event_complete(std::uint32_t e) const noexcept { return events_[e].marker == kNone; }
+  /// Bumped whenever an event's latest record completes: a host waiting on many events rescans them only
+  /// when this moved.
+  [[nodiscard]] std::uint64_t event_completions() const noexcept { return event_completions_; }
   [[nodiscard]] bool stream_idle(std::uint32_t s) const noexcept { return streams_[s].tail == kNone; }
   [[nodiscard]] bool device_idle() const noexcept { return live_ == 0; }
   [[nodiscard]] bool op_finished(model::OpIndex op) const noexcept { return op_end_[op] >= 0; }
@@ -271,6 +274,7 @@ class GpuModel {
   std::vector<StreamState> streams_;
   std::vector<std::uint32_t> blocking_streams_;
   std::vector<EventState> events_;
+  std::uint64_t event_completions_ = 0;
   std::vector<Queue> queues_;
   std::vector<std::uint32_t> dirty_;
   std::size_t dirty_head_ = 0;

@@ -264,7 +264,10 @@ std::optional<std::size_t> SimBackend::wait_any_event(std::span<const EventId> e
   idx.reserve(events.size());
   for (EventId e : events) idx.push_back(m.event_index(e, "wait_any_event"));
   std::size_t hit = 0;
+  std::uint64_t seen = ~std::uint64_t{0};
   auto any = [&] {
+    if (m.gpu.event_completions() == seen) return false;  // no event completed since the last scan
+    seen = m.gpu.event_completions();
     for (std::size_t i = 0; i < idx.size(); ++i)
       if (m.gpu.event_complete(idx[i])) {
         hit = i;
