@@ -664,6 +664,11 @@ model::DeviceProfile Calibrator::run() {
   device_latencies(p);
   copies(p);
   throughput(p);
+  // streamlab's clock is integer nanoseconds: durations are written as whole ns (medians and fits carry
+  // sub-ns fractions that no consumer can use).
+  for (const model::ParamField& f : model::device_profile_fields()) {
+    if (f.unit == "ns") (p.*(f.member)).value = std::round((p.*(f.member)).value);
+  }
   return p;
 }
 
