@@ -273,7 +273,7 @@ std::string format_tick(double v) {
   if (v == 0) return "0";
   char buf[32];
   const double a = std::abs(v);
-  if (a >= 1000 && a < 1e7 && v == std::floor(v)) {
+  if (a >= 1000 && a < 1e7) {
     std::snprintf(buf, sizeof buf, "%.0f", v);
   } else if (a >= 1e6 || a < 1e-3) {
     std::snprintf(buf, sizeof buf, "%.2g", v);
@@ -293,7 +293,7 @@ std::vector<double> nice_ticks(double lo, double hi, bool log, int target) {
     if (lo <= 0) return out;
     const int e0 = static_cast<int>(std::floor(std::log10(lo) + 1e-9));
     const int e1 = static_cast<int>(std::ceil(std::log10(hi) - 1e-9));
-    const bool fine = e1 - e0 <= 2;
+    const bool fine = e1 - e0 <= 3;
     for (int e = e0; e <= e1; ++e) {
       const double base = std::pow(10.0, e);
       for (double m : {1.0, 2.0, 5.0}) {
@@ -426,7 +426,9 @@ Canvas render_chart(const Chart& chart, int width, int height, std::vector<doubl
 
   // Frame.
   const int title_h = chart.title.empty() ? 10 : Canvas::text_height(3) + 14;
-  const int subtitle_h = chart.subtitle.empty() ? 0 : th + 8;
+  const std::vector<std::string> subtitle_lines = chart.subtitle.empty() ? std::vector<std::string>{}
+                                                                         : wrap(chart.subtitle, width - 24, s);
+  const int subtitle_h = static_cast<int>(subtitle_lines.size()) * (th + 4) + (subtitle_lines.empty() ? 0 : 4);
   std::vector<std::string> note_lines;
   for (const auto& n : chart.notes)
     for (auto& l : wrap(n, width - 24, s)) note_lines.push_back(std::move(l));
@@ -480,8 +482,9 @@ Canvas render_chart(const Chart& chart, int width, int height, std::vector<doubl
 
   // Title, subtitle.
   if (!chart.title.empty()) c.text((width - Canvas::text_width(chart.title, 3)) / 2.0, 10, chart.title, kText, 3);
-  if (!chart.subtitle.empty())
-    c.text((width - Canvas::text_width(chart.subtitle, s)) / 2.0, title_h + 2, chart.subtitle, kMuted, s);
+  for (std::size_t i = 0; i < subtitle_lines.size(); ++i)
+    c.text((width - Canvas::text_width(subtitle_lines[i], s)) / 2.0, title_h + 2 + static_cast<double>(i) * (th + 4),
+           subtitle_lines[i], kMuted, s);
 
   // Grid and y ticks.
   std::vector<double> yt = nice_ticks(ylo, yhi, chart.log_y);

@@ -228,7 +228,11 @@ std::string explain_miss(const ConfigResult& c, const model::DeviceProfile* prof
     std::snprintf(b, sizeof b, "%.1f us", ns / 1000.0);
     return std::string(b);
   };
-  auto pct = [](double a, double b) { return format_percent(b == 0 ? kNone : (a - b) / b); };
+  auto fmt2 = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.2f", v);
+    return std::string(b);
+  };
   if (c.measured) {
     os << "predicted makespan " << us(c.predicted.makespan_ns) << " vs measured " << us(c.measured->makespan_ns) << " ("
        << format_percent(err) << "). ";
@@ -259,16 +263,19 @@ std::string explain_miss(const ConfigResult& c, const model::DeviceProfile* prof
       }
       os << " -> calibrate " << kind << " bandwidth/latency (and bidirectional_factor when both directions run)";
     } else if (kind == "kernel" || kind == "task_pool") {
-      os << " -> the synthetic kernel's block time on the GPU differs from the op's stated block duration, or "
-            "block_dispatch_ns / kernel_start_latency_ns are off (calibrate them)";
+      os << ": each " << kind << " takes " << us(t.measured_mean_ns - t.predicted_mean_ns)
+         << " more on the GPU than the simulator gives it -> its per-kernel overhead (launch ramp of the blocks, "
+            "block_dispatch_ns, the synthetic kernel's spin accuracy, slow-down while copies run) is missing from "
+            "the model or its calibration";
     }
     os << ". ";
   }
   if (!duration_miss) os << "Per-op durations agree within 5%, so the miss is in scheduling. ";
   os << "First op starts " << us(d.first_start_predicted_ns) << " predicted vs " << us(d.first_start_measured_ns)
-     << " measured after prepare() (" << pct(d.first_start_predicted_ns, d.first_start_measured_ns)
-     << ": host issue cost + kernel_start_latency). Mean concurrency " << d.concurrency_predicted << " vs "
-     << d.concurrency_measured << ", copy/compute overlap " << d.overlap_predicted << " vs " << d.overlap_measured
+     << " measured after prepare() (host time before the first op: stream creation, which the simulator does not "
+        "charge, planning, issue cost and kernel_start_latency; outside the makespan). Mean concurrency "
+     << fmt2(d.concurrency_predicted) << " predicted vs " << fmt2(d.concurrency_measured)
+     << " measured, copy/compute overlap " << fmt2(d.overlap_predicted) << " vs " << fmt2(d.overlap_measured)
      << "; mean |start error| per op " << us(d.mean_abs_start_error_ns) << ".";
   return os.str();
 }
