@@ -287,7 +287,13 @@ std::string generate_report(const std::vector<LoadedResult>& results, const std:
         } else {
           os << "*5% target:* " << misses.size() << " of " << errors(r).measured
              << " configurations miss it (the fix belongs in the simulator or its calibration, not here). "
-             << summarize_misses(misses) << " Per configuration, read off the predicted and measured traces:\n\n";
+             << summarize_misses(misses);
+          const auto def = find_experiment(r.name);
+          if (def && def->miss_analysis) {
+            const std::string extra = def->miss_analysis(r.configs, r.meta.quick);
+            if (!extra.empty()) os << "\n\n" << extra;
+          }
+          os << "\n\nPer configuration, read off the predicted and measured traces:\n\n";
           for (const ConfigResult* c : misses) os << "- `" << c->label << "`: " << explain_miss(*c) << "\n";
           os << "\n";
         }

@@ -190,6 +190,9 @@ struct Experiment {
   std::function<Verdict(std::span<const ConfigResult>, Side)> verdict;
   /// One short line for the summary table, e.g. "3 streams: -55% latency".
   std::function<std::string(std::span<const ConfigResult>, Side)> headline;
+  /// Optional: what the measured numbers say about a prediction miss that the per-configuration diagnosis
+  /// cannot (a pattern across configurations), for the report. Computed from the rows; empty = nothing.
+  std::function<std::string(std::span<const ConfigResult>, bool quick)> miss_analysis;
   /// The chart of this experiment's results.
   std::function<Chart(std::span<const ConfigResult>, const Experiment&)> chart;
 };
