@@ -56,6 +56,7 @@ struct Command {
   Work work = Work::none;
   Cause last_cause = Cause::none;       ///< the prerequisite met last (explanations)
   std::uint8_t queue = 0;
+  bool queued = true;                   ///< false: an event record, which bypasses the hardware queue
 };
 
 enum class EdgeType : std::uint8_t { event, legacy };

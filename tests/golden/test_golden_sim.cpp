@@ -201,13 +201,20 @@ TEST(GoldenSim, FalseSerialization) {
     const char* prefix;
     std::uint32_t connections;
     bool depth_first;
+    bool records = false;  ///< an untimed event record after every kernel, as the Dispatcher issues
   };
   for (const Run run : {Run{"conn1_depth_first ", 1, true}, Run{"conn8_depth_first ", 8, true},
-                        Run{"conn1_breadth_first ", 1, false}}) {
+                        Run{"conn1_breadth_first ", 1, false}, Run{"conn1_depth_first_records ", 1, true, true}}) {
     auto be = sc.backend(with_explain(run.connections));
     const auto s1 = be->create_stream(stream());
     const auto s2 = be->create_stream(stream());
-    if (run.depth_first) {
+    if (run.records) {
+      const auto e = be->create_event(EventTiming::untimed);
+      for (const auto& [s, k] : {std::pair{s1, a1}, std::pair{s1, a2}, std::pair{s2, b1}, std::pair{s2, b2}}) {
+        be->enqueue(s, k);
+        be->record_event(e, s);
+      }
+    } else if (run.depth_first) {
       be->enqueue(s1, a1);
       be->enqueue(s1, a2);
       be->enqueue(s2, b1);
