@@ -30,6 +30,9 @@ struct DeviceParams {
 
   // Device latencies.
   Nanos kernel_start_latency = 0, block_dispatch = 0, event_wait_latency = 0;
+  /// Device-wide warp launch time of the work distributor (ns per warp of a block being launched); not a
+  /// profile field yet (see SimOptions::warp_launch_ns).
+  double warp_launch_ns = 0;
 
   // Copies: bytes per ns (= GB/s).
   std::uint32_t copy_engines = 0;

@@ -1,6 +1,7 @@
 #include "gpu_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cassert>
 #include <string>
 #include <utility>
@@ -106,6 +107,7 @@ KernelInfo GpuModel::kernel_info(model::OpIndex i, bool first_time) {
   const std::int64_t regs_per_warp =
       ceil_div(std::int64_t{s.registers_per_thread} * kWarp, kRegisterUnit) * kRegisterUnit;
   k.need.threads = static_cast<std::int32_t>(warps * kWarp);
+  k.launch_ns = static_cast<Nanos>(std::llround(static_cast<double>(warps) * p_.warp_launch_ns));
   const std::int64_t regs = warps * regs_per_warp;
   if (regs > p_.registers_per_sm)
     bad("block needs " + std::to_string(regs) + " registers (" + std::to_string(s.registers_per_thread) +
@@ -671,6 +673,10 @@ void GpuModel::try_dispatch_blocks(std::uint32_t freed_sm, Nanos delay, Blocker 
 void GpuModel::start_block(std::uint32_t r, std::uint32_t sm, Nanos start) {
   KernelRun& k = runs_[r];
   const KernelInfo& info = k.info;
+  // The work distributor launches warps at a bounded rate, device-wide: a block starts once the warps of
+  // the blocks launched before it have gone out.
+  if (launch_free_ > start) start = launch_free_;
+  launch_free_ = start + info.launch_ns;
   SmRoom& room = sms_[sm];
   room.threads -= info.need.threads;
   room.blocks -= 1;

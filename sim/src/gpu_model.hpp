@@ -108,6 +108,7 @@ struct KernelInfo {
   std::uint32_t blocks = 0;
   DurationKind dur = DurationKind::fixed;
   Nanos fixed_ns = 0;                   ///< fixed and cost-model kernels
+  Nanos launch_ns = 0;                  ///< the block's warps x warp_launch_ns (work-distributor rate)
 };
 
 /// A kernel between leaving its queue and its last block finishing.
@@ -289,6 +290,7 @@ class GpuModel {
 
   // Block scheduler.
   std::vector<SmRoom> sms_;
+  Nanos launch_free_ = 0;     ///< when the work distributor can launch the next block's warps
   std::uint32_t cursor_ = 0;  ///< round-robin start of the next SM search (breadth-first distribution)
   std::uint32_t resident_ = 0;
   std::vector<std::uint32_t> level_head_, level_tail_;

@@ -44,9 +44,17 @@ struct SimBackend::Impl {
   Impl(model::DeviceProfile prof, SimOptions opt)
       : profile(std::move(prof)),
         options(std::move(opt)),
-        params(detail::derive_params(profile)),
+        params(with_options(detail::derive_params(profile), options)),
         connections(checked_connections(options.connections.value_or(params.connections))),
         gpu(params, connections, options.record_blocks, options.explain) {}
+
+  static detail::DeviceParams with_options(detail::DeviceParams p, const SimOptions& o) {
+    p.warp_launch_ns = o.warp_launch_ns.value_or(kDefaultWarpLaunchNs);
+    if (!(p.warp_launch_ns >= 0) || p.warp_launch_ns > 1e6)
+      throw model::InputError("<options>", "warp_launch_ns", "",
+                              "warp launch time must be in [0, 1e6] ns, got " + std::to_string(p.warp_launch_ns));
+    return p;
+  }
 
   static std::uint32_t checked_connections(std::uint32_t c) {
     if (c < 1 || c > 32)

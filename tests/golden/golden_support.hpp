@@ -82,6 +82,9 @@ class Scenario {
   std::unique_ptr<sim::SimBackend> backend(sim::SimOptions options = {}) {
     options.date = "2026-01-01";
     options.source = name_;
+    // The synthetic device launches warps instantly (no block ramp) unless a scenario says otherwise, so
+    // the hand-computed timelines stay round numbers.
+    if (!options.warp_launch_ns) options.warp_launch_ns = 0.0;
     auto b = std::make_unique<sim::SimBackend>(profile_, options);
     b->prepare(workload_);
     return b;

@@ -255,7 +255,9 @@ TEST(SimBackend, CopyEngineCount) {
 
 TEST(SimBackend, PriorityIsClampedToTheDeviceRange) {
   const model::Workload w = workload({kernel("low", 16, 1024, 10000), kernel("high", 4, 1024, 10000)});
-  sim::SimBackend b(golden::test_profile());
+  sim::SimOptions o;
+  o.warp_launch_ns = 0.0;  // the synthetic device's round numbers (no block launch ramp)
+  sim::SimBackend b(golden::test_profile(), o);
   b.prepare(w);
   const auto lo = b.create_stream(StreamDesc{7, policies::StreamKind::non_blocking, ""});     // -> 0
   const auto hi = b.create_stream(StreamDesc{-100, policies::StreamKind::non_blocking, ""});  // -> -5
@@ -264,6 +266,26 @@ TEST(SimBackend, PriorityIsClampedToTheDeviceRange) {
   const model::Trace t = b.finish();
   EXPECT_EQ(t.spans[1].start_ns, 13000);  // dispatched before low's second wave (see priority_dispatch)
   EXPECT_EQ(t.spans[0].end_ns, 33000);
+}
+
+TEST(SimBackend, BlocksRampUpAtTheWarpLaunchRate) {
+  // 8 blocks of 1024 threads (32 warps; one wave on the 4-SM test device) at 10 ns per warp: block b starts
+  // 320 b ns after the first, so the grid spans 10000 + 7 x 320 = 12240 ns; a grid of 4 x 64 threads (2 warps
+  // a block) ramps 20 ns per block: 10000 + 3 x 20 = 10060 ns.
+  const model::Workload w = workload({kernel("big", 8, 1024, 10000), kernel("small", 4, 64, 10000)});
+  sim::SimOptions o;
+  o.warp_launch_ns = 10.0;
+  sim::SimBackend b(golden::test_profile(), o);
+  b.prepare(w);
+  const auto s = b.create_stream(StreamDesc{0, policies::StreamKind::non_blocking, ""});
+  b.enqueue(s, 0);
+  b.enqueue(s, 1);
+  const model::Trace t = b.finish();
+  ASSERT_EQ(t.spans.size(), 2u);
+  EXPECT_EQ(t.spans[0].end_ns - t.spans[0].start_ns, 12240);
+  EXPECT_EQ(t.spans[1].end_ns - t.spans[1].start_ns, 10060);
+  o.warp_launch_ns = -1.0;
+  EXPECT_THROW(sim::SimBackend(golden::test_profile(), o), model::InputError);
 }
 
 TEST(SimBackend, TraceMetadata) {
