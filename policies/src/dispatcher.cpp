@@ -82,6 +82,8 @@ struct Dispatcher::State {
   // In flight.
   std::vector<std::vector<OpIndex>> fifo;
   std::vector<std::size_t> fifo_head;
+  // Per stream: fifo positions below this hold no event (given back early, see maybe_release).
+  std::vector<std::size_t> fifo_scan;
   std::vector<OpIndex> issue_order;
   std::size_t oldest = 0;
   std::uint32_t in_flight = 0;
@@ -208,6 +210,7 @@ struct Dispatcher::State {
     fifo.assign(P, {});
     for (auto& f : fifo) f.reserve(n / P + 8);
     fifo_head.assign(P, 0);
+    fifo_scan.assign(P, 0);
     issue_order.reserve(n);
     hinted_ready.reserve(L + 1);
     if (opt.keep_log) {
@@ -334,11 +337,32 @@ struct Dispatcher::State {
   }
 
   // Events and completions ----------------------------------------------------------------------------
-  void maybe_release(OpIndex u) {
-    if (!completed[u] || !op_event[u].valid()) return;
-    if (!opt.elide_completed_waits && unissued_succ[u] != 0) return;  // a later wait may still need it
+  /// Gives op u's completion event back to the pool once nothing needs it: no future wait (every
+  /// dependent is issued, and cudaStreamWaitEvent captured the record current at its call), and no
+  /// observation (u was observed complete, or a later op of its stream carries a newer event whose
+  /// completion implies u's). Re-recording a given-back event is safe for exactly that reason. This
+  /// keeps the pool full without spending queries on the GPU (~1.6 us each on an H100).
+  /// `superseded`: a newer op was just enqueued on u's stream and is about to record its own event.
+  void maybe_release(OpIndex u, bool superseded = false) {
+    if (!op_event[u].valid()) return;
+    if (completed[u]) {
+      if (!opt.elide_completed_waits && unissued_succ[u] != 0) return;  // a later wait may still need it
+    } else {
+      if (unissued_succ[u] != 0) return;
+      const auto& f = fifo[op_phys[u]];
+      if (!superseded && (f.empty() || f.back() == u)) return;  // newest of its stream: observed through it
+    }
     free_events.push_back(op_event[u]);
     op_event[u] = EventId{};
+  }
+
+  /// The oldest unobserved op of stream p that still holds its event (the newest always does), or kNone.
+  OpIndex first_observable(std::uint32_t p) {
+    const auto& f = fifo[p];
+    std::size_t& i = fifo_scan[p];
+    i = std::max(i, fifo_head[p]);
+    while (i < f.size() && !op_event[f[i]].valid()) ++i;
+    return i < f.size() ? f[i] : kNone;
   }
 
   void observe(OpIndex op) {
@@ -364,6 +388,7 @@ struct Dispatcher::State {
     if (h == f.size()) {
       f.clear();
       h = 0;
+      fifo_scan[p] = 0;
     }
   }
 
@@ -382,9 +407,9 @@ struct Dispatcher::State {
       observe_through(p, newest);
       return;
     }
-    while (fifo_head[p] + 1 < f.size()) {
-      const OpIndex head = f[fifo_head[p]];
-      if (!query(head)) break;
+    while (fifo_head[p] < f.size()) {
+      const OpIndex head = first_observable(p);
+      if (head == newest || head == kNone || !query(head)) break;
       observe_through(p, head);
     }
   }
@@ -410,7 +435,7 @@ struct Dispatcher::State {
   void block_any() {
     scratch.clear();
     for (std::uint32_t p = 0; p < P; ++p)
-      if (fifo_head[p] < fifo[p].size()) scratch.push_back(fifo[p][fifo_head[p]]);
+      if (fifo_head[p] < fifo[p].size()) scratch.push_back(first_observable(p));
     std::vector<EventId> events(scratch.size());  // blocking path: the allocation is noise next to a wait
     for (std::size_t i = 0; i < scratch.size(); ++i) events[i] = op_event[scratch[i]];
     ++result.stats.blocking_waits;
@@ -429,7 +454,7 @@ struct Dispatcher::State {
   void block_for_lane(std::uint32_t lane) {
     const std::uint32_t p = lane_phys[lane];
     while (!lane_has_room(lane)) {
-      const OpIndex head = fifo[p][fifo_head[p]];
+      const OpIndex head = first_observable(p);
       ++result.stats.blocking_waits;
       if (be.synchronize_event(op_event[head], opt.timeout_ns) == WaitStatus::timed_out)
         timeout(head, "waiting for room in the window");
@@ -441,7 +466,7 @@ struct Dispatcher::State {
     if (free_events.empty() && in_flight > 0) {
       // Before creating an event, see whether the oldest op in flight is done (one query).
       const OpIndex old = oldest_in_flight();
-      if (old != kNone && query(old)) observe_through(op_phys[old], old);
+      if (old != kNone && op_event[old].valid() && query(old)) observe_through(op_phys[old], old);
     }
     if (!free_events.empty()) {
       const EventId e = free_events.back();
@@ -497,10 +522,12 @@ struct Dispatcher::State {
     st.waits_inserted += waits;
 
     be.enqueue(sid, op);
+    const OpIndex prev_newest = fifo[p].size() > fifo_head[p] ? fifo[p].back() : kNone;
     // Deps whose every dependent is now issued can give their events back before we take one.
     for (OpIndex u : w.ops[op].dep_indices) {
       if (--unissued_succ[u] == 0) maybe_release(u);
     }
+    if (prev_newest != kNone) maybe_release(prev_newest, true);  // op's event will observe stream p
     const EventId ev = acquire_event();
     be.record_event(ev, sid);
     ++st.event_records;

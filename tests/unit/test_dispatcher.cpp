@@ -401,15 +401,51 @@ TEST(Events, PooledAndReusedOnceObservedComplete) {
     EXPECT_EQ(r.stats.events_reused, 49u);
   }
   {
-    // Nothing observed complete while issuing: one event per op, all destroyed at the end.
+    // Nothing observed complete while issuing, and still no query: an op's event goes back to the pool
+    // once its dependents are issued and a newer op of its stream records one, so a chain re-records one.
     sp::FakeBackend fake(fake_opts(sp::FakeCompletion::on_block));
     auto p = sp::make_policy("round-robin", cfg(1));
     const auto r = sp::dispatch(fake, w, *p);
-    EXPECT_EQ(r.stats.events_created, 50u);
-    EXPECT_EQ(fake.events_created(), 50u);
+    EXPECT_EQ(r.stats.events_created, 1u);
+    EXPECT_EQ(r.stats.events_reused, 49u);
+    EXPECT_EQ(r.stats.queries, 0u);
+    EXPECT_EQ(fake.events_created(), 1u);
     int destroyed = 0;
     for (const auto& l : fake.call_log()) destroyed += l.rfind("destroy_event", 0) == 0;
-    EXPECT_EQ(destroyed, 50);
+    EXPECT_EQ(destroyed, 1);
+  }
+  {
+    // A producer whose consumer on another stream is not issued yet keeps its event: the wait needs it.
+    sm::gen::StreamChains two;
+    two.chains = 2;
+    two.length = 3;
+    auto w2 = sm::gen::stream_chains(two);
+    // chain 1's last op also depends on chain 0's first op (a cross-stream edge issued late)
+    w2.ops.back().deps.push_back(w2.ops.front().id);
+    sm::resolve_and_check(w2, "<test>");
+    sp::FakeBackend fake(fake_opts(sp::FakeCompletion::on_block));
+    auto p = sp::make_policy("round-robin", cfg(2));
+    const auto r = sp::dispatch(fake, w2, *p);
+    ASSERT_EQ(r.stats.waits_inserted, 1u);
+    // The waited event is the one recorded right after chain 0's first op, and it was not re-recorded
+    // before the wait was issued.
+    const auto& wait = r.waits.front();
+    EXPECT_EQ(w2.ops[wait.producer].id, w2.ops.front().id);
+    const auto& calls = fake.call_log();
+    const std::string ev = " e" + std::to_string(wait.event.value());
+    std::size_t producer_at = calls.size(), wait_at = calls.size();
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      if (calls[i].find("op '" + w2.ops.front().id + "'") != std::string::npos) producer_at = i;
+      if (calls[i].rfind("wait", 0) == 0) wait_at = i;
+    }
+    ASSERT_LT(wait_at, calls.size());
+    std::size_t record_at = producer_at + 1;
+    while (record_at < calls.size() && calls[record_at].rfind("record", 0) != 0) ++record_at;
+    ASSERT_LT(record_at, wait_at);
+    EXPECT_NE(calls[record_at].find(ev + " "), std::string::npos) << calls[record_at] << " vs" << ev;
+    for (std::size_t i = record_at + 1; i < wait_at; ++i)
+      EXPECT_FALSE(calls[i].rfind("record", 0) == 0 && calls[i].find(ev + " ") != std::string::npos) << calls[i];
+    EXPECT_TRUE(fake.violations().empty());
   }
 }
 
