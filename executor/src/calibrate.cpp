@@ -20,6 +20,7 @@
 #include "streamlab/executor/event.hpp"
 #include "streamlab/executor/kernels.hpp"
 #include "streamlab/executor/stream.hpp"
+#include "streamlab/executor/tracer.hpp"
 
 namespace streamlab::executor {
 
@@ -152,6 +153,10 @@ class Calibrator {
   void copies(model::DeviceProfile& p);
   void occupancy_limits(model::DeviceProfile& p);
   void throughput(model::DeviceProfile& p);
+  /// warp_launch_ns, block_dispatch_ns + block_dispatch_per_warp_ns, task_fetch_ns (device clock).
+  void scheduling_details(model::DeviceProfile& p);
+  /// traced_launch_overhead_ns (host clock, CUPTI on vs off); run last, CUPTI stays process-wide.
+  void traced_launch_overhead(model::DeviceProfile& p);
   /// offset such that device_globaltimer ~= host_steady_ns + offset; returns the uncertainty (ns).
   double correlate_clocks(std::int64_t& offset);
 
@@ -320,6 +325,11 @@ void Calibrator::device_latencies(model::DeviceProfile& p) {
     if (r >= 0) b2b.push_back(static_cast<double>(t[1]) - static_cast<double>(t[0]));
   }
   const double gap = median(b2b);
+  p.same_stream_gap_ns = measured(
+      gap, "median over " + std::to_string(reps_) +
+               " runs: first %globaltimer read of a kernel minus the last of the 50 us kernel before it on the same "
+               "stream (both issued before the first ran)");
+  note("same-stream kernel-to-kernel gap: " + fmt(gap) + " ns");
 
   // Host function round trip: kernel end -> host func runs -> next kernel starts, on the device clock.
   std::vector<double> hf;
@@ -357,35 +367,6 @@ void Calibrator::device_latencies(model::DeviceProfile& p) {
                " runs: first %globaltimer of a kernel on stream B (waiting on an event) minus the last of the kernel "
                "on stream A the event follows (same-stream kernel-to-kernel gap: " + fmt(gap, 0) + " ns)");
   note("event wait latency: " + fmt(ewl) + " ns");
-
-  // Block dispatch gap: one block per SM at a time (shared memory forces it), many waves; gap between a
-  // block's end and the next block's start on the same SM.
-  const int sms = info_.props.multiProcessorCount;
-  const unsigned shared = static_cast<unsigned>(info_.props.sharedMemPerBlockOptin);
-  const std::uint32_t blocks = static_cast<std::uint32_t>(sms) * 8;
-  buffer rec = device_buffer(blocks * sizeof(kernels::BlockRecord), "calibrate");
-  std::vector<double> gaps;
-  for (int r = 0; r < 3; ++r) {
-    check(kernels::launch_spin(dim3(blocks), dim3(128), shared, a.get(), 20'000, rec.as<kernels::BlockRecord>()),
-          "calibrate (block dispatch)");
-    a.sync("calibrate");
-    if (r == 0) continue;  // warm-up
-    std::vector<kernels::BlockRecord> h(blocks);
-    check(cudaMemcpy(h.data(), rec.data(), rec.size(), cudaMemcpyDeviceToHost), "calibrate");
-    std::sort(h.begin(), h.end(), [](const auto& x, const auto& y) {
-      return x.sm != y.sm ? x.sm < y.sm : x.start_ns < y.start_ns;
-    });
-    for (std::size_t i = 1; i < h.size(); ++i) {
-      if (h[i].sm == h[i - 1].sm && h[i].start_ns >= h[i - 1].end_ns) {
-        gaps.push_back(static_cast<double>(h[i].start_ns - h[i - 1].end_ns));
-      }
-    }
-  }
-  const double bd = median(gaps);
-  p.block_dispatch_ns = measured(bd, "median over " + std::to_string(gaps.size()) +
-                                         " same-SM gaps (block end -> next block start, %globaltimer/%smid) in a "
-                                         "grid of 8 waves, one 128-thread block per SM at a time");
-  note("block dispatch gap: " + fmt(bd) + " ns");
 
   std::uint64_t* res = &t[8];
   check(kernels::launch_timer_resolution(a.get(), res, 100000), "calibrate");
@@ -644,6 +625,203 @@ void Calibrator::throughput(model::DeviceProfile& p) {
   note("FP32: " + fmt(flops / tf, 0) + " GFLOP/s");
 }
 
+void Calibrator::scheduling_details(model::DeviceProfile& p) {
+  stream a(StreamFlags::non_blocking, 0);
+  const int sms = info_.props.multiProcessorCount;
+  const int runs = opt_.quick ? 3 : 5;  // after one warm-up launch each
+  auto records = [&](buffer& rec, std::size_t n) {
+    std::vector<kernels::BlockRecord> h(n);
+    check(cudaMemcpy(h.data(), rec.data(), n * sizeof(kernels::BlockRecord), cudaMemcpyDeviceToHost), "calibrate");
+    return h;
+  };
+
+  // Block replacement gap: one block per SM at a time (shared memory forces it), 8 waves of blocks that
+  // spin 20 us from their own start; gap between a block's end and the next block's start on the same SM.
+  // Blocks end as staggered as they started, so the work distributor's warp rate does not queue them: the
+  // gap is the per-block cost. Measured at 128 and 1024 threads; the per-warp slope separates block size.
+  const unsigned shared = static_cast<unsigned>(info_.props.sharedMemPerBlockOptin);
+  auto replacement_gap = [&](unsigned threads, std::size_t& count) {
+    const std::uint32_t blocks = static_cast<std::uint32_t>(sms) * 8;
+    buffer rec = device_buffer(blocks * sizeof(kernels::BlockRecord), "calibrate (block dispatch)");
+    std::vector<double> gaps;
+    for (int r = -1; r < runs; ++r) {
+      check(kernels::launch_spin(dim3(blocks), dim3(threads), shared, a.get(), 20'000, rec.as<kernels::BlockRecord>()),
+            "calibrate (block dispatch)");
+      a.sync("calibrate (block dispatch)");
+      if (r < 0) continue;
+      std::vector<kernels::BlockRecord> h = records(rec, blocks);
+      std::sort(h.begin(), h.end(), [](const auto& x, const auto& y) {
+        return x.sm != y.sm ? x.sm < y.sm : x.start_ns < y.start_ns;
+      });
+      for (std::size_t i = 1; i < h.size(); ++i) {
+        if (h[i].sm == h[i - 1].sm && h[i].start_ns >= h[i - 1].end_ns) {
+          gaps.push_back(static_cast<double>(h[i].start_ns - h[i - 1].end_ns));
+        }
+      }
+    }
+    count = gaps.size();
+    return median(std::move(gaps));
+  };
+  std::size_t n128 = 0, n1024 = 0;
+  const double g128 = replacement_gap(128, n128);
+  const unsigned big = static_cast<unsigned>(std::min(1024, info_.props.maxThreadsPerBlock));
+  const double gbig = replacement_gap(big, n1024);
+  const double warps_small = 4, warps_big = std::ceil(big / 32.0);
+  double per_warp = warps_big > warps_small ? (gbig - g128) / (warps_big - warps_small) : 0.0;
+  per_warp = std::max(0.0, per_warp);
+  const double intercept = std::max(0.0, g128 - warps_small * per_warp);
+  const std::string gaps_text = "median same-SM gaps (block end -> next block start, %globaltimer/%smid) in grids of 8 "
+                                "waves, one block per SM at a time, " + std::to_string(runs) + " runs each: " +
+                                fmt(g128, 0) + " ns at 128 threads (" + std::to_string(n128) + " gaps), " +
+                                fmt(gbig, 0) + " ns at " + std::to_string(big) + " threads (" + std::to_string(n1024) +
+                                " gaps)";
+  p.block_dispatch_ns = measured(intercept, "intercept of gap = block_dispatch_ns + warps x block_dispatch_per_warp_ns "
+                                            "through two points, " + gaps_text);
+  p.block_dispatch_per_warp_ns =
+      measured(per_warp, "slope per warp (clamped at >= 0) of gap = block_dispatch_ns + warps x this through two "
+                         "points, " + gaps_text);
+  note("block replacement gap: " + fmt(g128) + " ns (128 threads), " + fmt(gbig) + " ns (" + std::to_string(big) +
+       " threads) -> " + fmt(intercept) + " ns + " + fmt(per_warp, 2) + " ns/warp");
+
+  // Warp launch rate: a one-wave grid of blocks spinning 100 us (none ends before the last starts); the
+  // blocks' start times, sorted, rise by (warps per block x rate) per block. Least-squares slope of start
+  // time over rank, per warp; median over runs. Blocks that start after the first block ended (not one
+  // wave after all) are left out.
+  auto ramp_slope = [&](unsigned threads, unsigned per_sm) {
+    const std::uint32_t blocks = static_cast<std::uint32_t>(sms) * per_sm;
+    buffer rec = device_buffer(blocks * sizeof(kernels::BlockRecord), "calibrate (warp launch)");
+    std::vector<double> slopes;
+    for (int r = -1; r < runs; ++r) {
+      check(kernels::launch_spin(dim3(blocks), dim3(threads), 0, a.get(), 100'000, rec.as<kernels::BlockRecord>()),
+            "calibrate (warp launch)");
+      a.sync("calibrate (warp launch)");
+      if (r < 0) continue;
+      std::vector<kernels::BlockRecord> h = records(rec, blocks);
+      std::uint64_t first_end = ~std::uint64_t{0};
+      for (const auto& x : h) first_end = std::min(first_end, x.end_ns);
+      std::vector<double> starts;
+      for (const auto& x : h)
+        if (x.start_ns < first_end) starts.push_back(static_cast<double>(x.start_ns));
+      if (starts.size() < 8) continue;
+      std::sort(starts.begin(), starts.end());
+      const double n = static_cast<double>(starts.size());
+      double sx = 0, sy = 0, sxx = 0, sxy = 0;
+      for (std::size_t i = 0; i < starts.size(); ++i) {
+        const double x = static_cast<double>(i), y = starts[i] - starts[0];
+        sx += x, sy += y, sxx += x * x, sxy += x * y;
+      }
+      const double den = n * sxx - sx * sx;
+      if (den > 0) slopes.push_back((n * sxy - sx * sy) / den / std::ceil(threads / 32.0));
+    }
+    return median(std::move(slopes));
+  };
+  const unsigned per_sm_big = std::max(1u, static_cast<unsigned>(info_.props.maxThreadsPerMultiProcessor) / big);
+  const unsigned per_sm_small =
+      std::max(1u, std::min(static_cast<unsigned>(info_.props.maxThreadsPerMultiProcessor) / 128,
+                            static_cast<unsigned>(info_.props.maxBlocksPerMultiProcessor)));
+  const double wl_big = ramp_slope(big, per_sm_big);
+  const double wl_small = ramp_slope(128, per_sm_small);
+  p.warp_launch_ns = measured(
+      std::max(0.0, wl_big),
+      "median over " + std::to_string(runs) + " runs of the least-squares slope of sorted block start times "
+      "(%globaltimer) over block rank, divided by warps per block, in a one-wave grid of " +
+          std::to_string(sms * static_cast<int>(per_sm_big)) + " x " + std::to_string(big) +
+          "-thread blocks spinning 100 us (cross-check, " + std::to_string(sms * static_cast<int>(per_sm_small)) +
+          " x 128-thread blocks: " + fmt(wl_small, 2) + " ns/warp)");
+  note("warp launch: " + fmt(wl_big, 3) + " ns/warp (" + std::to_string(big) + "-thread blocks), " +
+       fmt(wl_small, 3) + " ns/warp (128-thread blocks)");
+
+  // Task fetch: the executor's task-pool kernel on one 128-thread block per SM, 32 uniform 2 us tasks per
+  // block, static vs dynamic (shared atomic counter) on the same task list. Span = last task end - first
+  // task start (device clock, per-task records); the dynamic span is longer by the fetches between tasks,
+  // (tasks per block - 1) of them on every block's critical path.
+  {
+    const std::uint32_t workers = static_cast<std::uint32_t>(sms);
+    constexpr std::uint32_t kPerBlock = 32;
+    const std::uint32_t tasks = workers * kPerBlock;
+    buffer task_ns = device_buffer(tasks * sizeof(std::int64_t), "calibrate (task fetch)");
+    const std::vector<std::int64_t> h_ns(tasks, 2'000);
+    check(cudaMemcpy(task_ns.data(), h_ns.data(), task_ns.size(), cudaMemcpyHostToDevice), "calibrate");
+    buffer state = device_buffer(sizeof(kernels::TaskPoolState), "calibrate (task fetch)");
+    check(cudaMemset(state.data(), 0, state.size()), "calibrate");
+    buffer rec = device_buffer(tasks * sizeof(kernels::BlockRecord), "calibrate (task fetch)");
+    auto span = [&](bool dynamic) {
+      std::vector<double> v;
+      for (int r = -1; r < runs; ++r) {
+        check(kernels::launch_task_pool(dim3(workers), dim3(128), 0, a.get(), task_ns.as<std::int64_t>(), tasks, dynamic,
+                                        state.as<kernels::TaskPoolState>(), rec.as<kernels::BlockRecord>()),
+              "calibrate (task fetch)");
+        a.sync("calibrate (task fetch)");
+        if (r < 0) continue;
+        const std::vector<kernels::BlockRecord> h = records(rec, tasks);
+        std::uint64_t lo = ~std::uint64_t{0}, hi = 0;
+        for (const auto& x : h) lo = std::min(lo, x.start_ns), hi = std::max(hi, x.end_ns);
+        if (hi > lo) v.push_back(static_cast<double>(hi - lo));
+      }
+      return median(std::move(v));
+    };
+    const double st = span(false);
+    const double dy = span(true);
+    const double fetch = std::max(0.0, (dy - st) / (kPerBlock - 1));
+    p.task_fetch_ns = measured(
+        fetch, "(dynamic - static) task-pool span / " + std::to_string(kPerBlock - 1) +
+                   " fetches per block: medians over " + std::to_string(runs) + " runs of the executor's task-pool "
+                   "kernel, " + std::to_string(workers) + " x 128-thread blocks, " + std::to_string(tasks) +
+                   " uniform 2 us tasks; span = last task end - first task start (%globaltimer): static " + fmt(st, 0) +
+                   " ns, dynamic " + fmt(dy, 0) + " ns");
+    note("task fetch: " + fmt(fetch) + " ns per task (static span " + fmt(st, 0) + " ns, dynamic " + fmt(dy, 0) +
+         " ns)");
+  }
+}
+
+void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
+  // Host cost per op as CudaBackend issues one in a measured run: push an external id, launch, record
+  // the op's completion event, pop; with CUPTI activity tracing on vs off (no push/pop then). Batches of
+  // 256 ops, median per-op time over repetitions; CUPTI buffers drained between batches (not timed).
+  stream s(StreamFlags::non_blocking, 0);
+  event ue;
+  constexpr int kOps = 256;
+  auto per_op = [&](CuptiTracer* tracer) {
+    std::vector<double> v;
+    for (int r = -warm_; r < reps_; ++r) {
+      const auto t0 = Clock::now();
+      for (int k = 0; k < kOps; ++k) {
+        if (tracer != nullptr) CuptiTracer::push(static_cast<std::uint64_t>(k) + 1);
+        check(kernels::launch_empty(dim3(1), dim3(32), s.get()), "calibrate (traced launch)");
+        ue.record(s, "calibrate (traced launch)");
+        if (tracer != nullptr) CuptiTracer::pop();
+      }
+      const auto t1 = Clock::now();
+      s.sync("calibrate (traced launch)");
+      if (tracer != nullptr) (void)tracer->take();
+      if (r >= 0) v.push_back(ns_between(t0, t1) / kOps);
+    }
+    return median(std::move(v));
+  };
+  const double plain = per_op(nullptr);
+  std::string why;
+  double traced = -1;
+  try {
+    CuptiTracer tracer;
+    traced = per_op(&tracer);
+  } catch (const CuptiUnavailable& e) {
+    why = e.what();
+  }
+  if (traced < 0) {
+    p.traced_launch_overhead_ns = measured(0, "CUPTI unavailable (" + why + "): not measured, 0 charged");
+    note("traced launch overhead: CUPTI unavailable (" + why + ")");
+    return;
+  }
+  const double extra = std::max(0.0, traced - plain);
+  p.traced_launch_overhead_ns = measured(
+      extra, "median host ns per op (empty-kernel launch + DisableTiming cudaEventRecord) with CUPTI activity "
+             "tracing on (executor's CuptiTracer, external id pushed per op as CudaBackend does) minus off, over " +
+                 std::to_string(reps_) + " batches of " + std::to_string(kOps) + " ops each after " +
+                 std::to_string(warm_) + " warm-up batches: " + fmt(traced, 0) + " ns traced, " + fmt(plain, 0) +
+                 " ns untraced");
+  note("traced launch overhead: " + fmt(extra) + " ns per op (" + fmt(traced) + " traced vs " + fmt(plain) + ")");
+}
+
 model::DeviceProfile Calibrator::run() {
   model::DeviceProfile p;
   p.name = info_.name;
@@ -662,8 +840,10 @@ model::DeviceProfile Calibrator::run() {
   occupancy_limits(p);
   host_api_costs(p);
   device_latencies(p);
+  scheduling_details(p);
   copies(p);
   throughput(p);
+  traced_launch_overhead(p);
   // streamlab's clock is integer nanoseconds: durations are written as whole ns (medians and fits carry
   // sub-ns fractions that no consumer can use).
   for (const model::ParamField& f : model::device_profile_fields()) {

@@ -30,8 +30,8 @@ void check_value(const Reader& r, const ParamField& f, double v, const std::stri
   const auto is_integer = [&] { return std::nearbyint(v) == v; };
   if (is_count_unit(f.unit)) {
     if (!is_integer() || v <= 0) r.fail(ptr, name + " must be a whole number > 0 (" + std::string(f.unit) + ")");
-  } else if (f.unit == "ns") {
-    if (v < 0) r.fail(ptr, name + " must be >= 0 ns");
+  } else if (f.unit == "ns" || f.unit == "ns/warp") {
+    if (v < 0) r.fail(ptr, name + " must be >= 0 " + std::string(f.unit));
   } else if (f.unit == "GB/s" || f.unit == "GFLOP/s") {
     if (v <= 0) r.fail(ptr, name + " must be > 0 " + std::string(f.unit));
   } else if (f.unit == "ratio") {

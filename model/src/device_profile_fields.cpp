@@ -46,6 +46,11 @@ std::span<const ParamField> device_profile_fields() noexcept {
       ParamField{"memset_gbps", "GB/s", &DeviceProfile::memset_gbps},
       ParamField{"dram_gbps", "GB/s", &DeviceProfile::dram_gbps},
       ParamField{"fp32_gflops", "GFLOP/s", &DeviceProfile::fp32_gflops},
+      ParamField{"warp_launch_ns", "ns/warp", &DeviceProfile::warp_launch_ns},
+      ParamField{"same_stream_gap_ns", "ns", &DeviceProfile::same_stream_gap_ns},
+      ParamField{"task_fetch_ns", "ns", &DeviceProfile::task_fetch_ns},
+      ParamField{"block_dispatch_per_warp_ns", "ns/warp", &DeviceProfile::block_dispatch_per_warp_ns},
+      ParamField{"traced_launch_overhead_ns", "ns", &DeviceProfile::traced_launch_overhead_ns},
   };
   return kFields;
 }

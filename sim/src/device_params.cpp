@@ -35,6 +35,12 @@ class Reader {
     if (v < 0 || v > 3.6e12) fail(field, "must be in [0, 3.6e12] ns, got " + std::to_string(v));
     return static_cast<Nanos>(std::llround(v));
   }
+  /// A fractional per-warp time in [0, 1e6] ns (not rounded: it is multiplied by a warp count first).
+  double per_warp(std::string_view field) const {
+    const double v = any(field);
+    if (v < 0 || v > 1e6) fail(field, "must be in [0, 1e6] ns per warp, got " + std::to_string(v));
+    return v;
+  }
   /// A rate > 0.
   double positive(std::string_view field) const {
     const double v = any(field);
@@ -100,6 +106,11 @@ DeviceParams derive_params(const model::DeviceProfile& p) {
   d.kernel_start_latency = r.ns("kernel_start_latency_ns");
   d.block_dispatch = r.ns("block_dispatch_ns");
   d.event_wait_latency = r.ns("event_wait_latency_ns");
+  d.warp_launch_ns = r.per_warp("warp_launch_ns");
+  d.block_dispatch_per_warp_ns = r.per_warp("block_dispatch_per_warp_ns");
+  d.same_stream_gap = r.ns("same_stream_gap_ns");
+  d.task_fetch = r.ns("task_fetch_ns");
+  d.traced_launch_overhead = r.ns("traced_launch_overhead_ns");
 
   d.copy_engines = static_cast<std::uint32_t>(r.integer("copy_engines", 1, 64));
   d.h2d_latency = r.ns("h2d_latency_ns");

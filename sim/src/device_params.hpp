@@ -30,9 +30,17 @@ struct DeviceParams {
 
   // Device latencies.
   Nanos kernel_start_latency = 0, block_dispatch = 0, event_wait_latency = 0;
-  /// Device-wide warp launch time of the work distributor (ns per warp of a block being launched); not a
-  /// profile field yet (see SimOptions::warp_launch_ns).
+  /// Device-wide warp launch time of the work distributor (ns per warp of a block being launched): the
+  /// profile's warp_launch_ns unless SimOptions::warp_launch_ns overrides it.
   double warp_launch_ns = 0;
+  /// A block placed into room freed by a finishing block starts block_dispatch + warps x this later.
+  double block_dispatch_per_warp_ns = 0;
+  /// A device op's end -> the next (already waiting) device op of the same stream.
+  Nanos same_stream_gap = 0;
+  /// Extra per task of a dynamic task pool (the shared counter fetch).
+  Nanos task_fetch = 0;
+  /// Extra host time per kernel launch while CUPTI tracing is on; charged only when SimOptions::traced.
+  Nanos traced_launch_overhead = 0;
 
   // Copies: bytes per ns (= GB/s).
   std::uint32_t copy_engines = 0;

@@ -108,6 +108,8 @@ KernelInfo GpuModel::kernel_info(model::OpIndex i, bool first_time) {
       ceil_div(std::int64_t{s.registers_per_thread} * kWarp, kRegisterUnit) * kRegisterUnit;
   k.need.threads = static_cast<std::int32_t>(warps * kWarp);
   k.launch_ns = static_cast<Nanos>(std::llround(static_cast<double>(warps) * p_.warp_launch_ns));
+  k.dispatch_ns =
+      p_.block_dispatch + static_cast<Nanos>(std::llround(static_cast<double>(warps) * p_.block_dispatch_per_warp_ns));
   const std::int64_t regs = warps * regs_per_warp;
   if (regs > p_.registers_per_sm)
     bad("block needs " + std::to_string(regs) + " registers (" + std::to_string(s.registers_per_thread) +
@@ -123,6 +125,7 @@ KernelInfo GpuModel::kernel_info(model::OpIndex i, bool first_time) {
     if (!op.tasks) bad("a task_pool needs a task list");
     if (op.tasks->assignment == model::TaskAssignment::dynamic_queue) {
       k.dur = DurationKind::dynamic_pool;
+      k.task_ns_extra = p_.task_fetch;  // every task is one fetch from the shared counter
     } else {
       // Static: block b runs tasks b, b+B, b+2B, ... back to back (sums made once, at prepare).
       k.dur = DurationKind::static_pool;
@@ -387,6 +390,10 @@ void GpuModel::satisfy(std::uint32_t c, const Blocker& why) {
   }
 }
 
+bool GpuModel::is_device_op(const Command& x) const noexcept {
+  return x.kind == CmdKind::op && (x.work == Work::sms || x.work == Work::copy || x.work == Work::fixed);
+}
+
 void GpuModel::complete(std::uint32_t c) {
   Command& x = cmds_[c];
   x.state = ActivityState::finished;
@@ -403,7 +410,15 @@ void GpuModel::complete(std::uint32_t c) {
   }
   StreamState& s = streams_[x.stream];
   if (s.tail == c) s.tail = kNone;
-  if (x.next_in_stream != kNone) {
+  // Back-to-back device ops of one stream: the next starts same_stream_gap after this one ended, even
+  // with a record or a satisfied wait in between (the gap is carried by the stream, not the command).
+  if (p_.same_stream_gap > 0 && is_device_op(x)) {
+    s.gap_until = now_ + p_.same_stream_gap;
+    s.gap_op = x.payload;
+  }
+  if (x.next_in_stream != kNone && s.gap_until > now_ && is_device_op(cmds_[x.next_in_stream])) {
+    queue_.push(s.gap_until, kStreamGap, x.next_in_stream, s.gap_op);
+  } else if (x.next_in_stream != kNone) {
     Blocker why;
     if (explain_) {
       // Zero-time commands pass on what released them, so "why" names the event or the op, not the
@@ -470,7 +485,7 @@ void GpuModel::process(const SimEvent& ev) {
       KernelRun& k = runs_[slot.run];
       const model::TaskList& tasks = *w_->ops[k.op].tasks;
       if (k.next_task < tasks.task_ns.size()) {
-        queue_.push(now_ + tasks.task_ns[k.next_task++], kTaskDone, ev.a, 0);
+        queue_.push(now_ + k.info.task_ns_extra + tasks.task_ns[k.next_task++], kTaskDone, ev.a, 0);
       } else {
         block_done(ev.a);
       }
@@ -485,6 +500,18 @@ void GpuModel::process(const SimEvent& ev) {
     case kFixedDone:
       complete(ev.a);
       break;
+    case kStreamGap: {
+      Blocker why;
+      if (explain_) {
+        why.cause = Cause::stream_order;
+        why.at = now_;
+        why.what = RefKind::op;
+        why.op = ev.b;
+        why.stream = cmds_[ev.a].stream;
+      }
+      satisfy(ev.a, why);
+      break;
+    }
     default:
       assert(false);
   }
@@ -599,7 +626,7 @@ void GpuModel::kernel_enqueue(std::uint32_t c) {
   level_tail_[k.level] = r;
   first_level_ = pending_kernels_ == 0 ? k.level : std::min<std::uint32_t>(first_level_, k.level);
   ++pending_kernels_;
-  try_dispatch_blocks(kNone, 0, Blocker{});
+  try_dispatch_blocks(kNone, false, Blocker{});
 }
 
 std::uint32_t GpuModel::find_sm(const BlockNeed& need) {
@@ -619,7 +646,7 @@ std::uint32_t GpuModel::find_sm(const BlockNeed& need) {
 // blocks in index order. A later kernel gets room only once every earlier one has placed all its blocks
 // (the left-over policy); running blocks are never preempted. `freed_sm` names the one SM whose room just
 // grew (kNone: rescan all), so the common case "head still does not fit" costs O(1).
-void GpuModel::try_dispatch_blocks(std::uint32_t freed_sm, Nanos delay, Blocker trigger) {
+void GpuModel::try_dispatch_blocks(std::uint32_t freed_sm, bool replacement, Blocker trigger) {
   if (explain_ && trigger.cause != Cause::none)
     trigger.cause = blocked_on_grids_ ? Cause::resident_grids : Cause::sm_room;
   for (;;) {
@@ -645,6 +672,7 @@ void GpuModel::try_dispatch_blocks(std::uint32_t freed_sm, Nanos delay, Blocker 
       blocked_head_ = kNone;
       blocked_on_grids_ = false;
     }
+    const Nanos delay = replacement ? k.info.dispatch_ns : 0;
     const bool first = k.next_block == 0;
     if (first && explain_) {
       if (OpExplanation* e = exp(k.cmd)) {
@@ -717,7 +745,7 @@ void GpuModel::start_block(std::uint32_t r, std::uint32_t sm, Nanos start) {
       // The block takes the next task from the shared counter as soon as it runs.
       const model::TaskList& tasks = *w_->ops[k.op].tasks;
       if (k.next_task < tasks.task_ns.size()) {
-        end = start + tasks.task_ns[k.next_task++];
+        end = start + info.task_ns_extra + tasks.task_ns[k.next_task++];
         kind = kTaskDone;
       }
       break;
@@ -750,7 +778,7 @@ void GpuModel::block_done(std::uint32_t s) {
     free_runs_.push_back(slot.run);
     complete(c);
   }
-  try_dispatch_blocks(slot.sm, p_.block_dispatch, trigger);
+  try_dispatch_blocks(slot.sm, true, trigger);
 }
 
 // ---------------------------------------------------------------------------------------------------

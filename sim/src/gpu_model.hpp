@@ -69,6 +69,8 @@ struct Edge {
 struct StreamState {
   std::uint32_t tail = kNone;       ///< last issued command still unfinished
   std::uint32_t last_op = kNoRef;   ///< last op issued (explanations)
+  std::uint32_t gap_op = kNoRef;    ///< the device op whose end set gap_until
+  Nanos gap_until = 0;              ///< last device op's end + same_stream_gap: the next device op's earliest start
   std::uint32_t queue = 0;
   std::uint8_t level = 0;           ///< 0 = highest priority
   int priority = 0;
@@ -109,6 +111,8 @@ struct KernelInfo {
   DurationKind dur = DurationKind::fixed;
   Nanos fixed_ns = 0;                   ///< fixed and cost-model kernels
   Nanos launch_ns = 0;                  ///< the block's warps x warp_launch_ns (work-distributor rate)
+  Nanos dispatch_ns = 0;                ///< replacement gap: block_dispatch + warps x block_dispatch_per_warp
+  Nanos task_ns_extra = 0;              ///< per task: task_fetch for dynamic pools, else 0
 };
 
 /// A kernel between leaving its queue and its last block finishing.
@@ -212,7 +216,13 @@ class GpuModel {
   [[nodiscard]] const ModelStats& stats() const noexcept { return stats_; }
 
  private:
-  enum Kind : std::uint8_t { kArrival, kSatisfy, kBlockDone, kTaskDone, kCopyDone, kWorkerDone, kFixedDone };
+  enum Kind : std::uint8_t {
+    kArrival, kSatisfy, kBlockDone, kTaskDone, kCopyDone, kWorkerDone, kFixedDone,
+    kStreamGap  ///< a device op's same-stream successor, same_stream_gap after the op ended (b = that op)
+  };
+  /// Kernels, task pools, copies and memsets: the ops the same-stream gap lies between (not host functions,
+  /// whose round trip already holds the stream, nor barriers).
+  [[nodiscard]] bool is_device_op(const Command& x) const noexcept;
 
   // Commands and edges.
   std::uint32_t new_command(CmdKind kind, Work work, std::uint32_t stream, std::uint32_t payload);
@@ -233,7 +243,9 @@ class GpuModel {
   /// Block needs and durations of kernel/task-pool op i; throws InputError when it can never run.
   [[nodiscard]] KernelInfo kernel_info(model::OpIndex i, bool first_time);
   void kernel_enqueue(std::uint32_t c);
-  void try_dispatch_blocks(std::uint32_t freed_sm, Nanos delay, Blocker trigger);
+  /// `replacement`: the room was freed by a finishing block, so a block placed now starts its kernel's
+  /// dispatch_ns later.
+  void try_dispatch_blocks(std::uint32_t freed_sm, bool replacement, Blocker trigger);
   [[nodiscard]] std::uint32_t find_sm(const BlockNeed& need);
   void start_block(std::uint32_t run, std::uint32_t sm, Nanos start);
   void block_done(std::uint32_t slot);

@@ -49,7 +49,7 @@ struct SimBackend::Impl {
         gpu(params, connections, options.record_blocks, options.explain) {}
 
   static detail::DeviceParams with_options(detail::DeviceParams p, const SimOptions& o) {
-    p.warp_launch_ns = o.warp_launch_ns.value_or(kDefaultWarpLaunchNs);
+    if (o.warp_launch_ns) p.warp_launch_ns = *o.warp_launch_ns;
     if (!(p.warp_launch_ns >= 0) || p.warp_launch_ns > 1e6)
       throw model::InputError("<options>", "warp_launch_ns", "",
                               "warp launch time must be in [0, 1e6] ns, got " + std::to_string(p.warp_launch_ns));
@@ -157,7 +157,7 @@ void SimBackend::enqueue(StreamId stream, model::OpIndex op) {
   switch (o.kind) {
     case model::OpKind::kernel:
     case model::OpKind::task_pool:
-      cost = m.params.kernel_launch;
+      cost = m.params.kernel_launch + (m.options.traced ? m.params.traced_launch_overhead : 0);
       latency = m.params.kernel_start_latency;
       break;
     case model::OpKind::h2d:

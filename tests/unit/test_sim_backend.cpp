@@ -327,5 +327,127 @@ TEST(SimBackend, DeadlockingStreamProgramIsRefusedWithTheCycle) {
   EXPECT_EQ(b.stats().commands, 0u);  // nothing was issued
 }
 
+// The scheduling-detail profile fields (warp_launch_ns, same_stream_gap_ns, task_fetch_ns,
+// block_dispatch_per_warp_ns, traced_launch_overhead_ns): each on the synthetic device, with hand arithmetic.
+
+TEST(SimBackend, WarpLaunchRateComesFromTheProfile) {
+  // As BlocksRampUpAtTheWarpLaunchRate, but from the profile field; the option still overrides it.
+  const model::Workload w = workload({kernel("big", 8, 1024, 10000)});
+  model::DeviceProfile p = golden::test_profile();
+  p.warp_launch_ns = golden::p(10);
+  sim::SimBackend b(p);
+  b.prepare(w);
+  b.enqueue(b.create_stream(StreamDesc{}), 0);
+  const model::Trace t = b.finish();
+  EXPECT_EQ(t.spans[0].end_ns - t.spans[0].start_ns, 10000 + 7 * 320);
+  sim::SimOptions o;
+  o.warp_launch_ns = 0.0;
+  sim::SimBackend b0(p, o);
+  b0.prepare(w);
+  b0.enqueue(b0.create_stream(StreamDesc{}), 0);
+  const model::Trace t0 = b0.finish();
+  EXPECT_EQ(t0.spans[0].end_ns - t0.spans[0].start_ns, 10000);
+}
+
+TEST(SimBackend, SameStreamGapBetweenDeviceOpsNotBeforeRecords) {
+  const model::Workload w = workload({kernel("a", 1, 64, 10000), kernel("b", 1, 64, 10000), kernel("c", 1, 64, 10000)});
+  model::DeviceProfile p = golden::test_profile();
+  p.same_stream_gap_ns = golden::p(3000);
+  sim::SimBackend b(p);
+  b.prepare(w);
+  const auto s1 = b.create_stream(StreamDesc{});
+  const auto s2 = b.create_stream(StreamDesc{});
+  const auto e = b.create_event(EventTiming::untimed);
+  b.enqueue(s1, 0);        // host 1000, visible 3000: [3000, 13000]
+  b.record_event(e, s1);   // host 1100; completes with a at 13000 (no gap before a record)
+  b.enqueue(s1, 1);        // host 2100; a ended 13000 + gap 3000: [16000, 26000]
+  b.stream_wait_event(s2, e);  // host 2200
+  b.enqueue(s2, 2);        // host 3200; record at 13000 + event wait latency 500: [13500, 23500]
+  const model::Trace t = b.finish();
+  ASSERT_EQ(t.spans.size(), 3u);
+  EXPECT_EQ(t.spans[0].start_ns, 3000);
+  EXPECT_EQ(t.spans[1].start_ns, 16000);
+  EXPECT_EQ(t.spans[1].end_ns, 26000);
+  EXPECT_EQ(t.spans[2].start_ns, 13500);
+}
+
+TEST(SimBackend, SameStreamGapOnlyWhenTheNextOpWasWaiting) {
+  // b is issued after a ended: it starts at its own visibility, not a's end + gap.
+  const model::Workload w = workload({kernel("a", 1, 64, 1000), kernel("b", 1, 64, 1000)});
+  model::DeviceProfile p = golden::test_profile();
+  p.same_stream_gap_ns = golden::p(3000);
+  sim::SimBackend b(p);
+  b.prepare(w);
+  const auto s = b.create_stream(StreamDesc{});
+  b.enqueue(s, 0);  // host 1000: [3000, 4000]
+  EXPECT_EQ(b.synchronize_stream(s, kForever), WaitStatus::ready);  // host 4000 + wake-up 5000 = 9000
+  b.enqueue(s, 1);  // host 10000, visible 12000 > 4000 + 3000
+  const model::Trace t = b.finish();
+  EXPECT_EQ(t.spans[1].start_ns, 12000);
+}
+
+model::Op pool(const std::string& id, std::vector<Nanos> tasks, model::TaskAssignment how) {
+  model::Op op;
+  op.id = id;
+  op.name = id;
+  op.kind = model::OpKind::task_pool;
+  op.shape = model::KernelShape{{1, 1, 1}, {64, 1, 1}, 32, 0};
+  op.tasks = model::TaskList{std::move(tasks), how};
+  return op;
+}
+
+TEST(SimBackend, DynamicTaskPoolsPayTheFetchPerTask) {
+  const model::Workload w = workload({pool("static", {1000, 2000, 3000}, model::TaskAssignment::static_index),
+                                      pool("dynamic", {1000, 2000, 3000}, model::TaskAssignment::dynamic_queue)});
+  model::DeviceProfile p = golden::test_profile();
+  p.task_fetch_ns = golden::p(100);
+  sim::SimBackend b(p);
+  b.prepare(w);
+  b.enqueue(b.create_stream(StreamDesc{}), 0);
+  b.enqueue(b.create_stream(StreamDesc{}), 1);
+  const model::Trace t = b.finish();
+  EXPECT_EQ(t.spans[0].end_ns - t.spans[0].start_ns, 6000);           // static: no fetch
+  EXPECT_EQ(t.spans[1].end_ns - t.spans[1].start_ns, 6000 + 3 * 100);  // one fetch per task
+}
+
+TEST(SimBackend, BlockReplacementGapGrowsWithTheBlocksWarps) {
+  // 9 blocks of 1024 threads on 4 SMs x 2: eight run [3000, 13000]; the ninth takes the first freed room
+  // block_dispatch 100 + 32 warps x 10 = 420 ns later: [13420, 23420]. 64-thread blocks: 100 + 2 x 10.
+  const model::Workload w = workload({kernel("big", 9, 1024, 10000), kernel("small", 129, 64, 10000)});
+  model::DeviceProfile p = golden::test_profile();
+  p.block_dispatch_ns = golden::p(100);
+  p.block_dispatch_per_warp_ns = golden::p(10);
+  sim::SimBackend b(p);
+  b.prepare(w);
+  const auto s = b.create_stream(StreamDesc{});
+  b.enqueue(s, 0);
+  EXPECT_EQ(b.synchronize_stream(s, kForever), WaitStatus::ready);
+  const Nanos small_start = b.now() + 1000 + 2000;  // issue cost + start latency on an idle device
+  b.enqueue(s, 1);  // 129 blocks of 64 threads: 16 per SM (the block limit), 64 at once
+  const model::Trace t = b.finish();
+  EXPECT_EQ(t.spans[0].start_ns, 3000);
+  EXPECT_EQ(t.spans[0].end_ns, 23420);
+  // Blocks 64..127 follow 120 ns after the first round ends, block 128 120 ns after the second: three
+  // rounds of 10000 + 2 x 120.
+  EXPECT_EQ(t.spans[1].start_ns, small_start);
+  EXPECT_EQ(t.spans[1].end_ns, small_start + 3 * 10000 + 2 * 120);
+}
+
+TEST(SimBackend, TracedRunsPayTheTracedLaunchOverhead) {
+  const model::Workload w = workload({kernel("k", 1, 64, 1000)});
+  model::DeviceProfile p = golden::test_profile();
+  p.traced_launch_overhead_ns = golden::p(700);
+  for (const bool traced : {false, true}) {
+    sim::SimOptions o;
+    o.traced = traced;
+    sim::SimBackend b(p, o);
+    b.prepare(w);
+    b.enqueue(b.create_stream(StreamDesc{}), 0);
+    EXPECT_EQ(b.now(), traced ? 1700 : 1000);
+    const model::Trace t = b.finish();
+    EXPECT_EQ(t.spans[0].start_ns, traced ? 3700 : 3000);
+  }
+}
+
 }  // namespace
 }  // namespace streamlab

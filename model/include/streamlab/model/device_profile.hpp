@@ -76,6 +76,22 @@ struct DeviceProfile {
   Param dram_gbps;
   Param fp32_gflops;
 
+  // Added after the first H100 comparison (experiments/REPORT.md): the effects the first fields missed.
+  /// Work distributor's device-wide launch time per warp: a block starts no earlier than the warps of every
+  /// block launched before it have gone out, so a grid ramps up over (its warps x this). Fractional.
+  Param warp_launch_ns;
+  /// Gap between a device op's end and the start of the next device op of the same stream that was
+  /// already waiting for it (kernel/copy/memset back to back in one stream).
+  Param same_stream_gap_ns;
+  /// Extra time per task of a dynamic task pool (the shared atomic counter fetch), over a static pool.
+  Param task_fetch_ns;
+  /// Block replacement gap's growth per warp of the block: a block placed into room freed by a finishing
+  /// block starts block_dispatch_ns + warps x this later. Fractional.
+  Param block_dispatch_per_warp_ns;
+  /// Extra host time per kernel launch (+ its event record) while CUPTI activity tracing is on, as in
+  /// measured runs; the simulator charges it only for predictions of traced runs (SimOptions::traced).
+  Param traced_launch_overhead_ns;
+
   friend bool operator==(const DeviceProfile&, const DeviceProfile&) = default;
 };
 

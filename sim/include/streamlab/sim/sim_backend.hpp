@@ -38,18 +38,15 @@ struct SimOptions {
   std::string date;
   /// Names the workload in errors.
   std::string source = "<workload>";
-  /// Device-wide warp launch time of the work distributor, ns per warp: a block starts no earlier than the
-  /// warps of the blocks launched before it have gone out, so a grid's blocks ramp up over
-  /// (its warps x this). Unset = kDefaultWarpLaunchNs. Not a device-profile field yet: the calibration does
-  /// not measure it (a profile field would replace this option).
+  /// Overrides the profile's `warp_launch_ns` (the work distributor's device-wide launch time per warp: a
+  /// block starts no earlier than the warps of the blocks launched before it have gone out, so a grid's
+  /// blocks ramp up over its warps x this). Unset = the profile's value; tests of hand-computed timelines
+  /// set 0.
   std::optional<double> warp_launch_ns;
+  /// The prediction is for a run measured with CUPTI activity tracing on (CudaBackend's measured runs):
+  /// every kernel launch also costs the profile's `traced_launch_overhead_ns` of host time.
+  bool traced = false;
 };
-
-/// Derived from H100 measurements (experiments/results/h100/E1.json, 1 stream, no copy running during a
-/// kernel): a 264 x 1024-thread one-wave kernel of 150 us blocks spans 171.55 us under CUPTI, 21.55 us over,
-/// for 264 x 32 = 8448 warps: 2.55 ns per warp. Cross-check: E6 static pools of 132 x 128 threads (528 warps,
-/// 1.35 us of ramp) measured +2.0..2.1 us at the smallest batches.
-inline constexpr double kDefaultWarpLaunchNs = 2.55;
 
 /// Counters of one run (for benchmarks and sanity checks).
 struct SimStats {
