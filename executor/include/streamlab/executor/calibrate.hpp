@@ -3,7 +3,10 @@
 /// `streamlab calibrate`: measures every DeviceProfile parameter on the GPU at hand. Host API costs are
 /// medians over many batches after warm-up; device latencies are read on the GPU's %globaltimer; copy
 /// parameters come from Eigen least-squares fits of t = latency + bytes / bandwidth over size sweeps,
-/// whose residuals go into each field's source line.
+/// whose residuals go into each field's source line. Scheduling details from %globaltimer/%smid block records:
+/// warp launch rate (block start ramp of a one-wave grid), block replacement gap at 128 and 1024 threads
+/// (intercept + per-warp slope), same-stream kernel gap, task fetch (task pool static vs dynamic); and the
+/// extra host cost per launch + record while the CuptiTracer is on (measured last).
 
 #include <cstdint>
 #include <functional>
