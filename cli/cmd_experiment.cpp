@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,8 @@ struct ExperimentOptions {
   // render / report
   std::vector<std::string> render_dirs;
   std::vector<std::string> report_results;
+  std::vector<std::string> repredict_dirs;
+  std::string workload_profile;
   std::string report_out = "experiments/REPORT.md";
 };
 
@@ -153,6 +156,44 @@ void render_dirs(const ExperimentOptions& o) {
   }
 }
 
+void repredict_dirs(const ExperimentOptions& o) {
+  ex::SuiteOptions suite;
+  suite.progress = print_line;
+  if (!o.device.empty()) {
+    suite.profile = streamlab::model::load_device_profile(o.device);
+    suite.profile_label = o.device;
+  } else {
+    suite.profile = streamlab::model::bundled_h100_profile();
+  }
+  std::optional<streamlab::model::DeviceProfile> forced;
+  if (!o.workload_profile.empty()) forced = streamlab::model::load_device_profile(o.workload_profile);
+  for (const auto& d : o.repredict_dirs) {
+    for (const auto& r : ex::load_results(d)) {
+      if (!r.measured()) {
+        print_line(r.name + ": not measured, skipped (re-run it with --sim-only instead)");
+        continue;
+      }
+      auto def = ex::find_experiment(r.name);
+      if (!def) throw InputError(d, r.name + ".json", "", "no experiment named '" + r.name + "' in this build");
+      streamlab::model::DeviceProfile sizing;
+      if (forced) {
+        sizing = *forced;
+      } else if (!r.meta.profile_data.empty()) {
+        sizing = streamlab::model::parse_device_profile(r.meta.profile_data, (fs::path(d) / (r.name + ".json")).string() + " /meta/profile_data");
+      } else {
+        throw InputError((fs::path(d) / (r.name + ".json")).string(), "/meta/profile_data", "",
+                         "the result does not record the profile its workloads were sized with; pass --workload-profile FILE "
+                         "(the profile the measured run used)");
+      }
+      const ex::ExperimentResult nr = ex::repredict(*def, r, suite, sizing);
+      ex::write_result_files(nr, d);
+      if (ex::charts_available()) ex::write_chart(*def, nr, d);
+      const auto& v = nr.measured_verdict;
+      print_line(r.name + " re-predicted; verdict: " + std::string(ex::to_string(v.outcome)));
+    }
+  }
+}
+
 void write_report(const ExperimentOptions& o) {
   std::vector<fs::path> dirs;
   for (const auto& d : o.report_results) dirs.emplace_back(d);
@@ -199,6 +240,15 @@ const bool registered = streamlab::cli::register_command(
        CLI::App* report = app.add_subcommand("report", "write experiments/REPORT.md from the result files");
        report->add_option("--results", o->report_results, "result folders (default: every folder under experiments/results)");
        report->add_option("--out", o->report_out, "report file")->capture_default_str();
+       CLI::App* repredict = app.add_subcommand(
+           "repredict", "re-run the simulator half of measured results (newer simulator or profile), keeping the measurements");
+       repredict->add_option("dirs", o->repredict_dirs, "result folders")->required();
+       repredict->add_option("--device", o->device, "device profile for the prediction (default: bundled H100)")
+           ->check(CLI::ExistingFile);
+       repredict->add_option("--workload-profile", o->workload_profile,
+                             "profile the measured run sized its workloads with (default: the one the result records)")
+           ->check(CLI::ExistingFile);
+       repredict->callback([o] { repredict_dirs(*o); });
        render->callback([o] { render_dirs(*o); });
        report->callback([o] { write_report(*o); });
        app.require_subcommand(0, 1);

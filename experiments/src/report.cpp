@@ -79,7 +79,7 @@ std::string where(const RunMeta& m) {
 // shorter the simulator makes the spans; for the rest, whether the GPU overlapped more or less.
 std::string summarize_misses(const std::vector<const ConfigResult*>& misses) {
   std::map<std::string, std::pair<double, int>> kind_err;  // kind -> (sum of relative errors, count)
-  int scheduling = 0, more_concurrent = 0, slower = 0, faster = 0;
+  int scheduling = 0, more_concurrent = 0, less_concurrent = 0, slower = 0, faster = 0;
   double max_meas_conc = 0, pred_at_max = 0;
   for (const ConfigResult* c : misses) {
     (c->makespan_error() > 0 ? slower : faster) += 1;
@@ -97,6 +97,7 @@ std::string summarize_misses(const std::vector<const ConfigResult*>& misses) {
     ++scheduling;
     const Diagnosis& d = c->diagnosis;
     if (d.concurrency_measured > d.concurrency_predicted * 1.05) ++more_concurrent;
+    if (d.concurrency_measured < d.concurrency_predicted * 0.95) ++less_concurrent;
     if (d.concurrency_measured > max_meas_conc) {
       max_meas_conc = d.concurrency_measured;
       pred_at_max = d.concurrency_predicted;
@@ -113,8 +114,8 @@ std::string summarize_misses(const std::vector<const ConfigResult*>& misses) {
     char b[64];
     std::snprintf(b, sizeof b, "%.1f (simulated: %.1f)", max_meas_conc, pred_at_max);
     os << scheduling << " misses have op durations within 5% and differ in scheduling: in " << more_concurrent
-       << " of them the GPU ran more ops at once than the simulator allows (highest measured mean concurrency " << b
-       << ").";
+       << " of them the GPU ran more ops at once than the simulator allows, in " << less_concurrent
+       << " fewer (highest measured mean concurrency " << b << ").";
   }
   std::string out = os.str();
   while (!out.empty() && out.back() == ' ') out.pop_back();

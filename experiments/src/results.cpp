@@ -164,6 +164,7 @@ std::string result_to_json(const ExperimentResult& r) {
                {"cuda_version", m.cuda_version}, {"date", m.date}, {"profile", m.profile},
                {"version", m.version}, {"git_commit", m.git_commit}, {"command_line", m.command_line},
                {"measured", m.measured}, {"quick", m.quick}, {"repeats", m.repeats}, {"note", m.note}};
+  j["meta"]["profile_data"] = m.profile_data.empty() ? ordered_json(nullptr) : ordered_json::parse(m.profile_data);
   ordered_json configs = ordered_json::array();
   for (const auto& c : r.configs) {
     ordered_json cj;
@@ -225,6 +226,10 @@ ExperimentResult parse_result_json(std::string_view text, const std::string& sou
   m.quick = rd.boolean(meta, "quick", "/meta");
   m.repeats = static_cast<std::uint32_t>(rd.num(meta, "repeats", "/meta"));
   m.note = rd.str(meta, "note", "/meta");
+  if (auto it = meta.find("profile_data"); it != meta.end() && !it->is_null()) {
+    if (!it->is_object()) rd.fail("/meta/profile_data", "expected the device profile object or null");
+    m.profile_data = it->dump(2);
+  }
   const auto& configs = rd.at(j, "configurations", "");
   if (!configs.is_array()) rd.fail("/configurations", "expected an array");
   for (std::size_t i = 0; i < configs.size(); ++i) {

@@ -276,7 +276,8 @@ std::string explain_miss(const ConfigResult& c, const model::DeviceProfile* prof
         "charge, planning, issue cost and kernel_start_latency; outside the makespan). Mean concurrency "
      << fmt2(d.concurrency_predicted) << " predicted vs " << fmt2(d.concurrency_measured)
      << " measured, copy/compute overlap " << fmt2(d.overlap_predicted) << " vs " << fmt2(d.overlap_measured)
-     << "; mean |start error| per op " << us(d.mean_abs_start_error_ns) << ".";
+     << (has_value(d.mean_abs_start_error_ns) ? "; mean |start error| per op " + us(d.mean_abs_start_error_ns) : std::string())
+     << ".";
   return os.str();
 }
 
@@ -297,6 +298,92 @@ Chart result_chart(const Experiment& exp, const ExperimentResult& r) {
 void write_chart(const Experiment& exp, const ExperimentResult& r, const std::filesystem::path& dir) {
   const Chart chart = result_chart(exp, r);
   save_png(render_chart(chart, chart.width, chart.height), dir / (r.name + ".png"));
+}
+
+// Re-prediction ---------------------------------------------------------------------------------------------
+
+namespace {
+
+// The predicted half of a diagnosis from a new predicted trace (the measured half stays).
+void refresh_predicted(Diagnosis& d, const model::Workload& w, const model::Trace& predicted) {
+  if (!d.available) return;
+  std::map<std::string, const model::Op*> by_id;
+  for (const auto& op : w.ops) by_id[op.id] = &op;
+  std::map<std::string, std::pair<double, std::uint32_t>> sums;
+  for (const auto& s : predicted.spans) {
+    auto it = by_id.find(s.op_id);
+    const std::string kind = it == by_id.end() ? std::string(model::to_string(s.engine))
+                                               : std::string(model::to_string(it->second->kind));
+    sums[kind].first += static_cast<double>(s.end_ns - s.start_ns);
+    sums[kind].second += 1;
+  }
+  for (auto& [kind, t] : d.duration) {
+    auto it = sums.find(kind);
+    if (it != sums.end() && it->second.second > 0) t.predicted_mean_ns = it->second.first / it->second.second;
+  }
+  const auto m = model::compute_metrics(predicted);
+  d.first_start_predicted_ns = static_cast<double>(m.start_ns);
+  d.overlap_predicted = m.copy_compute_overlap;
+  d.concurrency_predicted = m.mean_concurrency;
+  d.mean_abs_start_error_ns = kNone;
+}
+
+}  // namespace
+
+ExperimentResult repredict(const Experiment& exp, const ExperimentResult& old, const SuiteOptions& opt,
+                           const model::DeviceProfile& workload_profile) {
+  ConfigContext ctx{old.meta.quick, &opt.profile, &workload_profile};
+  const std::vector<Configuration> configs = exp.configurations(ctx);
+  const std::string date = opt.date.empty() ? utc_now_iso() : opt.date;
+  ExperimentResult r = old;
+  // The definition's texts may have been improved since; the numbers below are what matters.
+  r.title = exp.title;
+  r.claim = exp.claim;
+  r.source = exp.source;
+  r.setup = exp.setup;
+  std::size_t done = 0, kept = 0;
+  for (auto& row : r.configs) {
+    const Configuration* c = nullptr;
+    for (const auto& x : configs)
+      if (x.label == row.label) c = &x;
+    if (!c) {
+      ++kept;
+      continue;
+    }
+    const model::Workload w = c->workload();
+    sim::SimOptions so;
+    so.connections = c->connections;
+    so.profile_label = opt.profile_label;
+    so.date = date;
+    so.source = exp.name + " " + c->label;
+    sim::SimBackend sim_backend(opt.profile, so);
+    auto sim_api = make_backend_host_api(sim_backend);
+    RunOutput predicted = run_configuration(*c, w, sim_backend, sim_api.get(), opt.profile);
+    row.predicted = predicted.measurement;
+    refresh_predicted(row.diagnosis, w, predicted.trace);
+    ++done;
+    if (opt.progress) {
+      std::ostringstream line;
+      line << exp.name << " [" << done << "/" << r.configs.size() << "] " << c->label << ": predicted "
+           << format_value(row.predicted.metric, exp.metric);
+      if (row.measured)
+        line << ", measured " << format_value(row.measured->metric, exp.metric) << " ("
+             << format_percent(row.metric_error()) << ")";
+      opt.progress(line.str());
+    }
+  }
+  r.meta.profile = opt.profile_label + " (" + opt.profile.name + ")";
+  r.meta.profile_data = model::device_profile_to_json(opt.profile);
+  std::string note = "predictions recomputed " + date + " by streamlab " + STREAMLAB_VERSION + " with profile " +
+                     opt.profile_label;
+  if (kept > 0) note += " (" + std::to_string(kept) + " configurations no longer defined kept their old prediction)";
+  // One "predictions recomputed" clause: the latest.
+  std::string old_note = r.meta.note;
+  if (const auto p = old_note.find("predictions recomputed"); p != std::string::npos)
+    old_note.erase(p >= 2 && old_note.compare(p - 2, 2, "; ") == 0 ? p - 2 : p);
+  r.meta.note = old_note.empty() ? note : old_note + "; " + note;
+  judge(exp, r);
+  return r;
 }
 
 // Verdicts -------------------------------------------------------------------------------------------------
@@ -333,6 +420,7 @@ ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& opt, 
   RunMeta& meta = r.meta;
   meta.date = date;
   meta.profile = opt.profile_label + " (" + opt.profile.name + ")";
+  meta.profile_data = model::device_profile_to_json(opt.profile);
   meta.version = STREAMLAB_VERSION;
   meta.command_line = opt.command_line;
   meta.quick = opt.quick;

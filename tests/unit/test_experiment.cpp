@@ -314,6 +314,42 @@ TEST(ExperimentRun, MeasuredPathRecordsErrorsDiagnosisAndVerdict) {
   EXPECT_NE(r.measured_verdict.outcome, ex::Outcome::not_measured);
 }
 
+TEST(ExperimentRun, RepredictKeepsMeasurementsAndTakesTheNewProfile) {
+  // Measured on the stand-in (copies at half the bundled bandwidth), predicted with the bundled profile.
+  SlowCopyDevice device;
+  const auto e = get("E3");
+  auto o = quick_options();
+  const ex::ExperimentResult measured = ex::run_experiment(e, o, &device);
+  ASSERT_TRUE(measured.measured());
+  ASSERT_FALSE(measured.meta.profile_data.empty());
+  const DeviceProfile sizing =
+      streamlab::model::parse_device_profile(measured.meta.profile_data, "profile_data");
+
+  // Re-predicted with the stand-in's own profile, the prediction matches the measurement exactly.
+  auto o2 = quick_options();
+  o2.profile.h2d_pinned_gbps.value /= 2;
+  o2.profile.d2h_pinned_gbps.value /= 2;
+  o2.profile_label = "halved";
+  const ex::ExperimentResult again = ex::repredict(e, measured, o2, sizing);
+  ASSERT_EQ(again.configs.size(), measured.configs.size());
+  for (std::size_t i = 0; i < again.configs.size(); ++i) {
+    const auto& a = again.configs[i];
+    const auto& m = measured.configs[i];
+    ASSERT_TRUE(a.measured);
+    EXPECT_EQ(a.measured->makespan_ns, m.measured->makespan_ns) << a.label;  // measurements untouched
+    EXPECT_NEAR(a.makespan_error(), 0.0, 1e-9) << a.label;
+    EXPECT_NE(m.makespan_error(), 0.0) << m.label;
+    const auto& h2d = a.diagnosis.duration.at("h2d");
+    EXPECT_DOUBLE_EQ(h2d.predicted_mean_ns, h2d.measured_mean_ns);
+    EXPECT_TRUE(std::isnan(a.diagnosis.mean_abs_start_error_ns));
+  }
+  EXPECT_NE(again.meta.note.find("predictions recomputed"), std::string::npos);
+  EXPECT_NE(again.meta.profile.find("halved"), std::string::npos);
+  // The JSON still reads back.
+  const auto back = ex::parse_result_json(ex::result_to_json(again), "again.json");
+  EXPECT_EQ(ex::result_to_json(back), ex::result_to_json(again));
+}
+
 TEST(ExperimentRun, ProbeExperimentsReadTheSimulatorsCharges) {
   const auto r = ex::run_experiment(get("E4"), quick_options(), nullptr);
   const auto profile = streamlab::model::bundled_h100_profile();

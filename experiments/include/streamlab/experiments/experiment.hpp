@@ -170,6 +170,10 @@ struct Chart;  // chart.hpp
 struct ConfigContext {
   bool quick = false;
   const model::DeviceProfile* profile = nullptr;  ///< never null when the runner calls
+  /// The profile workloads take their sizes from (null = `profile`). Re-predicting a measured run with a
+  /// newer profile keeps the measured run's one, so the simulated workload is the one that was measured.
+  const model::DeviceProfile* workload_profile = nullptr;
+  [[nodiscard]] const model::DeviceProfile& sizing() const noexcept { return workload_profile ? *workload_profile : *profile; }
 };
 
 /// One experiment: a claim, its configurations and how to judge them.

@@ -8,7 +8,7 @@
 ///   {"format":..., "format_version":1, "experiment":"E1", "title", "claim", "source", "setup",
 ///    "metric":{"name","description","unit","scale"}, "makespan_target":bool, "has_makespan":bool,
 ///    "meta":{device_slug, device_name, driver, cuda_version, date, profile, version, git_commit,
-///            command_line, measured, quick, repeats, note},
+///            command_line, measured, quick, repeats, note, profile_data (the profile, optional)},
 ///    "configurations":[{"label", "params":{..} (ordered as defined), "predicted":{makespan_ns, metric,
 ///            extra:{..}}, "measured":{..}|null, "measured_runs", "measured_spread", "makespan_error",
 ///            "metric_error", "diagnosis":{..}|null}],
@@ -32,6 +32,9 @@ struct RunMeta {
   std::string cuda_version;  ///< measured: runtime version
   std::string date;          ///< ISO 8601, UTC
   std::string profile;       ///< the device profile the prediction used
+  /// That profile's JSON (device_profile_to_json), so the run can be re-predicted with the workloads it
+  /// measured; "" in results written before it was recorded.
+  std::string profile_data;
   std::string version;       ///< streamlab version
   std::string git_commit;    ///< "" when unknown
   std::string command_line;

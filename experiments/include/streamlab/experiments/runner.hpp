@@ -86,6 +86,14 @@ struct SuiteOptions {
 /// Renders result_chart to `<dir>/<name>.png` (needs charts_available()).
 void write_chart(const Experiment& exp, const ExperimentResult& result, const std::filesystem::path& dir);
 
+/// Re-runs the simulator half of a measured result with `options.profile` (a newer simulator or a
+/// recalibrated profile), keeping every measured number. Workloads are sized with `workload_profile` (the
+/// profile the measured run used, so the simulated workload is the measured one). The diagnosis keeps its
+/// measured side and takes the predicted side from the new run; the per-op start error, which needs both
+/// traces, becomes unknown. Configurations the definition no longer has keep their old prediction.
+[[nodiscard]] ExperimentResult repredict(const Experiment& exp, const ExperimentResult& measured,
+                                         const SuiteOptions& options, const model::DeviceProfile& workload_profile);
+
 /// Re-computes both verdicts from the numbers (after loading, or after merging a child's results).
 void judge(const Experiment& exp, ExperimentResult& result);
 
