@@ -54,6 +54,12 @@ void print_line(const std::string& s) {
   std::cout << s << std::endl;  // flushed: progress must show while a long run goes on
 }
 
+// A copy of the tree without .git (the device machine) gets the commit from the environment.
+std::string current_commit() {
+  const char* env_commit = std::getenv("STREAMLAB_GIT_COMMIT");
+  return env_commit && *env_commit ? std::string(env_commit) : ex::git_commit(fs::current_path());
+}
+
 void list_experiments() {
   std::printf("%-4s %-62s %-7s %-6s %s\n", "name", "title", "configs", "quick", "claim");
   const auto profile = streamlab::model::bundled_h100_profile();
@@ -126,13 +132,10 @@ void run_experiments(const ExperimentOptions& o) {
   if (!ex::charts_available())
     print_line("streamlab experiment: charts off (built without stb); `streamlab experiment render DIR` draws them later");
 
-  // A copy of the tree without .git (the device machine) gets the commit from the environment.
-  const char* env_commit = std::getenv("STREAMLAB_GIT_COMMIT");
-  const std::string commit = env_commit && *env_commit ? std::string(env_commit) : ex::git_commit(fs::current_path());
+  suite.git_commit = current_commit();
   fs::path out_dir;
   for (const auto& e : todo) {
     ex::ExperimentResult r = ex::run_experiment(e, suite, device.get(), device ? "" : "sim-only: " + why);
-    r.meta.git_commit = commit;
     if (out_dir.empty()) out_dir = o.out.empty() ? results_root() / r.meta.device_slug : fs::path(o.out);
     ex::write_result_files(r, out_dir);
     if (ex::charts_available()) ex::write_chart(e, r, out_dir);
@@ -159,6 +162,7 @@ void render_dirs(const ExperimentOptions& o) {
 void repredict_dirs(const ExperimentOptions& o) {
   ex::SuiteOptions suite;
   suite.progress = print_line;
+  suite.git_commit = current_commit();
   if (!o.device.empty()) {
     suite.profile = streamlab::model::load_device_profile(o.device);
     suite.profile_label = o.device;

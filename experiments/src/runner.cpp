@@ -373,9 +373,11 @@ ExperimentResult repredict(const Experiment& exp, const ExperimentResult& old, c
     }
   }
   r.meta.profile = opt.profile_label + " (" + opt.profile.name + ")";
-  r.meta.profile_data = model::device_profile_to_json(opt.profile);
-  std::string note = "predictions recomputed " + date + " by streamlab " + STREAMLAB_VERSION + " with profile " +
-                     opt.profile_label;
+  // Kept: the profile the workloads are sized with stays the measured run's.
+  r.meta.profile_data = model::device_profile_to_json(workload_profile);
+  std::string note = "predictions recomputed " + date + " by streamlab " + STREAMLAB_VERSION +
+                     (opt.git_commit.empty() ? std::string() : " (commit " + opt.git_commit.substr(0, 12) + ")") +
+                     " with profile " + opt.profile_label;
   if (kept > 0) note += " (" + std::to_string(kept) + " configurations no longer defined kept their old prediction)";
   // One "predictions recomputed" clause: the latest.
   std::string old_note = r.meta.note;
@@ -422,6 +424,7 @@ ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& opt, 
   meta.profile = opt.profile_label + " (" + opt.profile.name + ")";
   meta.profile_data = model::device_profile_to_json(opt.profile);
   meta.version = STREAMLAB_VERSION;
+  meta.git_commit = opt.git_commit;
   meta.command_line = opt.command_line;
   meta.quick = opt.quick;
   if (device) {

@@ -32,7 +32,8 @@ struct RunMeta {
   std::string cuda_version;  ///< measured: runtime version
   std::string date;          ///< ISO 8601, UTC
   std::string profile;       ///< the device profile the prediction used
-  /// That profile's JSON (device_profile_to_json), so the run can be re-predicted with the workloads it
+  /// The JSON (device_profile_to_json) of the profile the run sized its workloads with: the prediction
+  /// profile of the original run, kept by repredict so a re-prediction simulates the workloads that were
   /// measured; "" in results written before it was recorded.
   std::string profile_data;
   std::string version;       ///< streamlab version

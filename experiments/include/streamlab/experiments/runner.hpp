@@ -75,6 +75,8 @@ struct SuiteOptions {
   std::optional<std::uint32_t> only_connections;
   /// TraceMeta/RunMeta date; empty = now. Tests fix it.
   std::string date;
+  /// The streamlab commit doing the run ("" = unknown); RunMeta::git_commit, and named by repredict's note.
+  std::string git_commit;
 };
 
 /// Runs one experiment. `device` null = simulator only (`sim_only_note` says why, for the metadata).
