@@ -328,6 +328,10 @@ void refresh_predicted(Diagnosis& d, const model::Workload& w, const model::Trac
   d.mean_abs_start_error_ns = kNone;
 }
 
+/// Measured runs note how device spans were timed; CUPTI activity tracing adds host cost per launch
+/// (profile field traced_launch_overhead_ns), which the prediction must charge to match.
+bool timed_by_cupti(const std::string& note) { return note.find("CUPTI") != std::string::npos; }
+
 }  // namespace
 
 ExperimentResult repredict(const Experiment& exp, const ExperimentResult& old, const SuiteOptions& opt,
@@ -356,6 +360,7 @@ ExperimentResult repredict(const Experiment& exp, const ExperimentResult& old, c
     so.profile_label = opt.profile_label;
     so.date = date;
     so.source = exp.name + " " + c->label;
+    so.traced = timed_by_cupti(old.meta.note);  // predict the host program that was measured
     sim::SimBackend sim_backend(opt.profile, so);
     auto sim_api = make_backend_host_api(sim_backend);
     RunOutput predicted = run_configuration(*c, w, sim_backend, sim_api.get(), opt.profile);
@@ -457,6 +462,7 @@ ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& opt, 
     so.profile_label = opt.profile_label;
     so.date = date;
     so.source = exp.name + " " + c.label;
+    so.traced = device != nullptr && timed_by_cupti(meta.note);  // CUPTI costs host time per launch
     sim::SimBackend sim_backend(opt.profile, so);
     auto sim_api = make_backend_host_api(sim_backend);
     RunOutput predicted = run_configuration(c, w, sim_backend, sim_api.get(), opt.profile);
