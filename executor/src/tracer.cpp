@@ -133,6 +133,21 @@ void CuptiTracer::pop() {
   cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
 }
 
+namespace {
+/// The fields every device activity record (kernel, memcpy, memset) carries, under the same names.
+template <class Record>
+ActivityRecord common_fields(ActivityRecord::Kind kind, const Record& rec) {
+  ActivityRecord r;
+  r.kind = kind;
+  r.start_ns = rec.start;
+  r.end_ns = rec.end;
+  r.correlation = rec.correlationId;
+  r.cupti_stream = rec.streamId;
+  r.graph_node = rec.graphNodeId;
+  return r;
+}
+}  // namespace
+
 void CuptiTracer::on_buffer(std::uint8_t* buffer, std::size_t valid_size) {
   std::lock_guard lock(mutex_);
   CUpti_Activity* rec = nullptr;
@@ -141,26 +156,14 @@ void CuptiTracer::on_buffer(std::uint8_t* buffer, std::size_t valid_size) {
       case CUPTI_ACTIVITY_KIND_KERNEL:
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(rec);
-        ActivityRecord r;
-        r.kind = ActivityRecord::Kind::kernel;
-        r.start_ns = k->start;
-        r.end_ns = k->end;
-        r.correlation = k->correlationId;
-        r.cupti_stream = k->streamId;
-        r.graph_node = k->graphNodeId;
+        ActivityRecord r = common_fields(ActivityRecord::Kind::kernel, *k);
         if (k->name != nullptr) r.name = k->name;
         records_.push_back(std::move(r));
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY: {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(rec);
-        ActivityRecord r;
-        r.kind = ActivityRecord::Kind::memcpy;
-        r.start_ns = m->start;
-        r.end_ns = m->end;
-        r.correlation = m->correlationId;
-        r.cupti_stream = m->streamId;
-        r.graph_node = m->graphNodeId;
+        ActivityRecord r = common_fields(ActivityRecord::Kind::memcpy, *m);
         r.bytes = m->bytes;
         r.copy_kind = m->copyKind;
         records_.push_back(std::move(r));
@@ -168,13 +171,7 @@ void CuptiTracer::on_buffer(std::uint8_t* buffer, std::size_t valid_size) {
       }
       case CUPTI_ACTIVITY_KIND_MEMSET: {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(rec);
-        ActivityRecord r;
-        r.kind = ActivityRecord::Kind::memset;
-        r.start_ns = m->start;
-        r.end_ns = m->end;
-        r.correlation = m->correlationId;
-        r.cupti_stream = m->streamId;
-        r.graph_node = m->graphNodeId;
+        ActivityRecord r = common_fields(ActivityRecord::Kind::memset, *m);
         r.bytes = m->bytes;
         records_.push_back(std::move(r));
         break;
