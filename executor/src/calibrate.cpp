@@ -105,6 +105,72 @@ class MappedHost {
 
 void check(cudaError_t e, const char* what) { STREAMLAB_CUDA_CHECK_OP(e, what); }
 
+/// Where each block of one launch ran (device records copied back).
+std::vector<kernels::BlockRecord> block_records(buffer& rec, std::size_t n) {
+  std::vector<kernels::BlockRecord> h(n);
+  check(cudaMemcpy(h.data(), rec.data(), n * sizeof(kernels::BlockRecord), cudaMemcpyDeviceToHost), "calibrate");
+  return h;
+}
+
+/// Median same-SM gap between a block's end and the next block's start, in 8 waves of `per_sm` blocks per
+/// SM spinning 20 us from their own start (`shared` bytes each: enough shared memory forces one per SM).
+double replacement_gap(stream& a, int sms, unsigned threads, unsigned per_sm, unsigned shared, int runs,
+                       std::size_t& count) {
+  const std::uint32_t blocks = static_cast<std::uint32_t>(sms) * per_sm * 8;
+  buffer rec = device_buffer(blocks * sizeof(kernels::BlockRecord), "calibrate (block dispatch)");
+  std::vector<double> gaps;
+  for (int r = -1; r < runs; ++r) {
+    check(kernels::launch_spin(dim3(blocks), dim3(threads), shared, a.get(), 20'000, rec.as<kernels::BlockRecord>()),
+          "calibrate (block dispatch)");
+    a.sync("calibrate (block dispatch)");
+    if (r < 0) continue;
+    std::vector<kernels::BlockRecord> h = block_records(rec, blocks);
+    std::sort(h.begin(), h.end(), [](const auto& x, const auto& y) {
+      return x.sm != y.sm ? x.sm < y.sm : x.start_ns < y.start_ns;
+    });
+    // A block's gap: its start minus the latest end, on its SM, of the blocks that ended before it started
+    // (the slot it took). With several resident blocks per SM, neighbours in start order may overlap.
+    std::size_t first = 0;
+    for (std::size_t i = 0; i < h.size(); ++i) {
+      if (h[i].sm != h[first].sm) first = i;
+      std::uint64_t freed = 0;
+      for (std::size_t j = first; j < i; ++j)
+        if (h[j].end_ns <= h[i].start_ns) freed = std::max(freed, h[j].end_ns);
+      if (freed != 0) gaps.push_back(static_cast<double>(h[i].start_ns - freed));
+    }
+  }
+  count = gaps.size();
+  return median(std::move(gaps));
+}
+
+/// Work-distributor launch time per warp: in a one-wave grid of `per_sm` blocks per SM spinning 100 us,
+/// (last start - first start) / (blocks - 1) / warps per block; median over runs. Blocks that start after
+/// the first block ended (not one wave after all) are left out.
+double ramp_slope(stream& a, int sms, unsigned threads, unsigned per_sm, int runs) {
+  const std::uint32_t blocks = static_cast<std::uint32_t>(sms) * per_sm;
+  buffer rec = device_buffer(blocks * sizeof(kernels::BlockRecord), "calibrate (warp launch)");
+  std::vector<double> slopes;
+  for (int r = -1; r < runs; ++r) {
+    check(kernels::launch_spin(dim3(blocks), dim3(threads), 0, a.get(), 100'000, rec.as<kernels::BlockRecord>()),
+          "calibrate (warp launch)");
+    a.sync("calibrate (warp launch)");
+    if (r < 0) continue;
+    std::vector<kernels::BlockRecord> h = block_records(rec, blocks);
+    std::uint64_t first_end = ~std::uint64_t{0};
+    for (const auto& x : h) first_end = std::min(first_end, x.end_ns);
+    std::vector<double> starts;
+    for (const auto& x : h)
+      if (x.start_ns < first_end) starts.push_back(static_cast<double>(x.start_ns));
+    if (starts.size() < 8) continue;
+    std::sort(starts.begin(), starts.end());
+    // The simulator starts block k at k x warps x rate, so the rate that reproduces when the last block
+    // starts is the whole spread over the ranks (a least-squares slope under-reads bursty starts).
+    const double ranks = static_cast<double>(starts.size() - 1);
+    slopes.push_back((starts.back() - starts.front()) / ranks / std::ceil(threads / 32.0));
+  }
+  return median(std::move(slopes));
+}
+
 class Calibrator {
  public:
   explicit Calibrator(const CalibrationOptions& o) : opt_(o) {
@@ -629,43 +695,15 @@ void Calibrator::scheduling_details(model::DeviceProfile& p) {
   stream a(StreamFlags::non_blocking, 0);
   const int sms = info_.props.multiProcessorCount;
   const int runs = opt_.quick ? 3 : 5;  // after one warm-up launch each
-  auto records = [&](buffer& rec, std::size_t n) {
-    std::vector<kernels::BlockRecord> h(n);
-    check(cudaMemcpy(h.data(), rec.data(), n * sizeof(kernels::BlockRecord), cudaMemcpyDeviceToHost), "calibrate");
-    return h;
-  };
-
   // Block replacement gap: one block per SM at a time (shared memory forces it), 8 waves of blocks that
   // spin 20 us from their own start; gap between a block's end and the next block's start on the same SM.
   // Blocks end as staggered as they started, so the work distributor's warp rate does not queue them: the
   // gap is the per-block cost. Measured at 128 and 1024 threads; the per-warp slope separates block size.
   const unsigned shared = static_cast<unsigned>(info_.props.sharedMemPerBlockOptin);
-  auto replacement_gap = [&](unsigned threads, std::size_t& count) {
-    const std::uint32_t blocks = static_cast<std::uint32_t>(sms) * 8;
-    buffer rec = device_buffer(blocks * sizeof(kernels::BlockRecord), "calibrate (block dispatch)");
-    std::vector<double> gaps;
-    for (int r = -1; r < runs; ++r) {
-      check(kernels::launch_spin(dim3(blocks), dim3(threads), shared, a.get(), 20'000, rec.as<kernels::BlockRecord>()),
-            "calibrate (block dispatch)");
-      a.sync("calibrate (block dispatch)");
-      if (r < 0) continue;
-      std::vector<kernels::BlockRecord> h = records(rec, blocks);
-      std::sort(h.begin(), h.end(), [](const auto& x, const auto& y) {
-        return x.sm != y.sm ? x.sm < y.sm : x.start_ns < y.start_ns;
-      });
-      for (std::size_t i = 1; i < h.size(); ++i) {
-        if (h[i].sm == h[i - 1].sm && h[i].start_ns >= h[i - 1].end_ns) {
-          gaps.push_back(static_cast<double>(h[i].start_ns - h[i - 1].end_ns));
-        }
-      }
-    }
-    count = gaps.size();
-    return median(std::move(gaps));
-  };
   std::size_t n128 = 0, n1024 = 0;
-  const double g128 = replacement_gap(128, n128);
+  const double g128 = replacement_gap(a, sms, 128, 1, shared, runs, n128);
   const unsigned big = static_cast<unsigned>(std::min(1024, info_.props.maxThreadsPerBlock));
-  const double gbig = replacement_gap(big, n1024);
+  const double gbig = replacement_gap(a, sms, big, 1, shared, runs, n1024);
   const double warps_small = 4, warps_big = std::ceil(big / 32.0);
   double per_warp = warps_big > warps_small ? (gbig - g128) / (warps_big - warps_small) : 0.0;
   per_warp = std::max(0.0, per_warp);
@@ -683,48 +721,17 @@ void Calibrator::scheduling_details(model::DeviceProfile& p) {
   note("block replacement gap: " + fmt(g128) + " ns (128 threads), " + fmt(gbig) + " ns (" + std::to_string(big) +
        " threads) -> " + fmt(intercept) + " ns + " + fmt(per_warp, 2) + " ns/warp");
 
-  // Warp launch rate: a one-wave grid of blocks spinning 100 us (none ends before the last starts); the
-  // blocks' start times, sorted, rise by (warps per block x rate) per block. Least-squares slope of start
-  // time over rank, per warp; median over runs. Blocks that start after the first block ended (not one
-  // wave after all) are left out.
-  auto ramp_slope = [&](unsigned threads, unsigned per_sm) {
-    const std::uint32_t blocks = static_cast<std::uint32_t>(sms) * per_sm;
-    buffer rec = device_buffer(blocks * sizeof(kernels::BlockRecord), "calibrate (warp launch)");
-    std::vector<double> slopes;
-    for (int r = -1; r < runs; ++r) {
-      check(kernels::launch_spin(dim3(blocks), dim3(threads), 0, a.get(), 100'000, rec.as<kernels::BlockRecord>()),
-            "calibrate (warp launch)");
-      a.sync("calibrate (warp launch)");
-      if (r < 0) continue;
-      std::vector<kernels::BlockRecord> h = records(rec, blocks);
-      std::uint64_t first_end = ~std::uint64_t{0};
-      for (const auto& x : h) first_end = std::min(first_end, x.end_ns);
-      std::vector<double> starts;
-      for (const auto& x : h)
-        if (x.start_ns < first_end) starts.push_back(static_cast<double>(x.start_ns));
-      if (starts.size() < 8) continue;
-      std::sort(starts.begin(), starts.end());
-      const double n = static_cast<double>(starts.size());
-      double sx = 0, sy = 0, sxx = 0, sxy = 0;
-      for (std::size_t i = 0; i < starts.size(); ++i) {
-        const double x = static_cast<double>(i), y = starts[i] - starts[0];
-        sx += x, sy += y, sxx += x * x, sxy += x * y;
-      }
-      const double den = n * sxx - sx * sx;
-      if (den > 0) slopes.push_back((n * sxy - sx * sy) / den / std::ceil(threads / 32.0));
-    }
-    return median(std::move(slopes));
-  };
+  // Warp launch rate (ramp_slope): the blocks' start times in one wave rise by warps x rate per block.
   const unsigned per_sm_big = std::max(1u, static_cast<unsigned>(info_.props.maxThreadsPerMultiProcessor) / big);
   const unsigned per_sm_small =
       std::max(1u, std::min(static_cast<unsigned>(info_.props.maxThreadsPerMultiProcessor) / 128,
                             static_cast<unsigned>(info_.props.maxBlocksPerMultiProcessor)));
-  const double wl_big = ramp_slope(big, per_sm_big);
-  const double wl_small = ramp_slope(128, per_sm_small);
+  const double wl_big = ramp_slope(a, sms, big, per_sm_big, runs);
+  const double wl_small = ramp_slope(a, sms, 128, per_sm_small, runs);
   p.warp_launch_ns = measured(
       std::max(0.0, wl_big),
-      "median over " + std::to_string(runs) + " runs of the least-squares slope of sorted block start times "
-      "(%globaltimer) over block rank, divided by warps per block, in a one-wave grid of " +
+      "median over " + std::to_string(runs) + " runs of the block start spread (%globaltimer, last - first) "
+      "over block ranks, divided by warps per block, in a one-wave grid of " +
           std::to_string(sms * static_cast<int>(per_sm_big)) + " x " + std::to_string(big) +
           "-thread blocks spinning 100 us (cross-check, " + std::to_string(sms * static_cast<int>(per_sm_small)) +
           " x 128-thread blocks: " + fmt(wl_small, 2) + " ns/warp)");
@@ -753,7 +760,7 @@ void Calibrator::scheduling_details(model::DeviceProfile& p) {
               "calibrate (task fetch)");
         a.sync("calibrate (task fetch)");
         if (r < 0) continue;
-        const std::vector<kernels::BlockRecord> h = records(rec, tasks);
+        const std::vector<kernels::BlockRecord> h = block_records(rec, tasks);
         std::uint64_t lo = ~std::uint64_t{0}, hi = 0;
         for (const auto& x : h) lo = std::min(lo, x.start_ns), hi = std::max(hi, x.end_ns);
         if (hi > lo) v.push_back(static_cast<double>(hi - lo));
@@ -801,17 +808,50 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
   const double plain = per_op(nullptr);
   std::string why;
   double traced = -1;
+  // Block dispatch with tracing on, as real kernels run in a measured run: 1024-thread blocks, two per SM
+  // (no shared memory), the shape whose dispatch tracing slows most. The same probes without tracing give
+  // the baseline the per-warp extra is taken against.
+  const int sms = info_.props.multiProcessorCount;
+  const int runs = opt_.quick ? 3 : 5;
+  const unsigned big = static_cast<unsigned>(std::min(1024, info_.props.maxThreadsPerBlock));
+  const unsigned per_sm = std::max(1u, static_cast<unsigned>(info_.props.maxThreadsPerMultiProcessor) / big);
+  const double warps = std::ceil(big / 32.0);
+  std::size_t n_plain = 0, n_traced = 0;
+  const double gap_plain = replacement_gap(s, sms, big, per_sm, 0, runs, n_plain);
+  double ramp_traced = 0, gap_traced = 0;
   try {
     CuptiTracer tracer;
     traced = per_op(&tracer);
+    ramp_traced = ramp_slope(s, sms, big, per_sm, runs);
+    gap_traced = replacement_gap(s, sms, big, per_sm, 0, runs, n_traced);
+    (void)tracer.take();
   } catch (const CuptiUnavailable& e) {
     why = e.what();
   }
   if (traced < 0) {
+    const std::string none = "CUPTI unavailable (" + why + "): not measured; the untraced value is charged";
     p.traced_launch_overhead_ns = measured(0, "CUPTI unavailable (" + why + "): not measured, 0 charged");
+    p.traced_warp_launch_ns = measured(p.warp_launch_ns.value, none);
+    p.traced_block_dispatch_per_warp_ns = measured(p.block_dispatch_per_warp_ns.value, none);
     note("traced launch overhead: CUPTI unavailable (" + why + ")");
     return;
   }
+  const std::string shape = std::to_string(sms * static_cast<int>(per_sm)) + " x " + std::to_string(big) +
+                            "-thread blocks (" + std::to_string(per_sm) + " per SM)";
+  p.traced_warp_launch_ns = measured(
+      std::max(0.0, ramp_traced),
+      "with CUPTI activity tracing on (executor's CuptiTracer): median over " + std::to_string(runs) +
+          " runs of the block start spread (last - first) over block ranks, per warp, in a one-wave grid "
+          "of " + shape + " spinning 100 us (untraced: warp_launch_ns)");
+  const double extra_per_warp = std::max(0.0, (gap_traced - gap_plain) / warps);
+  p.traced_block_dispatch_per_warp_ns = measured(
+      p.block_dispatch_per_warp_ns.value + extra_per_warp,
+      "block_dispatch_per_warp_ns + (traced - untraced median same-SM replacement gap) / warps per block, "
+      "8 waves of " + shape + " spinning 20 us: " + fmt(gap_traced, 0) + " ns traced (" +
+          std::to_string(n_traced) + " gaps) vs " + fmt(gap_plain, 0) + " ns untraced (" +
+          std::to_string(n_plain) + " gaps)");
+  note("traced block dispatch: warp launch " + fmt(ramp_traced, 3) + " ns/warp, replacement gap " +
+       fmt(gap_traced, 0) + " ns vs " + fmt(gap_plain, 0) + " ns untraced (" + std::to_string(big) + " threads)");
   const double extra = std::max(0.0, traced - plain);
   p.traced_launch_overhead_ns = measured(
       extra, "median host ns per op (empty-kernel launch + DisableTiming cudaEventRecord) with CUPTI activity "

@@ -51,6 +51,8 @@ std::span<const ParamField> device_profile_fields() noexcept {
       ParamField{"task_fetch_ns", "ns", &DeviceProfile::task_fetch_ns},
       ParamField{"block_dispatch_per_warp_ns", "ns/warp", &DeviceProfile::block_dispatch_per_warp_ns},
       ParamField{"traced_launch_overhead_ns", "ns", &DeviceProfile::traced_launch_overhead_ns},
+      ParamField{"traced_warp_launch_ns", "ns/warp", &DeviceProfile::traced_warp_launch_ns},
+      ParamField{"traced_block_dispatch_per_warp_ns", "ns/warp", &DeviceProfile::traced_block_dispatch_per_warp_ns},
   };
   return kFields;
 }

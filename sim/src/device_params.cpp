@@ -111,6 +111,8 @@ DeviceParams derive_params(const model::DeviceProfile& p) {
   d.same_stream_gap = r.ns("same_stream_gap_ns");
   d.task_fetch = r.ns("task_fetch_ns");
   d.traced_launch_overhead = r.ns("traced_launch_overhead_ns");
+  d.traced_warp_launch_ns = r.per_warp("traced_warp_launch_ns");
+  d.traced_block_dispatch_per_warp_ns = r.per_warp("traced_block_dispatch_per_warp_ns");
 
   d.copy_engines = static_cast<std::uint32_t>(r.integer("copy_engines", 1, 64));
   d.h2d_latency = r.ns("h2d_latency_ns");

@@ -35,6 +35,9 @@ struct DeviceParams {
   double warp_launch_ns = 0;
   /// A block placed into room freed by a finishing block starts block_dispatch + warps x this later.
   double block_dispatch_per_warp_ns = 0;
+  /// The same two rates with CUPTI activity tracing on; SimOptions::traced uses them instead.
+  double traced_warp_launch_ns = 0;
+  double traced_block_dispatch_per_warp_ns = 0;
   /// A device op's end -> the next (already waiting) device op of the same stream.
   Nanos same_stream_gap = 0;
   /// Extra per task of a dynamic task pool (the shared counter fetch).

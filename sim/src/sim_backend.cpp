@@ -49,6 +49,12 @@ struct SimBackend::Impl {
         gpu(params, connections, options.record_blocks, options.explain) {}
 
   static detail::DeviceParams with_options(detail::DeviceParams p, const SimOptions& o) {
+    // A traced run (CUPTI activity records on, as in streamlab run) dispatches blocks at the rates
+    // calibrate measured with tracing on: the tracer is part of the measured system.
+    if (o.traced) {
+      p.warp_launch_ns = p.traced_warp_launch_ns;
+      p.block_dispatch_per_warp_ns = p.traced_block_dispatch_per_warp_ns;
+    }
     if (o.warp_launch_ns) p.warp_launch_ns = *o.warp_launch_ns;
     if (!(p.warp_launch_ns >= 0) || p.warp_launch_ns > 1e6)
       throw model::InputError("<options>", "warp_launch_ns", "",

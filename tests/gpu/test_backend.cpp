@@ -82,7 +82,10 @@ void expect_deps_respected(const model::Workload& w, const model::Trace& t, mode
     for (const auto& d : o.deps) {
       const auto dep = by_id.find(d);
       if (dep == by_id.end()) continue;
-      EXPECT_GE(it->second->start_ns + slack_ns, dep->second->end_ns)
+      // A host function's span is read on the host clock and mapped onto the GPU's: the mapping adds its
+      // own error (seen: 7.3 us once in four H100 runs, 2026-11-21), so those deps get twice the slack.
+      const model::Nanos slack = dep->second->kind == model::OpKind::host_func ? 2 * slack_ns : slack_ns;
+      EXPECT_GE(it->second->start_ns + slack, dep->second->end_ns)
           << o.id << " [" << it->second->start_ns << ", " << it->second->end_ns << "] started before its dep " << d
           << " [" << dep->second->start_ns << ", " << dep->second->end_ns << "] ended";
     }

@@ -91,6 +91,10 @@ struct DeviceProfile {
   /// Extra host time per kernel launch (+ its event record) while CUPTI activity tracing is on, as in
   /// measured runs; the simulator charges it only for predictions of traced runs (SimOptions::traced).
   Param traced_launch_overhead_ns;
+  /// With CUPTI activity tracing on (what a measured run includes): the work distributor's launch time per
+  /// warp and the extra block-replacement time per warp, which tracing makes much larger for big blocks.
+  Param traced_warp_launch_ns;
+  Param traced_block_dispatch_per_warp_ns;
 
   friend bool operator==(const DeviceProfile&, const DeviceProfile&) = default;
 };

@@ -44,7 +44,8 @@ struct SimOptions {
   /// set 0.
   std::optional<double> warp_launch_ns;
   /// The prediction is for a run measured with CUPTI activity tracing on (CudaBackend's measured runs):
-  /// every kernel launch also costs the profile's `traced_launch_overhead_ns` of host time.
+  /// every kernel launch also costs the profile's `traced_launch_overhead_ns` of host time, and blocks
+  /// dispatch at `traced_warp_launch_ns` / `traced_block_dispatch_per_warp_ns` (measured with tracing on).
   bool traced = false;
 };
 
