@@ -382,15 +382,21 @@ void Calibrator::device_latencies(model::DeviceProfile& p) {
        fmt(drift_ppm, 1) + " ppm over " + fmt(span / 1e6, 1) + " ms)");
 
   // Same-stream back-to-back gap (reference for the next two).
-  std::vector<double> b2b;
-  for (int r = -warm_; r < reps_; ++r) {
-    out.clear();
-    check(kernels::launch_spin_then_signal(a.get(), 50'000, &t[0], nullptr), "calibrate");
-    check(kernels::launch_read_globaltimer(a.get(), &t[1]), "calibrate");
-    a.sync("calibrate");
-    if (r >= 0) b2b.push_back(static_cast<double>(t[1]) - static_cast<double>(t[0]));
-  }
-  const double gap = median(b2b);
+  // Device-clock gap from a 50 us kernel's last %globaltimer read to the next kernel's first, on one stream,
+  // with `between` issued in the middle (both kernels issued before the first ran); median over reps_.
+  auto kernel_gap = [&](const auto& between) {
+    std::vector<double> v;
+    for (int r = -warm_; r < reps_; ++r) {
+      out.clear();
+      check(kernels::launch_spin_then_signal(a.get(), 50'000, &t[0], nullptr), "calibrate");
+      between();
+      check(kernels::launch_read_globaltimer(a.get(), &t[1]), "calibrate");
+      a.sync("calibrate");
+      if (r >= 0) v.push_back(static_cast<double>(t[1]) - static_cast<double>(t[0]));
+    }
+    return median(std::move(v));
+  };
+  const double gap = kernel_gap([] {});
   p.same_stream_gap_ns = measured(
       gap, "median over " + std::to_string(reps_) +
                " runs: first %globaltimer read of a kernel minus the last of the 50 us kernel before it on the same "
@@ -398,16 +404,8 @@ void Calibrator::device_latencies(model::DeviceProfile& p) {
   note("same-stream kernel-to-kernel gap: " + fmt(gap) + " ns");
 
   // Host function round trip: kernel end -> host func runs -> next kernel starts, on the device clock.
-  std::vector<double> hf;
-  for (int r = -warm_; r < reps_; ++r) {
-    out.clear();
-    check(kernels::launch_spin_then_signal(a.get(), 50'000, &t[0], nullptr), "calibrate");
-    check(cudaLaunchHostFunc(a.get(), [](void*) {}, nullptr), "calibrate (host func)");
-    check(kernels::launch_read_globaltimer(a.get(), &t[1]), "calibrate");
-    a.sync("calibrate");
-    if (r >= 0) hf.push_back(static_cast<double>(t[1]) - static_cast<double>(t[0]));
-  }
-  const double hrt = median(hf);
+  const double hrt =
+      kernel_gap([&] { check(cudaLaunchHostFunc(a.get(), [](void*) {}, nullptr), "calibrate (host func)"); });
   p.host_func_roundtrip_ns = measured(
       hrt, "median over " + std::to_string(reps_) +
                " runs: next kernel's first %globaltimer minus previous kernel's last, with an empty cudaLaunchHostFunc "
