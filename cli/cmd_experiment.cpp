@@ -33,6 +33,7 @@ struct ExperimentOptions {
   bool quick = false;
   std::string device;  // profile path
   std::string out;
+  std::string traces;  // --traces DIR
   std::uint32_t repeats = 3;
   std::uint32_t child_connections = 0;
   std::string child_output;
@@ -77,6 +78,7 @@ std::string command_line(const ExperimentOptions& o) {
   if (!o.device.empty()) s += " --device " + o.device;
   if (!o.out.empty()) s += " --out " + o.out;
   if (o.repeats != 3) s += " --repeats " + std::to_string(o.repeats);
+  if (!o.traces.empty()) s += " --traces " + o.traces;
   return s;
 }
 
@@ -110,6 +112,10 @@ void run_experiments(const ExperimentOptions& o) {
   if (o.quick) suite.child_args.push_back("--quick");
   if (!o.device.empty()) suite.child_args.insert(suite.child_args.end(), {"--device", o.device});
   suite.child_args.insert(suite.child_args.end(), {"--repeats", std::to_string(o.repeats)});
+  if (!o.traces.empty()) {
+    suite.traces_dir = fs::absolute(o.traces);
+    suite.child_args.insert(suite.child_args.end(), {"--traces", suite.traces_dir.string()});
+  }
 
   std::unique_ptr<ex::MeasuredDevice> device;
   std::string why;
@@ -234,6 +240,8 @@ const bool registered = streamlab::cli::register_command(
        app.add_option("--device", o->device, "device profile JSON for the prediction (default: bundled H100)")
            ->check(CLI::ExistingFile);
        app.add_option("--out", o->out, "results folder (default: experiments/results/<device>)");
+       app.add_option("--traces", o->traces,
+                      "also write each configuration's workload, predicted and measured traces under DIR/<experiment>/");
        app.add_option("--repeats", o->repeats, "measured runs per configuration, after one warm-up (median)")
            ->capture_default_str();
        app.add_option("--child-connections", o->child_connections, "internal: measure one connection setting")

@@ -86,6 +86,9 @@ if has bench; then
   section bench_executor
   timeout 180 "$BIN/bench_executor" --benchmark_counters_tabular=true
   echo "exit $?"
+  section bench_tracer
+  timeout 120 "$BIN/bench_tracer"
+  echo "exit $?"
 fi
 
 if has run; then

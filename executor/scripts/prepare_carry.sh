@@ -7,11 +7,11 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD_DIR:-$root/build-executor}
 cmake -S "$root" -B "$build" -DSTREAMLAB_VIZ=OFF -DSTREAMLAB_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
-cmake --build "$build" -j2 --target streamlab streamlab_gpu_tests bench_executor
+cmake --build "$build" -j2 --target streamlab streamlab_gpu_tests bench_executor bench_tracer
 carry=$root/.devcarry
 rm -rf "$carry"
 mkdir -p "$carry/bin" "$carry/lib" "$carry/gpu"
-cp "$build/cli/streamlab" "$build/tests/bench/bench_executor" "$carry/bin/"
+cp "$build/cli/streamlab" "$build/tests/bench/bench_executor" "$build/tests/bench/bench_tracer" "$carry/bin/"
 cp "$build/tests/gpu/streamlab_gpu_tests" "$carry/gpu/"
 cp "$build/tests/gpu/streamlab_gpu_tests[1]_tests.cmake" "$carry/gpu/tests.cmake.in"
 sed -i "s#$build/tests/gpu#@GPU_DIR@#g" "$carry/gpu/tests.cmake.in"

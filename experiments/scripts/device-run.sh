@@ -3,6 +3,8 @@
 # and packs the results into $OUT/experiment-results.tar.gz (the device tool returns at most 8 files).
 #   EXPERIMENTS: what to run (default "all"); REPEATS: measured runs per configuration (default 3);
 #   SUITE_TIMEOUT: seconds for the suite (default 420); BUILD_ON_DEVICE=1: build here even with a carried binary.
+#   TRACES=1: also keep every configuration's workload, predicted and measured traces (experiment --traces),
+#   packed under traces/ in the same archive.
 set -u
 OUT=${OUT:-/tmp/streamlab-out}
 mkdir -p "$OUT"
@@ -38,10 +40,14 @@ rm -rf "$work" && mkdir -p "$work/experiments"
 cp -r "$root/experiments/results" "$work/experiments/" 2>/dev/null || true  # so the report sees the sim-only results
 cd "$work"
 start=$(date +%s)
-timeout "${SUITE_TIMEOUT:-420}" "$BIN" experiment "${EXPERIMENTS:-all}" --repeats "${REPEATS:-3}" ${EXTRA_ARGS:-}
+traces=()
+[[ "${TRACES:-0}" == 1 ]] && traces=(--traces "$work/traces")
+timeout "${SUITE_TIMEOUT:-420}" "$BIN" experiment "${EXPERIMENTS:-all}" --repeats "${REPEATS:-3}" "${traces[@]}" ${EXTRA_ARGS:-}
 echo "exit $? after $(( $(date +%s) - start )) s"
 
 section pack
 "$BIN" experiment report --out "$work/REPORT.md" || true
-tar czf "$OUT/experiment-results.tar.gz" -C "$work" experiments/results REPORT.md
+packed=(experiments/results REPORT.md)
+[[ -d "$work/traces" ]] && packed+=(traces)
+tar czf "$OUT/experiment-results.tar.gz" -C "$work" "${packed[@]}"
 ls -la "$OUT"

@@ -20,6 +20,8 @@
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
 #include "streamlab/model/metrics.hpp"
+#include "streamlab/model/trace.hpp"
+#include "streamlab/model/workload.hpp"
 #include "streamlab/sim/sim_backend.hpp"
 
 extern char** environ;
@@ -132,7 +134,35 @@ int run_child(const std::filesystem::path& exe, const std::vector<std::string>& 
   return -1;
 }
 
+// Writes one configuration's files under the traces folder (see SuiteOptions::traces_dir).
+void save_config_traces(const std::filesystem::path& root, const std::string& experiment, const std::string& label,
+                        const model::Workload& w, const model::Trace& predicted, const model::Trace* measured) {
+  if (predicted.spans.empty()) return;  // probes have no trace
+  const auto dir = root / experiment;
+  std::filesystem::create_directories(dir);
+  const std::string stem = label_slug(label);
+  model::save_workload(w, dir / (stem + ".workload.json"));
+  model::save_trace(predicted, dir / (stem + ".predicted.json"));
+  if (measured != nullptr && !measured->spans.empty()) model::save_trace(*measured, dir / (stem + ".measured.json"));
+}
+
 }  // namespace
+
+std::string label_slug(const std::string& label) {
+  std::string out;
+  for (char ch : label) {
+    const bool keep = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.';
+    if (keep) {
+      out += ch;
+    } else if (ch == ' ') {
+      out += '_';
+    } else if (!out.empty() && out.back() != '-' && out.back() != '_') {
+      out += '-';
+    }
+  }
+  while (!out.empty() && (out.back() == '-' || out.back() == '_')) out.pop_back();
+  return out.empty() ? "config" : out;
+}
 
 std::unique_ptr<HostApi> make_backend_host_api(policies::Backend& backend) {
   return std::make_unique<BackendHostApi>(backend);
@@ -469,6 +499,8 @@ ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& opt, 
     cr.predicted = predicted.measurement;
 
     std::string status;
+    if (!opt.traces_dir.empty() && !opt.only_connections)  // a child saves its measured trace with its own
+      save_config_traces(opt.traces_dir, exp.name, c.label, w, predicted.trace, nullptr);
     if (device) {
       const bool here = !c.connections || !device->connections_fixed_per_process() ||
                         device->process_connections() == c.connections;
@@ -487,6 +519,8 @@ ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& opt, 
           cr.measured_runs = static_cast<std::uint32_t>(runs.size());
           cr.measured_spread = spread_of(runs, med);
           cr.diagnosis = diagnose(w, predicted.trace, runs[med].trace);
+          if (!opt.traces_dir.empty())
+            save_config_traces(opt.traces_dir, exp.name, c.label, w, predicted.trace, &runs[med].trace);
         } catch (const std::exception& e) {
           failures.push_back(c.label + ": " + e.what());
           status = "measurement failed: " + std::string(e.what());

@@ -77,7 +77,15 @@ struct SuiteOptions {
   std::string date;
   /// The streamlab commit doing the run ("" = unknown); RunMeta::git_commit, and named by repredict's note.
   std::string git_commit;
+  /// When set, every Dispatcher configuration leaves its workload, its predicted trace and (when measured)
+  /// the median run's measured trace under `<traces_dir>/<experiment>/<label slug>.{workload,predicted,
+  /// measured}.json`, for the viewer (`streamlab-viz A B`) or `streamlab compare`.
+  std::filesystem::path traces_dir;
 };
+
+/// The file-name form of a configuration label ("connections=8 order=depth-first" ->
+/// "connections-8_order-depth-first").
+[[nodiscard]] std::string label_slug(const std::string& label);
 
 /// Runs one experiment. `device` null = simulator only (`sim_only_note` says why, for the metadata).
 [[nodiscard]] ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& options,

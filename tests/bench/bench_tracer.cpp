@@ -1,0 +1,162 @@
+// Host cost of CUPTI activity tracing per issued op, by what is enabled: the baseline is the same ops
+// with CUPTI off, measured in the same run, interleaved round by round so drift hits every variant alike.
+// One op = what CudaBackend issues for a kernel: a launch of a one-block kernel plus a DisableTiming
+// cudaEventRecord (the op's completion event). Prints a table: per-op host time (median, p10, p90 over
+// batches), the ratio to the baseline, and how many activity records of each kind a batch produced (to
+// show which variants still tie records to ops). Without a CUDA device it says so and exits 0.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+#include <cupti.h>
+
+#include "streamlab/executor/device_info.hpp"
+#include "streamlab/executor/kernels.hpp"
+
+namespace ex = streamlab::executor;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr int kOps = 256;
+constexpr int kRounds = 41;
+constexpr std::size_t kBufferBytes = 8u << 20;
+
+struct Counts {
+  std::uint64_t kernel = 0, runtime = 0, external = 0, other = 0;
+};
+Counts g_counts;
+
+void CUPTIAPI on_request(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *size = *buffer != nullptr ? kBufferBytes : 0;
+  *max_records = 0;
+}
+
+void CUPTIAPI on_complete(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t, std::size_t valid) {
+  CUpti_Activity* rec = nullptr;
+  while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
+    switch (rec->kind) {
+      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: ++g_counts.kernel; break;
+      case CUPTI_ACTIVITY_KIND_RUNTIME: ++g_counts.runtime; break;
+      case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: ++g_counts.external; break;
+      default: ++g_counts.other; break;
+    }
+  }
+  std::free(buffer);
+}
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "bench_tracer: %s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+void check(CUptiResult r, const char* what) {
+  if (r != CUPTI_SUCCESS) {
+    const char* s = nullptr;
+    cuptiGetResultString(r, &s);
+    std::fprintf(stderr, "bench_tracer: %s: %s\n", what, s != nullptr ? s : "?");
+    std::exit(1);
+  }
+}
+
+struct Variant {
+  const char* name;
+  bool activity;  // kernel/memcpy/memset activity records
+  bool runtime;   // runtime API records
+  bool external;  // external correlation records + push/pop around each op
+};
+
+const Variant kVariants[] = {
+    {"CUPTI off (baseline)", false, false, false},
+    {"kernel records only", true, false, false},
+    {"kernel + external-id push/pop", true, false, true},
+    {"kernel + runtime API records", true, true, false},
+    {"kernel + runtime + external (CudaBackend today)", true, true, true},
+};
+
+void set_variant(const Variant& v) {
+  const CUpti_ActivityKind all[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                    CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
+                                    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+  for (auto k : all) cuptiActivityDisable(k);
+  if (v.activity) {
+    check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "enable kernel");
+    check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY), "enable memcpy");
+    check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET), "enable memset");
+  }
+  if (v.runtime) check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME), "enable runtime");
+  if (v.external) check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION), "enable external");
+}
+
+double percentile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
+}
+
+}  // namespace
+
+int main() {
+  if (ex::device_count() == 0) {
+    std::printf("bench_tracer: no CUDA device; nothing measured\n");
+    return 0;
+  }
+  check(cudaSetDevice(0), "cudaSetDevice");
+  cudaStream_t s = nullptr;
+  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  cudaEvent_t ev = nullptr;
+  check(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  check(cuptiActivityRegisterCallbacks(on_request, on_complete), "cuptiActivityRegisterCallbacks");
+
+  constexpr std::size_t n = sizeof kVariants / sizeof kVariants[0];
+  std::vector<std::vector<double>> per_op(n);
+  std::vector<Counts> counts(n);
+  for (int round = -3; round < kRounds; ++round) {  // 3 warm-up rounds
+    for (std::size_t i = 0; i < n; ++i) {
+      const Variant& v = kVariants[i];
+      set_variant(v);
+      g_counts = {};
+      const auto t0 = Clock::now();
+      for (int k = 0; k < kOps; ++k) {
+        if (v.external) cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, k + 1u);
+        check(ex::kernels::launch_empty(dim3(1), dim3(32), s), "launch");
+        check(cudaEventRecord(ev, s), "cudaEventRecord");
+        if (v.external) {
+          std::uint64_t last = 0;
+          cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+        }
+      }
+      const auto t1 = Clock::now();
+      check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+      cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+      if (round >= 0) {
+        per_op[i].push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / kOps);
+        counts[i] = g_counts;
+      }
+    }
+  }
+  set_variant(kVariants[0]);
+
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  std::printf("bench_tracer on %s: host ns per op (one-block kernel launch + untimed event record), %d rounds "
+              "of %d ops, variants interleaved per round\n", prop.name, kRounds, kOps);
+  std::printf("%-48s %9s %9s %9s %7s  %s\n", "variant", "median", "p10", "p90", "ratio", "records per batch");
+  const double base = percentile(per_op[0], 0.5);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double med = percentile(per_op[i], 0.5);
+    std::printf("%-48s %9.0f %9.0f %9.0f %7.2f  kernel %llu, runtime %llu, external %llu, other %llu\n",
+                kVariants[i].name, med, percentile(per_op[i], 0.1), percentile(per_op[i], 0.9), med / base,
+                static_cast<unsigned long long>(counts[i].kernel), static_cast<unsigned long long>(counts[i].runtime),
+                static_cast<unsigned long long>(counts[i].external), static_cast<unsigned long long>(counts[i].other));
+  }
+  cudaEventDestroy(ev);
+  cudaStreamDestroy(s);
+  return 0;
+}
