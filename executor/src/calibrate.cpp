@@ -529,41 +529,95 @@ void Calibrator::copies(model::DeviceProfile& p) {
        " GB/s; pageable H2D/D2H " + fmt(h2d_pg.gbps, 2) + "/" + fmt(d2h_pg.gbps, 2) + " GB/s; D2D " + fmt(d2d.gbps, 1) +
        " GB/s; memset " + fmt(ms.gbps, 1) + " GB/s");
 
-  // Bidirectional: an H2D and a D2H of the largest size at once, each on its own stream, vs alone.
+  // Bidirectional, one direction at a time. The copy measured (`big` bytes on s, timed by its own events)
+  // runs under a copy of the opposite direction and twice its size on s2, issued just before it, so the load
+  // covers it from start to end: with both at once and of equal size, the one that finished first left the
+  // other alone for its tail, which under-read the slow-down and could not tell the directions apart. Each
+  // run times the copy alone, then loaded (pairs, so a drift of the link's state cancels); factor = alone /
+  // loaded, median over the runs whose load covered the copy (the load's events bracket the copy's), after
+  // one warm-up run. Host buffers are disjoint: the load never touches the measured copy's memory.
   stream s2(StreamFlags::non_blocking, 0);
   timed_event f0, f1;
   const std::size_t big = max_bytes / 2;
-  std::vector<double> factors;
-  const double alone_h2d = time_op(big, [&](std::size_t b) {
-    check(cudaMemcpyAsync(dev_a.data(), pin.data(), b, cudaMemcpyHostToDevice, s.get()), "calibrate");
-  });
-  const double alone_d2h = time_op(big, [&](std::size_t b) {
-    check(cudaMemcpyAsync(static_cast<char*>(pin.data()) + big, dev_b.data(), b, cudaMemcpyDeviceToHost, s.get()), "calibrate");
-  });
+  buffer pin_load = pinned_buffer(2 * big, "calibrate (bidirectional)");
+  std::memset(pin_load.data(), 1, 2 * big);
   const int breps = opt_.quick ? 3 : 7;
-  for (int r = -1; r < breps; ++r) {
-    e0.record(s, "calibrate");
-    f0.record(s2, "calibrate");
-    check(cudaMemcpyAsync(dev_a.data(), pin.data(), big, cudaMemcpyHostToDevice, s.get()), "calibrate");
-    check(cudaMemcpyAsync(static_cast<char*>(pin.data()) + big, dev_b.data(), big, cudaMemcpyDeviceToHost, s2.get()), "calibrate");
-    e1.record(s, "calibrate");
-    f1.record(s2, "calibrate");
-    e1.sync("calibrate");
-    f1.sync("calibrate");
-    if (r >= 0) {
-      const double th = static_cast<double>((e1 - e0).count());
-      const double td = static_cast<double>((f1 - f0).count());
-      factors.push_back((alone_h2d / th + alone_d2h / td) / 2);
+  struct Loaded {
+    std::vector<double> covered, all;  // alone / loaded of the runs whose load covered the copy; of every run
+    std::string raw;                   // every run's factor, for the source line
+  };
+  auto loaded_factor = [&](const char* op, auto copy, auto load) {
+    Loaded out;
+    for (int r = -1; r < breps; ++r) {
+      e0.record(s, op);
+      copy();
+      e1.record(s, op);
+      e1.sync(op);
+      const double alone = static_cast<double>((e1 - e0).count());
+      f0.record(s2, op);
+      load();
+      f1.record(s2, op);
+      e0.record(s, op);
+      copy();
+      e1.record(s, op);
+      e1.sync(op);
+      f1.sync(op);
+      if (r < 0) continue;
+      const double loaded = static_cast<double>((e1 - e0).count());
+      const bool covered = elapsed(f0, e0, op).count() >= 0 && elapsed(e1, f1, op).count() >= 0;
+      const double factor = alone / loaded;
+      out.all.push_back(factor);
+      if (covered) out.covered.push_back(factor);
+      if (!out.raw.empty()) out.raw += ' ';
+      out.raw += fmt(factor, 3);
+      if (!covered) out.raw += "(uncovered)";
     }
-  }
-  const double bf = median(factors);
-  p.bidirectional_factor = measured(std::min(1.0, bf),
-                                    "median over " + std::to_string(breps) + " runs of simultaneous " +
-                                        std::to_string(big >> 20) + " MiB pinned H2D + D2H on two streams: mean over both "
-                                        "directions of (time alone / time together), raw " + fmt(bf, 3) + " (capped at 1)");
+    return out;
+  };
+  const Loaded up = loaded_factor(
+      "calibrate (bidirectional h2d)",
+      [&] {
+        check(cudaMemcpyAsync(dev_a.data(), pin.data(), big, cudaMemcpyHostToDevice, s.get()),
+              "calibrate (bidirectional h2d)");
+      },
+      [&] {
+        check(cudaMemcpyAsync(pin_load.data(), dev_b.data(), 2 * big, cudaMemcpyDeviceToHost, s2.get()),
+              "calibrate (bidirectional h2d: d2h load)");
+      });
+  const Loaded down = loaded_factor(
+      "calibrate (bidirectional d2h)",
+      [&] {
+        check(cudaMemcpyAsync(pin.data(), dev_a.data(), big, cudaMemcpyDeviceToHost, s.get()),
+              "calibrate (bidirectional d2h)");
+      },
+      [&] {
+        check(cudaMemcpyAsync(dev_b.data(), pin_load.data(), 2 * big, cudaMemcpyHostToDevice, s2.get()),
+              "calibrate (bidirectional d2h: h2d load)");
+      });
+  auto bidirectional = [&](const Loaded& l, const char* dir, const char* load_dir) {
+    // No covered run at all (the opposite direction is over twice as fast): the median of every run, which
+    // under-reads the slow-down, and the source says so.
+    const bool any_covered = !l.covered.empty();
+    const double f = median(any_covered ? l.covered : l.all);
+    const std::string used =
+        any_covered ? "the " + std::to_string(l.covered.size()) + " of " + std::to_string(l.all.size()) +
+                          " runs whose load covered it"
+                    : "all " + std::to_string(l.all.size()) + " runs (the load covered none: the slow-down is under-read)";
+    return std::pair{f, measured(std::min(1.0, f),
+                                 "time alone / time under load of a " + std::to_string(big >> 20) + " MiB pinned " +
+                                     dir + " cudaMemcpyAsync, loaded by a " + std::to_string((2 * big) >> 20) +
+                                     " MiB pinned " + load_dir + " issued just before it on a second stream "
+                                     "(cudaEvent-timed, alone and loaded back to back): median over " + used +
+                                     ", after 1 warm-up run; raw " + l.raw + " (capped at 1)")};
+  };
+  const auto [h2d_bf, h2d_param] = bidirectional(up, "H2D", "D2H");
+  const auto [d2h_bf, d2h_param] = bidirectional(down, "D2H", "H2D");
+  p.h2d_bidirectional_factor = h2d_param;
+  p.d2h_bidirectional_factor = d2h_param;
   p.copy_engines = {static_cast<double>(info_.props.asyncEngineCount),
                     prefix_ + "device query: cudaDeviceProp::asyncEngineCount"};
-  note("bidirectional factor: " + fmt(bf, 3));
+  note("bidirectional factors: h2d " + fmt(h2d_bf, 3) + " (runs " + up.raw + "), d2h " + fmt(d2h_bf, 3) + " (runs " +
+       down.raw + ")");
 }
 
 void Calibrator::occupancy_limits(model::DeviceProfile& p) {

@@ -291,7 +291,7 @@ std::string explain_miss(const ConfigResult& c, const model::DeviceProfile* prof
         std::snprintf(b, sizeof b, " where the profile says %.1f GB/s", prof);
         os << b;
       }
-      os << " -> calibrate " << kind << " bandwidth/latency (and bidirectional_factor when both directions run)";
+      os << " -> calibrate " << kind << " bandwidth/latency (and h2d/d2h_bidirectional_factor when both directions run)";
     } else if (kind == "kernel" || kind == "task_pool") {
       os << ": each " << kind << " takes " << us(t.measured_mean_ns - t.predicted_mean_ns)
          << " more on the GPU than the simulator gives it -> its per-kernel overhead (launch ramp of the blocks, "

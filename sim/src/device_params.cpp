@@ -47,6 +47,12 @@ class Reader {
     if (!(v > 0)) fail(field, "must be > 0, got " + std::to_string(v));
     return v;
   }
+  /// A ratio in (0, 1].
+  double ratio(std::string_view field) const {
+    const double v = any(field);
+    if (!(v > 0 && v <= 1)) fail(field, "must be in (0, 1], got " + std::to_string(v));
+    return v;
+  }
   [[noreturn]] void fail(std::string_view field, const std::string& why) const {
     throw model::InputError(p_.name.empty() ? "<device profile>" : p_.name, "/params/" + std::string(field), "",
                             "device profile field '" + std::string(field) + "' " + why);
@@ -123,8 +129,8 @@ DeviceParams derive_params(const model::DeviceProfile& p) {
   d.d2h_pageable = r.positive("d2h_pageable_gbps");
   d.d2d_latency = r.ns("d2d_latency_ns");
   d.d2d = r.positive("d2d_gbps");
-  d.bidirectional_factor = r.positive("bidirectional_factor");
-  if (d.bidirectional_factor > 1) r.fail("bidirectional_factor", "must be in (0, 1]");
+  d.bidirectional_factor[0] = r.ratio("h2d_bidirectional_factor");
+  d.bidirectional_factor[1] = r.ratio("d2h_bidirectional_factor");
   d.memset = r.positive("memset_gbps");
   d.dram_bytes_per_ns = r.positive("dram_gbps");
   d.fp32_flops_per_ns = r.positive("fp32_gflops");

@@ -1,6 +1,7 @@
 #pragma once
 // The device profile turned into the integers and rates the model uses on its hot paths, validated once:
 // an invalid field is an InputError naming it (place "/params/<field>").
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -49,7 +50,10 @@ struct DeviceParams {
   std::uint32_t copy_engines = 0;
   Nanos h2d_latency = 0, d2h_latency = 0, d2d_latency = 0;
   double h2d_pinned = 0, h2d_pageable = 0, d2h_pinned = 0, d2h_pageable = 0, d2d = 0;
-  double bidirectional_factor = 1, memset = 0;
+  /// Rate multiplier of a copy while the opposite direction's engine runs, by direction (0 = H2D from
+  /// h2d_bidirectional_factor, 1 = D2H from d2h_bidirectional_factor); D2D is not affected.
+  std::array<double, 2> bidirectional_factor{1, 1};
+  double memset = 0;
 
   // Cost model.
   double dram_bytes_per_ns = 0, fp32_flops_per_ns = 0;

@@ -783,8 +783,8 @@ void GpuModel::block_done(std::uint32_t s) {
 
 // ---------------------------------------------------------------------------------------------------
 // Copy engines: one FIFO per engine (same direction serializes, priorities are ignored); a copy is a
-// latency phase then its bytes at the engine's rate, which drops to rate * bidirectional_factor while
-// the opposite direction's engine is also running.
+// latency phase then its bytes at the engine's rate, which drops to rate * the copy's own direction's
+// factor (h2d_/d2h_bidirectional_factor) while the opposite direction's engine is also running.
 
 bool GpuModel::opposite_busy(std::uint8_t dir) const noexcept {
   if (dir == 2) return false;
@@ -829,7 +829,7 @@ void GpuModel::copy_start(std::uint32_t ei) {
   e.dir = dir;
   e.remaining = static_cast<double>(op.bytes);
   e.base_rate = rate;
-  e.rate = opposite_busy(dir) ? rate * p_.bidirectional_factor : rate;
+  e.rate = opposite_busy(dir) ? rate * p_.bidirectional_factor[dir] : rate;
   e.last_update = now_ + latency;
   op_start_[cmds_[c].payload] = now_;
   if (OpExplanation* x = exp(c)) {
@@ -857,7 +857,7 @@ void GpuModel::copy_schedule(std::uint32_t ei) {
 
 void GpuModel::copy_rerate(std::uint32_t ei) {
   CopyEngine& e = engines_[ei];
-  const double rate = opposite_busy(e.dir) ? e.base_rate * p_.bidirectional_factor : e.base_rate;
+  const double rate = opposite_busy(e.dir) ? e.base_rate * p_.bidirectional_factor[e.dir] : e.base_rate;
   if (rate == e.rate) return;
   if (now_ > e.last_update) {  // past the latency phase: account the bytes moved at the old rate
     e.remaining = std::max(0.0, e.remaining - static_cast<double>(now_ - e.last_update) * e.rate);

@@ -132,6 +132,26 @@ TEST(GoldenSim, OppositeDirectionCopies) {
   EXPECT_EQ(e->started_by.op, a);
 }
 
+// Each direction slows by its own factor (H2D 0.5, D2H 0.8) while the other runs; an H2D re-rated when the
+// D2H ahead of it ends and a D2H re-rated when the H2D ends.
+TEST(GoldenSim, AsymmetricBidirectionalCopies) {
+  Scenario sc("asymmetric_bidirectional_copies");
+  sc.profile().h2d_bidirectional_factor = p(0.5);
+  sc.profile().d2h_bidirectional_factor = p(0.8);
+  const auto a = sc.copy("A", OpKind::h2d, 100000);
+  const auto b = sc.copy("B", OpKind::d2h, 100000);
+  const auto c = sc.copy("C", OpKind::d2h, 50000);
+  auto be = sc.backend();
+  const auto s1 = be->create_stream(stream());
+  const auto s2 = be->create_stream(stream());
+  const auto s3 = be->create_stream(stream());
+  be->enqueue(s1, a);
+  be->enqueue(s2, b);
+  be->enqueue(s3, c);
+  sc.add_run(be->finish());
+  sc.check();
+}
+
 TEST(GoldenSim, PageableCopyBlocksHost) {
   Scenario sc("pageable_copy_blocks_host");
   const auto k = sc.kernel("K", 1, 256, 20000);
@@ -336,12 +356,15 @@ TEST(GoldenSim, TaskPoolStaticVsDynamic) {
 
 TEST(GoldenSim, TripleBufferSteadyState) {
   Scenario sc("triple_buffer_steady_state");
-  sc.profile().bidirectional_factor = p(1.0);  // keep the hand arithmetic about the pipeline, not the bus
+  sc.profile().h2d_bidirectional_factor = p(1.0);  // keep the hand arithmetic about the pipeline, not the bus
+  sc.profile().d2h_bidirectional_factor = p(1.0);
   std::vector<OpIndex> ops;
   for (int i = 0; i < 6; ++i) {
-    ops.push_back(sc.copy("h" + std::to_string(i), OpKind::h2d, 100000));
-    ops.push_back(sc.kernel("k" + std::to_string(i), 8, 1024, 20000));
-    ops.push_back(sc.copy("d" + std::to_string(i), OpKind::d2h, 100000));
+    // (the number as an lvalue: GCC 12 -O3 gives a false -Wrestrict on "h" + std::to_string(i) here)
+    const std::string n = std::to_string(i);
+    ops.push_back(sc.copy("h" + n, OpKind::h2d, 100000));
+    ops.push_back(sc.kernel("k" + n, 8, 1024, 20000));
+    ops.push_back(sc.copy("d" + n, OpKind::d2h, 100000));
   }
   auto be = sc.backend();
   std::vector<policies::StreamId> buf;

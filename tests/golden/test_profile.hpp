@@ -14,7 +14,8 @@ inline model::Param p(double v) { return model::Param{v, "test: round number for
 ///         1000, sync wake-up 5000, host func round trip 10000
 ///   device: kernel start latency 2000, block dispatch 0, event wait latency 500
 ///   copies: latency 1000 + bytes / 10 B/ns pinned (2 B/ns pageable) each direction, 3 engines,
-///           bidirectional factor 0.5; D2D 1000 + bytes / 100; memset 100 B/ns; DRAM 1000 B/ns
+///           bidirectional factor 0.5 in both directions (h2d_ and d2h_bidirectional_factor); D2D 1000 +
+///           bytes / 100; memset 100 B/ns; DRAM 1000 B/ns
 inline model::DeviceProfile test_profile() {
   model::DeviceProfile d;
   d.name = "golden test device";
@@ -53,7 +54,8 @@ inline model::DeviceProfile test_profile() {
   d.d2h_pageable_gbps = p(2);
   d.d2d_latency_ns = p(1000);
   d.d2d_gbps = p(100);
-  d.bidirectional_factor = p(0.5);
+  d.h2d_bidirectional_factor = p(0.5);
+  d.d2h_bidirectional_factor = p(0.5);
   d.memset_gbps = p(100);
   d.dram_gbps = p(1000);
   d.fp32_gflops = p(1000);

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -52,7 +53,8 @@ TEST(Profile, BundledMatchesTheRepositoryFile) {
 
 TEST(Profile, RoundTrip) {
   DeviceProfile p = bundled_h100_profile();
-  p.bidirectional_factor.value = 0.8125;
+  p.h2d_bidirectional_factor.value = 0.8125;
+  p.d2h_bidirectional_factor.value = 0.9375;
   p.h2d_pinned_gbps = Param{24.7, "measured: calibrate 2026-11-21"};
   const std::string text = device_profile_to_json(p);
   EXPECT_EQ(parse_device_profile(text, "x"), p);
@@ -117,9 +119,6 @@ TEST(ProfileErrors, NonsensicalValues) {
   j["params"]["d2h_pinned_gbps"]["value"] = 0;
   expect_error(j, "/params/d2h_pinned_gbps/value", "d2h_pinned_gbps must be > 0 GB/s");
   j = bundled_json();
-  j["params"]["bidirectional_factor"]["value"] = 1.2;
-  expect_error(j, "/params/bidirectional_factor/value", "bidirectional_factor must be in (0, 1]");
-  j = bundled_json();
   j["params"]["kernel_launch_ns"]["value"] = -1;
   expect_error(j, "/params/kernel_launch_ns/value", "kernel_launch_ns must be >= 0 ns");
   j = bundled_json();
@@ -131,6 +130,28 @@ TEST(ProfileErrors, NonsensicalValues) {
   j = bundled_json();
   j["params"]["max_threads_per_block"]["value"] = 4096;
   expect_error(j, "/params/max_threads_per_block/value", "exceeds max_threads_per_sm");
+}
+
+TEST(ProfileErrors, BidirectionalFactorsAreRatiosInZeroToOne) {
+  // Each direction's factor on its own: 0 (a copy that never ends), above 1 (a copy sped up by the opposite
+  // direction), or negative is rejected with the field's own name; exactly 1 (no slow-down) is valid.
+  const std::pair<std::string, Param DeviceProfile::*> fields[] = {
+      {"h2d_bidirectional_factor", &DeviceProfile::h2d_bidirectional_factor},
+      {"d2h_bidirectional_factor", &DeviceProfile::d2h_bidirectional_factor}};
+  for (const auto& [field, member] : fields) {
+    for (const double bad : {0.0, 1.5, -0.5}) {
+      auto j = bundled_json();
+      j["params"][field]["value"] = bad;
+      expect_error(j, "/params/" + field + "/value", field + " must be in (0, 1]");
+    }
+    auto j = bundled_json();
+    j["params"][field]["value"] = 1;
+    EXPECT_EQ((parse_device_profile(j.dump(), "p.json").*member).value, 1.0) << field;
+  }
+  // The single factor of older profiles is gone: a profile that still has it names it.
+  auto j = bundled_json();
+  j["params"]["bidirectional_factor"] = {{"value", 0.9}, {"unit", "ratio"}, {"source", "x"}};
+  expect_error(j, "/params/bidirectional_factor", "unknown parameter 'bidirectional_factor'");
 }
 
 TEST(ProfileErrors, MissingSource) {

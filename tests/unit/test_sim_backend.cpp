@@ -5,6 +5,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -87,9 +88,23 @@ TEST(SimProfile, InvalidFieldIsNamed) {
     EXPECT_EQ(e.place(), "/params/sm_count");
     EXPECT_NE(std::string(e.what()).find("sm_count"), std::string::npos) << e.what();
   }
-  p = golden::test_profile();
-  p.bidirectional_factor = golden::p(1.5);
-  EXPECT_THROW(sim::SimBackend{p}, model::InputError);
+  // Each direction's bidirectional factor must be in (0, 1], and the error names that direction's field.
+  const std::pair<std::string, model::Param model::DeviceProfile::*> factors[] = {
+      {"h2d_bidirectional_factor", &model::DeviceProfile::h2d_bidirectional_factor},
+      {"d2h_bidirectional_factor", &model::DeviceProfile::d2h_bidirectional_factor}};
+  for (const auto& [field, member] : factors) {
+    for (const double bad : {0.0, 1.5}) {
+      p = golden::test_profile();
+      p.*member = golden::p(bad);
+      try {
+        sim::SimBackend b(p);
+        FAIL() << "expected InputError for " << field << " = " << bad;
+      } catch (const model::InputError& e) {
+        EXPECT_EQ(e.place(), "/params/" + field);
+        EXPECT_NE(std::string(e.what()).find("'" + field + "' must be in (0, 1]"), std::string::npos) << e.what();
+      }
+    }
+  }
   p = golden::test_profile();
   p.priority_greatest = golden::p(3);  // above priority_least 0
   try {
@@ -231,7 +246,8 @@ TEST(SimBackend, CopyEngineCount) {
   auto run = [&](double engines) {
     model::DeviceProfile p = golden::test_profile();
     p.copy_engines = golden::p(engines);
-    p.bidirectional_factor = golden::p(1.0);
+    p.h2d_bidirectional_factor = golden::p(1.0);
+    p.d2h_bidirectional_factor = golden::p(1.0);
     sim::SimBackend b(p);
     b.prepare(w);
     const auto s1 = b.create_stream(StreamDesc{}), s2 = b.create_stream(StreamDesc{}),

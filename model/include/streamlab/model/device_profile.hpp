@@ -69,7 +69,12 @@ struct DeviceProfile {
   Param d2h_pageable_gbps;
   Param d2d_latency_ns;
   Param d2d_gbps;
-  Param bidirectional_factor;     ///< each direction's bandwidth multiplier while both run (<= 1)
+  /// This direction's copy rate while the opposite direction's engine also runs / its rate alone, in
+  /// (0, 1]. Two fields because PCIe loads the directions unevenly: an H2D is the GPU's DMA reads of host
+  /// memory, whose read requests go GPU -> host behind the D2H's write data, while D2H writes are posted and
+  /// wait for nothing coming back; so H2D usually slows more.
+  Param h2d_bidirectional_factor;
+  Param d2h_bidirectional_factor;  ///< as h2d_bidirectional_factor, for D2H under a concurrent H2D
   Param memset_gbps;
 
   // Cost model for CostModel durations (per whole device).
