@@ -143,6 +143,46 @@ double replacement_gap(stream& a, int sms, unsigned threads, unsigned per_sm, un
   return median(std::move(gaps));
 }
 
+/// Per-wave block replacement cost as a whole kernel shows it: in a grid of `waves` waves of `per_sm`
+/// blocks per SM spinning `block_ns` from their own start, (span - first-wave start spread - waves x
+/// block_ns) / (waves - 1), span = last block end - first block start; median over runs. This is the gap
+/// the simulator's kernel-level arithmetic needs (its kernel ends at first-wave spread + waves x block +
+/// (waves - 1) x gap); it exceeds the median same-SM gap when gaps vary, because the kernel ends with its
+/// slowest slot. `median_gap` gets the median same-SM gap of the same runs, for the record.
+double wave_gap(stream& a, int sms, unsigned threads, unsigned per_sm, std::uint64_t block_ns, std::uint32_t waves,
+                int runs, double& median_gap) {
+  const std::uint32_t wave = static_cast<std::uint32_t>(sms) * per_sm;
+  const std::uint32_t blocks = wave * waves;
+  buffer rec = device_buffer(blocks * sizeof(kernels::BlockRecord), "calibrate (wave gap)");
+  std::vector<double> per_wave, gaps;
+  for (int r = -1; r < runs; ++r) {
+    check(kernels::launch_spin(dim3(blocks), dim3(threads), 0, a.get(), block_ns, rec.as<kernels::BlockRecord>()),
+          "calibrate (wave gap)");
+    a.sync("calibrate (wave gap)");
+    if (r < 0) continue;
+    std::vector<kernels::BlockRecord> h = block_records(rec, blocks);
+    std::sort(h.begin(), h.end(), [](const auto& x, const auto& y) { return x.start_ns < y.start_ns; });
+    std::uint64_t last_end = 0;
+    for (const auto& x : h) last_end = std::max(last_end, x.end_ns);
+    const double span = static_cast<double>(last_end - h.front().start_ns);
+    const double spread = static_cast<double>(h[wave - 1].start_ns - h.front().start_ns);
+    per_wave.push_back((span - spread - static_cast<double>(waves) * static_cast<double>(block_ns)) / (waves - 1));
+    std::sort(h.begin(), h.end(), [](const auto& x, const auto& y) {
+      return x.sm != y.sm ? x.sm < y.sm : x.start_ns < y.start_ns;
+    });
+    std::size_t first = 0;
+    for (std::size_t i = 0; i < h.size(); ++i) {
+      if (h[i].sm != h[first].sm) first = i;
+      std::uint64_t freed = 0;
+      for (std::size_t j = first; j < i; ++j)
+        if (h[j].end_ns <= h[i].start_ns) freed = std::max(freed, h[j].end_ns);
+      if (freed != 0) gaps.push_back(static_cast<double>(h[i].start_ns - freed));
+    }
+  }
+  median_gap = gaps.empty() ? 0 : median(std::move(gaps));
+  return median(std::move(per_wave));
+}
+
 /// Work-distributor launch time per warp: in a one-wave grid of `per_sm` blocks per SM spinning 100 us,
 /// (last start - first start) / (blocks - 1) / warps per block; median over runs. Blocks that start after
 /// the first block ended (not one wave after all) are left out.
@@ -466,11 +506,23 @@ void Calibrator::copies(model::DeviceProfile& p) {
     }
     return median(std::move(v));
   };
-  auto sweep = [&](std::size_t limit, auto issue) {
+  // Each sweep runs in `rounds` rounds, the sweeps of all kinds alternating, and the fit takes per size
+  // the median over the rounds: a slow spell of the host or the link (on a VM it can last a whole sweep)
+  // then moves one round, not the result.
+  const int rounds = opt_.quick ? 1 : 3;
+  auto sweep_once = [&](std::size_t limit, auto issue, std::vector<std::vector<double>>& acc) {
+    std::size_t i = 0;
+    for (std::size_t bytes = 4096; bytes <= limit; bytes *= 4, ++i) {
+      if (acc.size() <= i) acc.emplace_back();
+      acc[i].push_back(time_op(bytes, issue));
+    }
+  };
+  auto fit_rounds = [&](std::size_t limit, std::vector<std::vector<double>> acc) {
     std::vector<double> xs, ts;
-    for (std::size_t bytes = 4096; bytes <= limit; bytes *= 4) {
+    std::size_t i = 0;
+    for (std::size_t bytes = 4096; bytes <= limit; bytes *= 4, ++i) {
       xs.push_back(static_cast<double>(bytes));
-      ts.push_back(time_op(bytes, issue));
+      ts.push_back(median(std::move(acc[i])));
     }
     LatencyBandwidthFit f = fit_latency_bandwidth(xs, ts);
     if (f.gbps <= 0 || f.latency_ns < 0) {
@@ -480,7 +532,7 @@ void Calibrator::copies(model::DeviceProfile& p) {
       f.latency_ns = std::max(0.0, ts.front() - xs.front() / f.gbps);
       f.rms_relative_residual = -1;  // marks "no fit" in the source line
     }
-    return std::pair{f, xs.size()};
+    return f;
   };
   auto method = [&](const std::string& what, const LatencyBandwidthFit& f, std::size_t limit) {
     if (f.rms_relative_residual < 0) {
@@ -489,35 +541,48 @@ void Calibrator::copies(model::DeviceProfile& p) {
     }
     return "least-squares fit t = latency + bytes/bandwidth over " + std::to_string(f.points) + " sizes 4 KiB.." +
            std::to_string(limit >> 20) + " MiB of " + what +
-           " (cudaEvent-timed medians), RMS relative residual " + fmt(100 * f.rms_relative_residual, 2) + "%";
+           " (cudaEvent-timed medians, then the median over " + std::to_string(rounds) +
+           " interleaved rounds), RMS relative residual " + fmt(100 * f.rms_relative_residual, 2) + "%";
   };
 
-  const auto [h2d, n1] = sweep(max_bytes, [&](std::size_t b) {
-    check(cudaMemcpyAsync(dev_a.data(), pin.data(), b, cudaMemcpyHostToDevice, s.get()), "calibrate (h2d)");
-  });
-  const auto [d2h, n2] = sweep(max_bytes, [&](std::size_t b) {
-    check(cudaMemcpyAsync(pin.data(), dev_a.data(), b, cudaMemcpyDeviceToHost, s.get()), "calibrate (d2h)");
-  });
-  const auto [h2d_pg, n3] = sweep(max_pageable, [&](std::size_t b) {
-    check(cudaMemcpyAsync(dev_a.data(), page.data(), b, cudaMemcpyHostToDevice, s.get()), "calibrate (h2d pageable)");
-  });
-  const auto [d2h_pg, n4] = sweep(max_pageable, [&](std::size_t b) {
-    check(cudaMemcpyAsync(page.data(), dev_a.data(), b, cudaMemcpyDeviceToHost, s.get()), "calibrate (d2h pageable)");
-  });
-  const auto [d2d, n5] = sweep(max_bytes, [&](std::size_t b) {
-    check(cudaMemcpyAsync(dev_b.data(), dev_a.data(), b, cudaMemcpyDeviceToDevice, s.get()), "calibrate (d2d)");
-  });
-  const auto [ms, n6] = sweep(max_bytes, [&](std::size_t b) {
-    check(cudaMemsetAsync(dev_a.data(), 0, b, s.get()), "calibrate (memset)");
-  });
-  (void)n1, (void)n2, (void)n3, (void)n4, (void)n5, (void)n6;
+  std::vector<std::vector<double>> t_h2d, t_d2h, t_h2d_pg, t_d2h_pg, t_d2d, t_ms;
+  for (int round = 0; round < rounds; ++round) {
+    sweep_once(max_bytes, [&](std::size_t b) {
+      check(cudaMemcpyAsync(dev_a.data(), pin.data(), b, cudaMemcpyHostToDevice, s.get()), "calibrate (h2d)");
+    }, t_h2d);
+    sweep_once(max_bytes, [&](std::size_t b) {
+      check(cudaMemcpyAsync(pin.data(), dev_a.data(), b, cudaMemcpyDeviceToHost, s.get()), "calibrate (d2h)");
+    }, t_d2h);
+    sweep_once(max_pageable, [&](std::size_t b) {
+      check(cudaMemcpyAsync(dev_a.data(), page.data(), b, cudaMemcpyHostToDevice, s.get()), "calibrate (h2d pageable)");
+    }, t_h2d_pg);
+    sweep_once(max_pageable, [&](std::size_t b) {
+      check(cudaMemcpyAsync(page.data(), dev_a.data(), b, cudaMemcpyDeviceToHost, s.get()), "calibrate (d2h pageable)");
+    }, t_d2h_pg);
+    sweep_once(max_bytes, [&](std::size_t b) {
+      check(cudaMemcpyAsync(dev_b.data(), dev_a.data(), b, cudaMemcpyDeviceToDevice, s.get()), "calibrate (d2d)");
+    }, t_d2d);
+    sweep_once(max_bytes, [&](std::size_t b) {
+      check(cudaMemsetAsync(dev_a.data(), 0, b, s.get()), "calibrate (memset)");
+    }, t_ms);
+  }
+  // Largest-size throughput per round, for the record (shows whether one round was slow).
+  auto per_round = [&](const std::vector<std::vector<double>>& acc, std::size_t limit) {
+    std::string r;
+    for (double t : acc.back()) r += (r.empty() ? "" : ", ") + fmt(static_cast<double>(limit) / t, 1);
+    return r + " GB/s at " + std::to_string(limit >> 20) + " MiB per round";
+  };
+  const std::string h2d_rounds = per_round(t_h2d, max_bytes), d2h_rounds = per_round(t_d2h, max_bytes);
+  const LatencyBandwidthFit h2d = fit_rounds(max_bytes, t_h2d), d2h = fit_rounds(max_bytes, t_d2h);
+  const LatencyBandwidthFit h2d_pg = fit_rounds(max_pageable, t_h2d_pg), d2h_pg = fit_rounds(max_pageable, t_d2h_pg);
+  const LatencyBandwidthFit d2d = fit_rounds(max_bytes, t_d2d), ms = fit_rounds(max_bytes, t_ms);
 
   p.h2d_latency_ns = measured(h2d.latency_ns, method("pinned H2D cudaMemcpyAsync", h2d, max_bytes));
-  p.h2d_pinned_gbps = measured(h2d.gbps, method("pinned H2D cudaMemcpyAsync", h2d, max_bytes));
+  p.h2d_pinned_gbps = measured(h2d.gbps, method("pinned H2D cudaMemcpyAsync", h2d, max_bytes) + "; " + h2d_rounds);
   p.h2d_pageable_gbps = measured(h2d_pg.gbps, method("pageable H2D cudaMemcpyAsync", h2d_pg, max_pageable) +
                                                   ", fitted latency " + fmt(h2d_pg.latency_ns, 0) + " ns");
   p.d2h_latency_ns = measured(d2h.latency_ns, method("pinned D2H cudaMemcpyAsync", d2h, max_bytes));
-  p.d2h_pinned_gbps = measured(d2h.gbps, method("pinned D2H cudaMemcpyAsync", d2h, max_bytes));
+  p.d2h_pinned_gbps = measured(d2h.gbps, method("pinned D2H cudaMemcpyAsync", d2h, max_bytes) + "; " + d2h_rounds);
   p.d2h_pageable_gbps = measured(d2h_pg.gbps, method("pageable D2H cudaMemcpyAsync", d2h_pg, max_pageable) +
                                                   ", fitted latency " + fmt(d2h_pg.latency_ns, 0) + " ns");
   p.d2d_latency_ns = measured(d2d.latency_ns, method("D2D cudaMemcpyAsync (bytes copied)", d2d, max_bytes));
@@ -836,30 +901,46 @@ void Calibrator::scheduling_details(model::DeviceProfile& p) {
 void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
   // Host cost per op as CudaBackend issues one in a measured run: push an external id, launch, record
   // the op's completion event, pop; with CUPTI activity tracing on vs off (no push/pop then). Batches of
-  // 256 ops, median per-op time over repetitions; CUPTI buffers drained between batches (not timed).
+  // 256 ops; the two variants alternate batch by batch (a fresh tracer per traced batch) so that the host's
+  // slow and fast spells, which on a VM last longer than a batch, hit both alike; the overhead is the
+  // median of the per-pair differences. CUPTI buffers are drained between batches (not timed).
   stream s(StreamFlags::non_blocking, 0);
   event ue;
   constexpr int kOps = 256;
-  auto per_op = [&](CuptiTracer* tracer) {
-    std::vector<double> v;
-    for (int r = -warm_; r < reps_; ++r) {
-      const auto t0 = Clock::now();
-      for (int k = 0; k < kOps; ++k) {
-        if (tracer != nullptr) CuptiTracer::push(static_cast<std::uint64_t>(k) + 1);
-        check(kernels::launch_empty(dim3(1), dim3(32), s.get()), "calibrate (traced launch)");
-        ue.record(s, "calibrate (traced launch)");
-        if (tracer != nullptr) CuptiTracer::pop();
-      }
-      const auto t1 = Clock::now();
-      s.sync("calibrate (traced launch)");
-      if (tracer != nullptr) (void)tracer->take();
-      if (r >= 0) v.push_back(ns_between(t0, t1) / kOps);
+  auto batch = [&](bool traced_batch) {
+    const auto t0 = Clock::now();
+    for (int k = 0; k < kOps; ++k) {
+      if (traced_batch) CuptiTracer::push(static_cast<std::uint64_t>(k) + 1);
+      check(kernels::launch_empty(dim3(1), dim3(32), s.get()), "calibrate (traced launch)");
+      ue.record(s, "calibrate (traced launch)");
+      if (traced_batch) CuptiTracer::pop();
     }
-    return median(std::move(v));
+    const auto t1 = Clock::now();
+    s.sync("calibrate (traced launch)");
+    return ns_between(t0, t1) / kOps;
   };
-  const double plain = per_op(nullptr);
+  std::vector<double> plain_v, traced_v, diff_v;
   std::string why;
-  double traced = -1;
+  for (int r = -warm_; r < reps_ && why.empty(); ++r) {
+    const double a = batch(false);
+    double b = -1;
+    try {
+      CuptiTracer tracer;
+      b = batch(true);
+      (void)tracer.take();
+    } catch (const CuptiUnavailable& e) {
+      why = e.what();
+      break;
+    }
+    if (r >= 0) {
+      plain_v.push_back(a);
+      traced_v.push_back(b);
+      diff_v.push_back(b - a);
+    }
+  }
+  const double plain = plain_v.empty() ? 0 : median(plain_v);
+  double traced = traced_v.empty() ? -1 : median(traced_v);
+  const double pair_diff = diff_v.empty() ? 0 : median(diff_v);
   // Block dispatch with tracing on, as real kernels run in a measured run: 1024-thread blocks, two per SM
   // (no shared memory), the shape whose dispatch tracing slows most. The same probes without tracing give
   // the baseline the per-warp extra is taken against.
@@ -868,19 +949,22 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
   const unsigned big = static_cast<unsigned>(std::min(1024, info_.props.maxThreadsPerBlock));
   const unsigned per_sm = std::max(1u, static_cast<unsigned>(info_.props.maxThreadsPerMultiProcessor) / big);
   const double warps = std::ceil(big / 32.0);
-  std::size_t n_plain = 0, n_traced = 0;
-  const double gap_plain = replacement_gap(s, sms, big, per_sm, 0, runs, n_plain);
-  double ramp_traced = 0, gap_traced = 0;
-  try {
-    CuptiTracer tracer;
-    traced = per_op(&tracer);
-    ramp_traced = ramp_slope(s, sms, big, per_sm, runs);
-    gap_traced = replacement_gap(s, sms, big, per_sm, 0, runs, n_traced);
-    (void)tracer.take();
-  } catch (const CuptiUnavailable& e) {
-    why = e.what();
+  constexpr std::uint32_t kWaves = 8;
+  constexpr std::uint64_t kBlockNs = 100'000;
+  double ramp_traced = 0, wave_traced = 0, median_traced = 0;
+  double median_plain = 0;
+  const double wave_plain = wave_gap(s, sms, big, per_sm, kBlockNs, kWaves, runs, median_plain);
+  if (why.empty()) {
+    try {
+      CuptiTracer tracer;
+      ramp_traced = ramp_slope(s, sms, big, per_sm, runs);
+      wave_traced = wave_gap(s, sms, big, per_sm, kBlockNs, kWaves, runs, median_traced);
+      (void)tracer.take();
+    } catch (const CuptiUnavailable& e) {
+      why = e.what();
+    }
   }
-  if (traced < 0) {
+  if (!why.empty() || traced < 0) {
     const std::string none = "CUPTI unavailable (" + why + "): not measured; the untraced value is charged";
     p.traced_launch_overhead_ns = measured(0, "CUPTI unavailable (" + why + "): not measured, 0 charged");
     p.traced_warp_launch_ns = measured(p.warp_launch_ns.value, none);
@@ -895,22 +979,27 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
       "with CUPTI activity tracing on (executor's CuptiTracer): median over " + std::to_string(runs) +
           " runs of the block start spread (last - first) over block ranks, per warp, in a one-wave grid "
           "of " + shape + " spinning 100 us (untraced: warp_launch_ns)");
-  const double extra_per_warp = std::max(0.0, (gap_traced - gap_plain) / warps);
+  // The simulator's same-SM replacement gap is block_dispatch_ns + warps x per-warp; take the per-warp
+  // value that makes it the per-wave cost a traced kernel shows end to end.
+  const double per_warp = std::max(0.0, (wave_traced - p.block_dispatch_ns.value) / warps);
   p.traced_block_dispatch_per_warp_ns = measured(
-      p.block_dispatch_per_warp_ns.value + extra_per_warp,
-      "block_dispatch_per_warp_ns + (traced - untraced median same-SM replacement gap) / warps per block, "
-      "8 waves of " + shape + " spinning 20 us: " + fmt(gap_traced, 0) + " ns traced (" +
-          std::to_string(n_traced) + " gaps) vs " + fmt(gap_plain, 0) + " ns untraced (" +
-          std::to_string(n_plain) + " gaps)");
-  note("traced block dispatch: warp launch " + fmt(ramp_traced, 3) + " ns/warp, replacement gap " +
-       fmt(gap_traced, 0) + " ns vs " + fmt(gap_plain, 0) + " ns untraced (" + std::to_string(big) + " threads)");
-  const double extra = std::max(0.0, traced - plain);
+      per_warp,
+      "(per-wave replacement cost with CUPTI tracing on - block_dispatch_ns) / warps per block; per-wave cost = "
+      "(kernel span - first-wave start spread - waves x block time) / (waves - 1), median over " +
+          std::to_string(runs) + " runs of " + std::to_string(kWaves) + " waves of " + shape + " spinning " +
+          std::to_string(kBlockNs / 1000) + " us: " + fmt(wave_traced, 0) + " ns traced vs " + fmt(wave_plain, 0) +
+          " ns untraced (median same-SM gap " + fmt(median_traced, 0) + " ns traced, " + fmt(median_plain, 0) +
+          " ns untraced)");
+  note("traced block dispatch: warp launch " + fmt(ramp_traced, 3) + " ns/warp, per-wave replacement " +
+       fmt(wave_traced, 0) + " ns vs " + fmt(wave_plain, 0) + " ns untraced (median same-SM gap " +
+       fmt(median_traced, 0) + " vs " + fmt(median_plain, 0) + " ns, " + std::to_string(big) + " threads)");
+  const double extra = std::max(0.0, pair_diff);
   p.traced_launch_overhead_ns = measured(
-      extra, "median host ns per op (empty-kernel launch + DisableTiming cudaEventRecord) with CUPTI activity "
-             "tracing on (executor's CuptiTracer, external id pushed per op as CudaBackend does) minus off, over " +
-                 std::to_string(reps_) + " batches of " + std::to_string(kOps) + " ops each after " +
-                 std::to_string(warm_) + " warm-up batches: " + fmt(traced, 0) + " ns traced, " + fmt(plain, 0) +
-                 " ns untraced");
+      extra, "median over " + std::to_string(diff_v.size()) + " pairs of (traced - untraced) host ns per op "
+             "(empty-kernel launch + DisableTiming cudaEventRecord; traced = CUPTI activity tracing on through the "
+             "executor's CuptiTracer, external id pushed per op as CudaBackend does), batches of " +
+                 std::to_string(kOps) + " ops alternating traced/untraced after " + std::to_string(warm_) +
+                 " warm-up pairs: medians " + fmt(traced, 0) + " ns traced, " + fmt(plain, 0) + " ns untraced");
   note("traced launch overhead: " + fmt(extra) + " ns per op (" + fmt(traced) + " traced vs " + fmt(plain) + ")");
 }
 

@@ -301,6 +301,20 @@ std::string explain_miss(const ConfigResult& c, const model::DeviceProfile* prof
     os << ". ";
   }
   if (!duration_miss) os << "Per-op durations agree within 5%, so the miss is in scheduling. ";
+  // The host's issue cost per op, which decides host-bound configurations; on a shared or virtual host it
+  // varies from run to run, which no single profile value can follow.
+  if (c.measured) {
+    const auto p = c.predicted.extra.find("host_ns_per_op");
+    const auto m = c.measured->extra.find("host_ns_per_op");
+    if (p != c.predicted.extra.end() && m != c.measured->extra.end() && m->second > 0 && p->second > 0) {
+      const double rel = (p->second - m->second) / m->second;
+      if (std::abs(rel) > 0.15) {
+        os << "Host issue cost: " << us(p->second) << " per op predicted (profile) vs " << us(m->second)
+           << " measured in this run (" << format_percent(rel)
+           << "); where ops wait for the host to issue them, this difference moves the makespan. ";
+      }
+    }
+  }
   os << "First op starts " << us(d.first_start_predicted_ns) << " predicted vs " << us(d.first_start_measured_ns)
      << " measured after prepare() (host time before the first op: stream creation, which the simulator does not "
         "charge, planning, issue cost and kernel_start_latency; outside the makespan). Mean concurrency "
