@@ -112,6 +112,23 @@ std::vector<kernels::BlockRecord> block_records(buffer& rec, std::size_t n) {
   return h;
 }
 
+/// Appends each block's same-SM gap: its start minus the latest end, on its SM, of the blocks that ended
+/// before it started (the slot it took). With several resident blocks per SM, neighbours in start order may
+/// overlap, hence the scan over the SM's earlier blocks.
+void append_same_sm_gaps(std::vector<kernels::BlockRecord> h, std::vector<double>& gaps) {
+  std::sort(h.begin(), h.end(), [](const auto& x, const auto& y) {
+    return x.sm != y.sm ? x.sm < y.sm : x.start_ns < y.start_ns;
+  });
+  std::size_t first = 0;
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    if (h[i].sm != h[first].sm) first = i;
+    std::uint64_t freed = 0;
+    for (std::size_t j = first; j < i; ++j)
+      if (h[j].end_ns <= h[i].start_ns) freed = std::max(freed, h[j].end_ns);
+    if (freed != 0) gaps.push_back(static_cast<double>(h[i].start_ns - freed));
+  }
+}
+
 /// Median same-SM gap between a block's end and the next block's start, in 8 waves of `per_sm` blocks per
 /// SM spinning 20 us from their own start (`shared` bytes each: enough shared memory forces one per SM).
 double replacement_gap(stream& a, int sms, unsigned threads, unsigned per_sm, unsigned shared, int runs,
@@ -125,19 +142,7 @@ double replacement_gap(stream& a, int sms, unsigned threads, unsigned per_sm, un
     a.sync("calibrate (block dispatch)");
     if (r < 0) continue;
     std::vector<kernels::BlockRecord> h = block_records(rec, blocks);
-    std::sort(h.begin(), h.end(), [](const auto& x, const auto& y) {
-      return x.sm != y.sm ? x.sm < y.sm : x.start_ns < y.start_ns;
-    });
-    // A block's gap: its start minus the latest end, on its SM, of the blocks that ended before it started
-    // (the slot it took). With several resident blocks per SM, neighbours in start order may overlap.
-    std::size_t first = 0;
-    for (std::size_t i = 0; i < h.size(); ++i) {
-      if (h[i].sm != h[first].sm) first = i;
-      std::uint64_t freed = 0;
-      for (std::size_t j = first; j < i; ++j)
-        if (h[j].end_ns <= h[i].start_ns) freed = std::max(freed, h[j].end_ns);
-      if (freed != 0) gaps.push_back(static_cast<double>(h[i].start_ns - freed));
-    }
+    append_same_sm_gaps(std::move(h), gaps);
   }
   count = gaps.size();
   return median(std::move(gaps));
@@ -167,17 +172,7 @@ double wave_gap(stream& a, int sms, unsigned threads, unsigned per_sm, std::uint
     const double span = static_cast<double>(last_end - h.front().start_ns);
     const double spread = static_cast<double>(h[wave - 1].start_ns - h.front().start_ns);
     per_wave.push_back((span - spread - static_cast<double>(waves) * static_cast<double>(block_ns)) / (waves - 1));
-    std::sort(h.begin(), h.end(), [](const auto& x, const auto& y) {
-      return x.sm != y.sm ? x.sm < y.sm : x.start_ns < y.start_ns;
-    });
-    std::size_t first = 0;
-    for (std::size_t i = 0; i < h.size(); ++i) {
-      if (h[i].sm != h[first].sm) first = i;
-      std::uint64_t freed = 0;
-      for (std::size_t j = first; j < i; ++j)
-        if (h[j].end_ns <= h[i].start_ns) freed = std::max(freed, h[j].end_ns);
-      if (freed != 0) gaps.push_back(static_cast<double>(h[i].start_ns - freed));
-    }
+    append_same_sm_gaps(std::move(h), gaps);
   }
   median_gap = gaps.empty() ? 0 : median(std::move(gaps));
   return median(std::move(per_wave));

@@ -513,8 +513,7 @@ ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& opt, 
     cr.predicted = predicted.measurement;
 
     std::string status;
-    if (!opt.traces_dir.empty() && !opt.only_connections)  // a child saves its measured trace with its own
-      save_config_traces(opt.traces_dir, exp.name, c.label, w, predicted.trace, nullptr);
+    std::optional<model::Trace> measured_trace;  // the median run's, for --traces
     if (device) {
       const bool here = !c.connections || !device->connections_fixed_per_process() ||
                         device->process_connections() == c.connections;
@@ -533,8 +532,7 @@ ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& opt, 
           cr.measured_runs = static_cast<std::uint32_t>(runs.size());
           cr.measured_spread = spread_of(runs, med);
           cr.diagnosis = diagnose(w, predicted.trace, runs[med].trace);
-          if (!opt.traces_dir.empty())
-            save_config_traces(opt.traces_dir, exp.name, c.label, w, predicted.trace, &runs[med].trace);
+          measured_trace = std::move(runs[med].trace);
         } catch (const std::exception& e) {
           failures.push_back(c.label + ": " + e.what());
           status = "measurement failed: " + std::string(e.what());
@@ -546,6 +544,10 @@ ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& opt, 
         status = "not measured: needs CUDA_DEVICE_MAX_CONNECTIONS=" + std::to_string(*c.connections);
       }
     }
+    // Configurations deferred to a child get their measured trace written by the child.
+    if (!opt.traces_dir.empty())
+      save_config_traces(opt.traces_dir, exp.name, c.label, w, predicted.trace,
+                         measured_trace ? &*measured_trace : nullptr);
     if (opt.progress) {
       std::ostringstream line;
       line << exp.name << " [" << (i + 1) << "/" << n << "] " << c.label << ": predicted "

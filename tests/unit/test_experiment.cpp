@@ -18,9 +18,13 @@
 #include "streamlab/experiments/runner.hpp"
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
+#include "streamlab/model/metrics.hpp"
+#include "streamlab/model/trace.hpp"
+#include "streamlab/model/workload.hpp"
 #include "streamlab/sim/sim_backend.hpp"
 
 namespace ex = streamlab::experiments;
+namespace model = streamlab::model;
 namespace fs = std::filesystem;
 using streamlab::model::DeviceProfile;
 
@@ -315,6 +319,29 @@ TEST(ExperimentRun, MeasuredPathRecordsErrorsDiagnosisAndVerdict) {
   EXPECT_NE(why.find("h2d spans"), std::string::npos) << why;
   EXPECT_NE(why.find("GB/s"), std::string::npos) << why;
   EXPECT_NE(r.measured_verdict.outcome, ex::Outcome::not_measured);
+}
+
+TEST(ExperimentRun, TracesDirKeepsWorkloadPredictedAndMeasuredTracesPerConfiguration) {
+  const auto e = get("E1");
+  SlowCopyDevice device;
+  auto o = quick_options();
+  o.repeats = 1;
+  o.traces_dir = temp_dir("traces");
+  const ex::ExperimentResult r = ex::run_experiment(e, o, &device);
+  ASSERT_FALSE(r.configs.empty());
+  for (const auto& c : r.configs) {
+    const fs::path stem = o.traces_dir / "E1" / ex::label_slug(c.label);
+    const model::Workload w = model::load_workload(stem.string() + ".workload.json");
+    const model::Trace p = model::load_trace(stem.string() + ".predicted.json");
+    const model::Trace m = model::load_trace(stem.string() + ".measured.json");
+    EXPECT_EQ(p.spans.size(), w.ops.size()) << c.label;
+    EXPECT_EQ(m.spans.size(), w.ops.size()) << c.label;
+    // The files are the runs the result reports: their makespans are the recorded ones.
+    EXPECT_DOUBLE_EQ(static_cast<double>(model::compute_metrics(p).makespan_ns), c.predicted.makespan_ns) << c.label;
+    EXPECT_DOUBLE_EQ(static_cast<double>(model::compute_metrics(m).makespan_ns), c.measured->makespan_ns) << c.label;
+  }
+  EXPECT_EQ(ex::label_slug("connections=8 order=depth-first streams=64"), "connections-8_order-depth-first_streams-64");
+  EXPECT_EQ(ex::label_slug("stages=3/3/3 buffers=3"), "stages-3-3-3_buffers-3");
 }
 
 TEST(ExperimentRun, RepredictKeepsMeasurementsAndTakesTheNewProfile) {
