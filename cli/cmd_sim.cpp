@@ -1,4 +1,5 @@
-// `streamlab sim WORKLOAD --policy NAME [--device PROFILE] [--connections N] [--blocks] [--explain OP]
+// `streamlab sim WORKLOAD --policy NAME [--device PROFILE] [--connections N] [--traced] [--host-cost-scale X]
+// [--blocks] [--explain OP]
 // -o predicted.json`: runs the shared Dispatcher on the simulator and writes the predicted trace.
 #include <cstdio>
 #include <iostream>
@@ -29,6 +30,8 @@ struct SimCommandOptions {
   std::string explain;
   std::string date;
   double timeout_ms = 60'000;
+  bool traced = false;
+  double host_cost_scale = 1.0;
   PolicyOptions policy;
 };
 
@@ -58,6 +61,8 @@ void run(const SimCommandOptions& o) {
   so.profile_label = o.device.empty() ? "bundled:h100-sxm" : o.device;
   so.date = o.date;
   so.source = o.workload;
+  so.traced = o.traced;
+  so.host_cost_scale = o.host_cost_scale;
   sim::SimBackend backend(profile, so);
 
   policies::DispatchOptions d;
@@ -103,6 +108,13 @@ const bool registered = register_command(
        app.add_flag("--blocks", o->blocks, "Record every thread block's SM and time in the trace");
        app.add_option("--explain", o->explain, "Print why op OP (its id) started when it did");
        app.add_option("--date", o->date, "Trace date (default: today, UTC); set it for byte-identical reruns");
+       app.add_flag("--traced", o->traced,
+                    "Predict a run measured with CUPTI tracing on (streamlab run): the profile's traced_* costs");
+       app.add_option("--host-cost-scale", o->host_cost_scale,
+                      "Multiply every host API cost by this (a host slower or faster than when the profile was "
+                      "calibrated; the experiments' issue probe measures it)")
+           ->check(CLI::Range(0.01, 100.0))
+           ->capture_default_str();
        app.add_option("--timeout-ms", o->timeout_ms, "Simulated-time limit of every blocking wait")
            ->capture_default_str();
        app.callback([o] { run(*o); });

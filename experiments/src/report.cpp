@@ -58,6 +58,39 @@ ErrorSummary errors(const ExperimentResult& r) {
   return s;
 }
 
+// How the host-speed scaling of the predictions went (runner.cpp, issue probe), and what the profile's host
+// costs alone would have given; empty when no configuration was predicted with a probe.
+std::string host_scaling_summary(const ExperimentResult& r) {
+  double lo = kNone, hi = kNone, worst = 0;
+  int scaled = 0, judged = 0, over = 0;
+  for (const auto& c : r.configs) {
+    const auto s = c.predicted.extra.find("host_cost_scale");
+    if (s == c.predicted.extra.end()) continue;
+    ++scaled;
+    lo = has_value(lo) ? std::min(lo, s->second) : s->second;
+    hi = has_value(hi) ? std::max(hi, s->second) : s->second;
+    const auto p = c.predicted.extra.find("makespan_profile_host_ns");
+    if (!c.measured || p == c.predicted.extra.end() || !(c.measured->makespan_ns > 0)) continue;
+    const double e = std::abs(p->second - c.measured->makespan_ns) / c.measured->makespan_ns;
+    ++judged;
+    over += e > kMakespanTarget ? 1 : 0;
+    worst = std::max(worst, e);
+  }
+  if (scaled == 0) return "";
+  char range[64];
+  std::snprintf(range, sizeof range, "%.2f to %.2f", lo, hi);
+  std::ostringstream os;
+  os << "*Host speed:* each measured configuration is predicted with the profile's host API costs times the host "
+        "speed its issue probe measured just before the reported run (the configuration's own API calls issued "
+        "again with the device work shrunk to nothing: measured host time per op / simulated); the scale ran "
+     << range << " over " << scaled << " configurations.";
+  if (judged > 0) {
+    os << " At the profile's host costs unscaled, " << (judged - over) << " of " << judged
+       << " makespans would be within 5% (largest error " << pct(worst).substr(1) << ").";
+  }
+  return os.str();
+}
+
 std::string outcome_text(const Verdict& v) { return std::string(to_string(v.outcome)); }
 
 std::string where(const RunMeta& m) {
@@ -214,9 +247,11 @@ std::string generate_report(const std::vector<LoadedResult>& results, const std:
     if (m.measured) {
       os << "*Measured:* " << m.device_name;
       if (!m.driver.empty()) os << " (driver " << m.driver << (m.cuda_version.empty() ? "" : ", CUDA " + m.cuda_version) << ")";
-      os << ", CudaBackend through the same Dispatcher, median of " << m.repeats << " runs after a warm-up run, " << m.date
-         << ".";
+      os << ", CudaBackend through the same Dispatcher, median of " << m.repeats
+         << " runs after a warm-up (run in rounds: every configuration once per round), " << m.date << ".";
       if (!m.note.empty()) os << " Note: " << m.note << ".";
+      const std::string host = host_scaling_summary(r);
+      if (!host.empty()) os << "\n\n" << host;
       os << "\n\n";
     } else {
       os << "*Measured:* not measured on a GPU yet";

@@ -146,6 +146,89 @@ void save_config_traces(const std::filesystem::path& root, const std::string& ex
   if (measured != nullptr && !measured->spans.empty()) model::save_trace(*measured, dir / (stem + ".measured.json"));
 }
 
+policies::DispatchResult dispatch_configuration(const Configuration& c, const model::Workload& w,
+                                                policies::Backend& backend, const model::DeviceProfile& profile) {
+  auto policy = make_experiment_policy(c.policy, c.config);
+  policies::DispatchOptions o;
+  o.profile = &profile;
+  o.source = c.label;
+  o.keep_log = false;
+  o.measure_cpu = false;
+  o.event_timing = c.event_timing;
+  return policies::dispatch(backend, w, *policy, o);
+}
+
+// The issue probe ------------------------------------------------------------------------------------------
+//
+// The lent GPU hosts are virtual machines whose CPU speed drifts for seconds at a time (host cost per
+// traced launch was seen anywhere from 5 to 19 us within one suite), so a profile calibrated minutes earlier
+// cannot say what the host costs during a given run, and host-bound configurations (E2's 64 streams issued
+// breadth-first) follow the host exactly. Just before every measured run the configuration's own API call
+// sequence is issued once more with its device work shrunk to nothing: same ops, streams, dependencies,
+// policy and events, kernels of 0 ns, copies of at most kIssueProbeBytes, host functions of 0 ns. Its host
+// time per op, over what the simulator charges for the same probe, scales the simulator's host costs for the
+// prediction of that run (SimOptions::host_cost_scale).
+
+constexpr std::uint64_t kIssueProbeBytes = 4096;
+constexpr double kMaxHostCostScale = 4.0;  // a probe further off than this is not trusted as a host speed
+
+model::Workload issue_probe_workload(const model::Workload& w) {
+  model::Workload t = w;
+  for (auto& op : t.ops) {
+    op.duration = model::FixedPerBlock{0};
+    if (op.tasks)
+      for (auto& ns : op.tasks->task_ns) ns = 0;
+    op.bytes = std::min(op.bytes, kIssueProbeBytes);
+    op.host_ns = 0;
+  }
+  return t;
+}
+
+double host_cost_scale(double measured_probe_ns, double simulated_probe_ns) {
+  if (!(measured_probe_ns > 0) || !(simulated_probe_ns > 0)) return 1.0;
+  return std::clamp(measured_probe_ns / simulated_probe_ns, 1.0 / kMaxHostCostScale, kMaxHostCostScale);
+}
+
+// The simulator's side of one configuration: its prediction, with host costs scaled by `scale`.
+struct Predictor {
+  const SuiteOptions& opt;
+  std::string experiment;
+  std::string date;
+  bool traced = false;
+
+  sim::SimOptions options(const Configuration& c, double scale) const {
+    sim::SimOptions so;
+    so.connections = c.connections;
+    so.profile_label = opt.profile_label;
+    so.date = date;
+    so.source = experiment + " " + c.label;
+    so.traced = traced;  // CUPTI costs host time per launch in measured runs
+    so.host_cost_scale = scale;
+    return so;
+  }
+  RunOutput predict(const Configuration& c, const model::Workload& w, double scale = 1.0) const {
+    sim::SimBackend be(opt.profile, options(c, scale));
+    auto api = make_backend_host_api(be);
+    return run_configuration(c, w, be, api.get(), opt.profile);
+  }
+  double issue_probe_ns(const Configuration& c, const model::Workload& probe) const {
+    sim::SimBackend be(opt.profile, options(c, 1.0));
+    return dispatch_configuration(c, probe, be, opt.profile).stats.average_coordination_ns();
+  }
+  // The prediction for a measured run whose issue probe took `measured_probe_ns` per op: host costs
+  // scaled, with the numbers that say so in its extras.
+  RunOutput predict_for_host(const Configuration& c, const model::Workload& w, double measured_probe_ns) const {
+    const double simulated_probe = issue_probe_ns(c, issue_probe_workload(w));
+    const double scale = host_cost_scale(measured_probe_ns, simulated_probe);
+    RunOutput out = predict(c, w, scale);
+    out.measurement.extra["issue_probe_ns_per_op"] = simulated_probe;
+    out.measurement.extra["host_cost_scale"] = scale;
+    out.measurement.extra["makespan_profile_host_ns"] =
+        scale == 1.0 ? out.measurement.makespan_ns : predict(c, w).measurement.makespan_ns;
+    return out;
+  }
+};
+
 }  // namespace
 
 std::string label_slug(const std::string& label) {
@@ -187,14 +270,7 @@ RunOutput run_configuration(const Configuration& c, const model::Workload& w, po
     out.measurement = c.probe(ctx);
     return out;
   }
-  auto policy = make_experiment_policy(c.policy, c.config);
-  policies::DispatchOptions o;
-  o.profile = &profile;
-  o.source = c.label;
-  o.keep_log = false;
-  o.measure_cpu = false;
-  o.event_timing = c.event_timing;
-  policies::DispatchResult r = policies::dispatch(backend, w, *policy, o);
+  policies::DispatchResult r = dispatch_configuration(c, w, backend, profile);
   if (c.evaluate) {
     out.measurement = c.evaluate(w, r);
   } else {
@@ -309,7 +385,7 @@ std::string explain_miss(const ConfigResult& c, const model::DeviceProfile* prof
     if (p != c.predicted.extra.end() && m != c.measured->extra.end() && m->second > 0 && p->second > 0) {
       const double rel = (p->second - m->second) / m->second;
       if (std::abs(rel) > 0.15) {
-        os << "Host issue cost: " << us(p->second) << " per op predicted (profile) vs " << us(m->second)
+        os << "Host issue cost: " << us(p->second) << " per op predicted (profile costs x host_cost_scale) vs " << us(m->second)
            << " measured in this run (" << format_percent(rel)
            << "); where ops wait for the host to issue them, this difference moves the makespan. ";
       }
@@ -399,15 +475,13 @@ ExperimentResult repredict(const Experiment& exp, const ExperimentResult& old, c
       continue;
     }
     const model::Workload w = c->workload();
-    sim::SimOptions so;
-    so.connections = c->connections;
-    so.profile_label = opt.profile_label;
-    so.date = date;
-    so.source = exp.name + " " + c->label;
-    so.traced = timed_by_cupti(old.meta.note);  // predict the host program that was measured
-    sim::SimBackend sim_backend(opt.profile, so);
-    auto sim_api = make_backend_host_api(sim_backend);
-    RunOutput predicted = run_configuration(*c, w, sim_backend, sim_api.get(), opt.profile);
+    // Predict the host program that was measured, at the host speed its issue probe saw when it has one.
+    const Predictor predictor{opt, exp.name, date, timed_by_cupti(old.meta.note)};
+    const double probe = row.measured ? row.measured->extra.count("issue_probe_ns_per_op")
+                                            ? row.measured->extra.at("issue_probe_ns_per_op")
+                                            : kNone
+                                      : kNone;
+    RunOutput predicted = has_value(probe) ? predictor.predict_for_host(*c, w, probe) : predictor.predict(*c, w);
     row.predicted = predicted.measurement;
     refresh_predicted(row.diagnosis, w, predicted.trace);
     ++done;
@@ -491,63 +565,99 @@ ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& opt, 
     meta.note = sim_only_note;
   }
   std::vector<std::string> failures;
+  const Predictor predictor{opt, exp.name, date, device != nullptr && timed_by_cupti(meta.note)};
 
+  // Everything is predicted first at the profile's host costs (a configuration measured here gets its
+  // prediction again below, at the host speed its issue probe saw).
+  struct Pending {
+    model::Workload workload;
+    model::Workload issue_probe;
+    RunOutput predicted;
+    std::vector<RunOutput> runs;
+    std::vector<double> probe_ns;  // host ns per op of the issue probe just before each run
+    bool here = false;
+    std::string status;
+  };
   std::map<std::uint32_t, std::vector<std::size_t>> deferred;  // connections -> config positions
   const std::size_t n = configs.size();
+  std::vector<Pending> pending(n);
+  std::size_t measured_here = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const Configuration& c = configs[i];
-    const model::Workload w = c.workload();
+    Pending& p = pending[i];
+    p.workload = c.workload();
+    p.predicted = predictor.predict(c, p.workload);
+    if (!device) continue;
+    p.here = !c.connections || !device->connections_fixed_per_process() ||
+             device->process_connections() == c.connections;
+    if (p.here) {
+      ++measured_here;
+      if (!c.probe) p.issue_probe = issue_probe_workload(p.workload);
+    } else if (!opt.self_exe.empty() && !opt.only_connections) {
+      deferred[*c.connections].push_back(i);
+      p.status = "measured next in a child process with CUDA_DEVICE_MAX_CONNECTIONS=" + std::to_string(*c.connections);
+    } else {
+      p.status = "not measured: needs CUDA_DEVICE_MAX_CONNECTIONS=" + std::to_string(*c.connections);
+    }
+  }
+
+  // Measured runs in rounds: round 0 warms every configuration up (module load, allocations), then each
+  // round runs every configuration once, so a slow or fast spell of a shared host falls on one run of many
+  // configurations rather than on every run of one.
+  if (measured_here > 0) {
+    const std::uint32_t repeats = std::max<std::uint32_t>(opt.repeats, 1);
+    for (std::uint32_t k = 0; k <= repeats; ++k) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const Configuration& c = configs[i];
+        Pending& p = pending[i];
+        if (!p.here || !p.status.empty()) continue;  // not here, or failed in an earlier round
+        try {
+          double probe = kNone;
+          if (!c.probe) {
+            auto be = device->make_backend(c.connections);
+            probe = dispatch_configuration(c, p.issue_probe, *be, opt.profile).stats.average_coordination_ns();
+          }
+          auto be = device->make_backend(c.connections);
+          auto api = c.probe ? device->make_host_api(*be) : nullptr;
+          RunOutput out = run_configuration(c, p.workload, *be, api.get(), opt.profile);
+          if (k > 0) {
+            p.runs.push_back(std::move(out));
+            p.probe_ns.push_back(probe);
+          }
+        } catch (const std::exception& e) {
+          failures.push_back(c.label + ": " + e.what());
+          p.status = "measurement failed: " + std::string(e.what());
+        }
+      }
+      if (opt.progress && n > 1)
+        opt.progress(exp.name + (k == 0 ? ": warm-up round" : ": round " + std::to_string(k) + "/" + std::to_string(repeats)) +
+                     " over " + std::to_string(measured_here) + " configurations done");
+    }
+  }
+
+  for (std::size_t i = 0; i < n; ++i) {
+    const Configuration& c = configs[i];
+    Pending& p = pending[i];
     ConfigResult cr;
     cr.label = c.label;
     cr.params = c.params;
-
-    sim::SimOptions so;
-    so.connections = c.connections;
-    so.profile_label = opt.profile_label;
-    so.date = date;
-    so.source = exp.name + " " + c.label;
-    so.traced = device != nullptr && timed_by_cupti(meta.note);  // CUPTI costs host time per launch
-    sim::SimBackend sim_backend(opt.profile, so);
-    auto sim_api = make_backend_host_api(sim_backend);
-    RunOutput predicted = run_configuration(c, w, sim_backend, sim_api.get(), opt.profile);
-    cr.predicted = predicted.measurement;
-
-    std::string status;
-    std::optional<model::Trace> measured_trace;  // the median run's, for --traces
-    if (device) {
-      const bool here = !c.connections || !device->connections_fixed_per_process() ||
-                        device->process_connections() == c.connections;
-      if (here) {
-        try {
-          std::vector<RunOutput> runs;
-          const std::uint32_t repeats = std::max<std::uint32_t>(opt.repeats, 1);
-          for (std::uint32_t k = 0; k <= repeats; ++k) {  // run 0 warms up (module load, allocations)
-            auto be = device->make_backend(c.connections);
-            auto api = c.probe ? device->make_host_api(*be) : nullptr;
-            RunOutput out = run_configuration(c, w, *be, api.get(), opt.profile);
-            if (k > 0) runs.push_back(std::move(out));
-          }
-          const std::size_t med = median_index(runs);
-          cr.measured = runs[med].measurement;
-          cr.measured_runs = static_cast<std::uint32_t>(runs.size());
-          cr.measured_spread = spread_of(runs, med);
-          cr.diagnosis = diagnose(w, predicted.trace, runs[med].trace);
-          measured_trace = std::move(runs[med].trace);
-        } catch (const std::exception& e) {
-          failures.push_back(c.label + ": " + e.what());
-          status = "measurement failed: " + std::string(e.what());
-        }
-      } else if (!opt.self_exe.empty() && !opt.only_connections) {
-        deferred[*c.connections].push_back(i);
-        status = "measured next in a child process with CUDA_DEVICE_MAX_CONNECTIONS=" + std::to_string(*c.connections);
-      } else {
-        status = "not measured: needs CUDA_DEVICE_MAX_CONNECTIONS=" + std::to_string(*c.connections);
+    const model::Trace* measured_trace = nullptr;  // the median run's, for --traces
+    if (p.here && p.status.empty() && !p.runs.empty()) {
+      const std::size_t med = median_index(p.runs);
+      if (has_value(p.probe_ns[med])) {
+        p.predicted = predictor.predict_for_host(c, p.workload, p.probe_ns[med]);
+        p.runs[med].measurement.extra["issue_probe_ns_per_op"] = p.probe_ns[med];
       }
+      cr.measured = p.runs[med].measurement;
+      cr.measured_runs = static_cast<std::uint32_t>(p.runs.size());
+      cr.measured_spread = spread_of(p.runs, med);
+      cr.diagnosis = diagnose(p.workload, p.predicted.trace, p.runs[med].trace);
+      measured_trace = &p.runs[med].trace;
     }
-    // Configurations deferred to a child get their measured trace written by the child.
+    cr.predicted = p.predicted.measurement;
+    // Configurations deferred to a child get their files written (again) by the child.
     if (!opt.traces_dir.empty())
-      save_config_traces(opt.traces_dir, exp.name, c.label, w, predicted.trace,
-                         measured_trace ? &*measured_trace : nullptr);
+      save_config_traces(opt.traces_dir, exp.name, c.label, p.workload, p.predicted.trace, measured_trace);
     if (opt.progress) {
       std::ostringstream line;
       line << exp.name << " [" << (i + 1) << "/" << n << "] " << c.label << ": predicted "
@@ -555,13 +665,14 @@ ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& opt, 
       if (cr.measured) {
         line << ", measured " << format_value(cr.measured->metric, exp.metric) << " ("
              << format_percent(cr.metric_error()) << ")";
-      } else if (!status.empty()) {
-        line << " (" << status << ")";
+      } else if (!p.status.empty()) {
+        line << " (" << p.status << ")";
       }
       opt.progress(line.str());
     }
     r.configs.push_back(std::move(cr));
   }
+  pending.clear();
 
   // Connection settings other than this process's: one child per setting.
   for (const auto& [conn, positions] : deferred) {
@@ -587,6 +698,7 @@ ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& opt, 
       for (const auto& cc : child.configs) {
         for (std::size_t pos : positions) {
           if (r.configs[pos].label != cc.label) continue;
+          r.configs[pos].predicted = cc.predicted;  // the child's: at the host speed its runs saw
           r.configs[pos].measured = cc.measured;
           r.configs[pos].measured_runs = cc.measured_runs;
           r.configs[pos].measured_spread = cc.measured_spread;

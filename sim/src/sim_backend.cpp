@@ -1,6 +1,7 @@
 #include "streamlab/sim/sim_backend.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <limits>
 #include <stdexcept>
@@ -56,6 +57,14 @@ struct SimBackend::Impl {
       p.block_dispatch_per_warp_ns = p.traced_block_dispatch_per_warp_ns;
     }
     if (o.warp_launch_ns) p.warp_launch_ns = *o.warp_launch_ns;
+    if (!(o.host_cost_scale > 0) || o.host_cost_scale > 100)
+      throw model::InputError("<options>", "host_cost_scale", "",
+                              "host cost scale must be in (0, 100], got " + std::to_string(o.host_cost_scale));
+    if (o.host_cost_scale != 1.0) {
+      for (Nanos* c : {&p.kernel_launch, &p.memcpy_issue, &p.event_create, &p.record_timed, &p.record_untimed,
+                       &p.event_query, &p.stream_query, &p.stream_wait, &p.host_func_issue, &p.traced_launch_overhead})
+        *c = static_cast<Nanos>(std::llround(static_cast<double>(*c) * o.host_cost_scale));
+    }
     if (!(p.warp_launch_ns >= 0) || p.warp_launch_ns > 1e6)
       throw model::InputError("<options>", "warp_launch_ns", "",
                               "warp launch time must be in [0, 1e6] ns, got " + std::to_string(p.warp_launch_ns));

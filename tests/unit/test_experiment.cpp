@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -89,6 +90,31 @@ class SlowCopyDevice final : public ex::MeasuredDevice {
 
  private:
   DeviceProfile profile_;
+};
+
+// A stand-in GPU whose host runs at a speed that changes from run to run: every backend it makes (one per
+// issue probe, one per measured run, in that order) charges the bundled profile's host costs times
+// scale(n), n counting the backends made so far.
+class DriftingHostDevice final : public ex::MeasuredDevice {
+ public:
+  explicit DriftingHostDevice(std::function<double(std::size_t)> scale) : scale_(std::move(scale)) {}
+  [[nodiscard]] ex::DeviceMeta meta() const override { return {"Test GPU X100", "1.0", "13.0", "sim"}; }
+  std::unique_ptr<streamlab::policies::Backend> make_backend(std::optional<std::uint32_t> connections) override {
+    streamlab::sim::SimOptions o;
+    o.connections = connections;
+    o.date = "2026-01-01";
+    o.host_cost_scale = scale_(made_++);
+    return std::make_unique<streamlab::sim::SimBackend>(streamlab::model::bundled_h100_profile(), o);
+  }
+  std::unique_ptr<ex::HostApi> make_host_api(streamlab::policies::Backend& b) override {
+    return ex::make_backend_host_api(b);
+  }
+  [[nodiscard]] bool connections_fixed_per_process() const noexcept override { return false; }
+  [[nodiscard]] std::optional<std::uint32_t> process_connections() const override { return std::nullopt; }
+
+ private:
+  std::function<double(std::size_t)> scale_;
+  std::size_t made_ = 0;
 };
 
 // "E" + std::to_string(i) without operator+(const char*, string&&), which GCC 12 flags with a false -Wrestrict.
@@ -298,9 +324,12 @@ TEST(ExperimentRun, MeasuredPathRecordsErrorsDiagnosisAndVerdict) {
   ASSERT_TRUE(r.measured());
   EXPECT_EQ(r.meta.device_slug, "x100");
   EXPECT_EQ(r.meta.repeats, 3u);
-  ASSERT_EQ(progress.size(), r.configs.size());
-  EXPECT_NE(progress[0].find("E1 [1/5] streams=1: predicted "), std::string::npos) << progress[0];
-  EXPECT_NE(progress[0].find("measured"), std::string::npos);
+  // One line per round (warm-up + 3), then one per configuration.
+  ASSERT_EQ(progress.size(), 4 + r.configs.size());
+  EXPECT_NE(progress[0].find("E1: warm-up round over 5 configurations done"), std::string::npos) << progress[0];
+  EXPECT_NE(progress[3].find("E1: round 3/3"), std::string::npos) << progress[3];
+  EXPECT_NE(progress[4].find("E1 [1/5] streams=1: predicted "), std::string::npos) << progress[4];
+  EXPECT_NE(progress[4].find("measured"), std::string::npos);
   for (const auto& c : r.configs) {
     ASSERT_TRUE(c.measured);
     EXPECT_EQ(c.measured_runs, 3u);
@@ -378,6 +407,59 @@ TEST(ExperimentRun, RepredictKeepsMeasurementsAndTakesTheNewProfile) {
   // The JSON still reads back.
   const auto back = ex::parse_result_json(ex::result_to_json(again), "again.json");
   EXPECT_EQ(ex::result_to_json(back), ex::result_to_json(again));
+}
+
+TEST(ExperimentRun, IssueProbeScalesThePredictionsHostCostsToTheRunsHost) {
+  // The host is 2.5x slower than the profile says for the whole run. E2's 64 streams issued breadth-first
+  // wait for the host, so at the profile's host costs the prediction is far too short; the issue probe
+  // before each run measures the slow host and the prediction follows it.
+  DriftingHostDevice device([](std::size_t) { return 2.5; });
+  auto o = quick_options();
+  o.repeats = 3;
+  const ex::ExperimentResult r = ex::run_experiment(get("E2"), o, &device);
+  ASSERT_TRUE(r.measured());
+  bool host_bound_seen = false;
+  for (const auto& c : r.configs) {
+    ASSERT_TRUE(c.measured) << c.label;
+    // The simulator's costs are integer ns, so the measured ratio is 2.5 to within rounding.
+    EXPECT_NEAR(c.predicted.extra.at("host_cost_scale"), 2.5, 0.01) << c.label;
+    EXPECT_NEAR(c.measured->extra.at("issue_probe_ns_per_op") / c.predicted.extra.at("issue_probe_ns_per_op"), 2.5, 0.01);
+    EXPECT_LT(std::abs(c.makespan_error()), 0.005) << c.label;
+    const double at_profile = c.predicted.extra.at("makespan_profile_host_ns");
+    if (c.label == "connections=32 order=breadth-first streams=64") {
+      host_bound_seen = true;
+      EXPECT_LT(at_profile, 0.7 * c.measured->makespan_ns) << "host-bound: the profile's host costs predict far too short";
+    }
+  }
+  EXPECT_TRUE(host_bound_seen);
+  // Re-predicting with the same profile recomputes the same host-scaled predictions from the stored probe.
+  const DeviceProfile sizing = streamlab::model::parse_device_profile(r.meta.profile_data, "profile_data");
+  const ex::ExperimentResult again = ex::repredict(get("E2"), r, o, sizing);
+  for (std::size_t i = 0; i < r.configs.size(); ++i)
+    EXPECT_EQ(again.configs[i].predicted, r.configs[i].predicted) << r.configs[i].label;
+}
+
+TEST(ExperimentRun, RoundsSpreadAHostSpellOverConfigurationsInsteadOfDecidingOne) {
+  // Runs go in rounds: every configuration once per round. A spell of a 4x slower host that lasts six
+  // backends -- as long as three back-to-back runs of one configuration with their probes -- falls on one
+  // run each of three configurations, so every median is a normal-speed run.
+  const auto e = get("E2");
+  auto o = quick_options();
+  o.repeats = 3;
+  const std::size_t configs = e.configurations({true, &o.profile}).size();
+  const std::size_t spell_start = 2 * (configs + 5);  // round 1, configuration 6: probe + run per configuration
+  DriftingHostDevice device([&](std::size_t n) { return n >= spell_start && n < spell_start + 6 ? 4.0 : 1.0; });
+  const ex::ExperimentResult r = ex::run_experiment(e, o, &device);
+  ASSERT_EQ(r.configs.size(), configs);
+  for (std::size_t i = 0; i < configs; ++i) {
+    const auto& c = r.configs[i];
+    ASSERT_TRUE(c.measured) << c.label;
+    EXPECT_EQ(c.predicted.extra.at("host_cost_scale"), 1.0) << c.label;
+    EXPECT_EQ(c.makespan_error(), 0.0) << c.label;
+  }
+  // The spell shows as spread in the host-bound configuration it hit.
+  EXPECT_EQ(r.configs[7].label, "connections=1 order=breadth-first streams=64");
+  EXPECT_GT(r.configs[7].measured_spread, 0.5);
 }
 
 TEST(ExperimentRun, ProbeExperimentsReadTheSimulatorsCharges) {

@@ -183,6 +183,28 @@ TEST(SimBackend, ElapsedBetweenTimedEvents) {
   EXPECT_THROW((void)b.elapsed(t0, u), std::logic_error);  // untimed
 }
 
+TEST(SimBackend, HostCostScaleMultipliesHostCallsButNotDeviceTime) {
+  // As ElapsedBetweenTimedEvents on a host 2.5x slower: the record costs 500 and the launch 2500 of host
+  // time; the start latency (2000) and the kernel (7000) are device time and stay.
+  const model::Workload w = workload({kernel("k", 1, 64, 7000)});
+  sim::SimOptions o;
+  o.host_cost_scale = 2.5;
+  sim::SimBackend b(golden::test_profile(), o);
+  b.prepare(w);
+  const auto s = b.create_stream(StreamDesc{});
+  const auto t0 = b.create_event(EventTiming::timed);
+  const auto t1 = b.create_event(EventTiming::timed);
+  b.record_event(t0, s);  // host 500
+  b.enqueue(s, 0);        // issued 3000, visible 5000, runs [5000, 12000]
+  b.record_event(t1, s);
+  EXPECT_EQ(b.synchronize_event(t1, kForever), WaitStatus::ready);
+  EXPECT_EQ(b.elapsed(t0, t1), 12000 - 500);
+  for (double bad : {0.0, -1.0, 1000.0}) {
+    o.host_cost_scale = bad;
+    EXPECT_THROW(sim::SimBackend(golden::test_profile(), o), model::InputError) << bad;
+  }
+}
+
 TEST(SimBackend, WaitAnyEventAndTimeouts) {
   const model::Workload w = workload({kernel("slow", 1, 64, 50000), kernel("fast", 1, 64, 10000)});
   sim::SimBackend b(golden::test_profile());

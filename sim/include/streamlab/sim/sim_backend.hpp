@@ -47,6 +47,11 @@ struct SimOptions {
   /// every kernel launch also costs the profile's `traced_launch_overhead_ns` of host time, and blocks
   /// dispatch at `traced_warp_launch_ns` / `traced_block_dispatch_per_warp_ns` (measured with tracing on).
   bool traced = false;
+  /// Multiplies every host API call cost (launch, copy issue, event create/record/query, stream query and
+  /// wait, host-function issue, the traced launch overhead) -- not the wake-up after a blocking wait and
+  /// not device time. For predicting a run on a host that is faster or slower than when the profile was
+  /// calibrated (a shared or virtual machine drifts); 1 = the profile's costs. Must be in (0, 100].
+  double host_cost_scale = 1.0;
 };
 
 /// Counters of one run (for benchmarks and sanity checks).
