@@ -318,6 +318,41 @@ void Calibrator::host_api_costs(model::DeviceProfile& p) {
   p.host_func_issue_ns = measured(hf, host_method("cudaLaunchHostFunc calls (empty function) on an idle stream"));
   note("host func issue: " + fmt(hf) + " ns");
 
+  // First work into a newly created stream: the driver binds a stream to a hardware queue when it first gets
+  // work, at a host cost paid once. Each pair of batches launches one empty kernel into each of kBatch
+  // streams that already ran one, then into kBatch fresh streams (both sets created, and the first warmed,
+  // untimed); extra = median of the per-pair differences, so a slow spell of the host hits both halves.
+  std::vector<double> first_use;
+  for (int r = -warm_; r < reps_; ++r) {
+    std::vector<stream> used, fresh;
+    used.reserve(kBatch);
+    fresh.reserve(kBatch);
+    for (int k = 0; k < kBatch; ++k) {
+      used.emplace_back(StreamFlags::non_blocking, 0);
+      fresh.emplace_back(StreamFlags::non_blocking, 0);
+      check(kernels::launch_empty(dim3(1), dim3(32), used.back().get()), "calibrate (launch)");
+    }
+    check(cudaDeviceSynchronize(), "calibrate (first use)");
+    auto batch = [&](std::vector<stream>& ss) {
+      const auto t0 = Clock::now();
+      for (auto& x : ss) check(kernels::launch_empty(dim3(1), dim3(32), x.get()), "calibrate (launch)");
+      return ns_between(t0, Clock::now()) / kBatch;
+    };
+    const double again = batch(used);
+    const double first = batch(fresh);
+    check(cudaDeviceSynchronize(), "calibrate (first use)");
+    if (r >= 0) first_use.push_back(first - again);
+  }
+  const double first_extra = std::max(0.0, median(first_use));
+  p.stream_first_use_ns = measured(
+      first_extra, "median over " + std::to_string(reps_) + " pairs of batches of " + std::to_string(kBatch) +
+                       " empty-kernel launches, one per stream, into fresh non-blocking streams minus into streams "
+                       "that already ran a kernel (host steady_clock, " + std::to_string(warm_) +
+                       " warm-up pairs), at this process's CUDA_DEVICE_MAX_CONNECTIONS (" +
+                       (std::getenv("CUDA_DEVICE_MAX_CONNECTIONS") ? std::getenv("CUDA_DEVICE_MAX_CONNECTIONS")
+                                                                    : std::string("unset: 8")) + ")");
+  note("stream first use: " + fmt(first_extra) + " ns extra on the first launch into a stream");
+
   // Blocking-synchronize wake-up: a second thread spins on a flag the kernel sets as its last act; the
   // main thread sits in cudaStreamSynchronize. Wake-up = sync returned - flag seen.
   MappedHost flag(64);
@@ -944,9 +979,9 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
   const unsigned big = static_cast<unsigned>(std::min(1024, info_.props.maxThreadsPerBlock));
   const unsigned per_sm = std::max(1u, static_cast<unsigned>(info_.props.maxThreadsPerMultiProcessor) / big);
   const double warps = std::ceil(big / 32.0);
-  // The traced per-wave cost grows with the block length (H100, 2026-11-21: about 4.6 us with 25 us blocks,
-  // 7-8 us with 100-400 us blocks, each +-1.5 us run to run); the profile has one value, so it carries the
-  // mean of a short-block and a long-block probe.
+  // The traced per-wave cost grows with the block length (H100, 2026-11-21: about 4.6-5.7 us with 25 us
+  // blocks, 7-8.4 us with 100-400 us blocks, each +-1.5 us run to run): the profile carries a short-block and
+  // a long-block probe, and the simulator interpolates by a kernel's mean block time.
   constexpr std::uint32_t kWaves = 8;
   constexpr std::uint64_t kShortNs = 25'000, kLongNs = 100'000;
   double ramp_traced = 0, wave_traced = 0, median_traced = 0, wave_short = 0, wave_long = 0;
@@ -959,7 +994,7 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
       double median_short = 0;
       wave_short = wave_gap(s, sms, big, per_sm, kShortNs, kWaves, runs, median_short);
       wave_long = wave_gap(s, sms, big, per_sm, kLongNs, kWaves, runs, median_traced);
-      wave_traced = (wave_short + wave_long) / 2;
+      wave_traced = wave_long;
       (void)tracer.take();
     } catch (const CuptiUnavailable& e) {
       why = e.what();
@@ -970,6 +1005,9 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
     p.traced_launch_overhead_ns = measured(0, "CUPTI unavailable (" + why + "): not measured, 0 charged");
     p.traced_warp_launch_ns = measured(p.warp_launch_ns.value, none);
     p.traced_block_dispatch_per_warp_ns = measured(p.block_dispatch_per_warp_ns.value, none);
+    p.traced_block_dispatch_per_warp_long_ns = measured(p.block_dispatch_per_warp_ns.value, none);
+    p.traced_dispatch_short_block_ns = measured(static_cast<double>(kShortNs), "probe setting (not measured: " + why + ")");
+    p.traced_dispatch_long_block_ns = measured(static_cast<double>(kLongNs), "probe setting (not measured: " + why + ")");
     note("traced launch overhead: CUPTI unavailable (" + why + ")");
     return;
   }
@@ -982,17 +1020,22 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
           "of " + shape + " spinning 100 us (untraced: warp_launch_ns)");
   // The simulator's same-SM replacement gap is block_dispatch_ns + warps x per-warp; take the per-warp
   // value that makes it the per-wave cost a traced kernel shows end to end.
-  const double per_warp = std::max(0.0, (wave_traced - p.block_dispatch_ns.value) / warps);
-  p.traced_block_dispatch_per_warp_ns = measured(
-      per_warp,
-      "(per-wave replacement cost with CUPTI tracing on - block_dispatch_ns) / warps per block; per-wave cost = "
-      "(kernel span - first-wave start spread - waves x block time) / (waves - 1), median over " +
-          std::to_string(runs) + " runs of " + std::to_string(kWaves) + " waves of " + shape + ", mean of blocks "
-          "spinning " + std::to_string(kShortNs / 1000) + " us (" + fmt(wave_short, 0) + " ns) and " +
-          std::to_string(kLongNs / 1000) + " us (" + fmt(wave_long, 0) + " ns): " + fmt(wave_traced, 0) +
-          " ns traced vs " + fmt(wave_plain, 0) + " ns untraced at " + std::to_string(kLongNs / 1000) +
-          " us (median same-SM gap " + fmt(median_traced, 0) + " ns traced, " + fmt(median_plain, 0) +
-          " ns untraced)");
+  auto per_warp = [&](double wave) { return std::max(0.0, (wave - p.block_dispatch_ns.value) / warps); };
+  auto wave_method = [&](std::uint64_t block_ns, double wave) {
+    return "(per-wave replacement cost with CUPTI tracing on - block_dispatch_ns) / warps per block; per-wave "
+           "cost = (kernel span - first-wave start spread - waves x block time) / (waves - 1), median over " +
+           std::to_string(runs) + " runs of " + std::to_string(kWaves) + " waves of " + shape + " spinning " +
+           std::to_string(block_ns / 1000) + " us: " + fmt(wave, 0) + " ns";
+  };
+  p.traced_block_dispatch_per_warp_ns = measured(per_warp(wave_short), wave_method(kShortNs, wave_short));
+  p.traced_block_dispatch_per_warp_long_ns =
+      measured(per_warp(wave_long), wave_method(kLongNs, wave_long) + " (untraced: " + fmt(wave_plain, 0) +
+                                        " ns; median same-SM gap " + fmt(median_traced, 0) + " ns traced, " +
+                                        fmt(median_plain, 0) + " ns untraced)");
+  p.traced_dispatch_short_block_ns =
+      measured(static_cast<double>(kShortNs), "block time of the traced_block_dispatch_per_warp_ns probe (a setting)");
+  p.traced_dispatch_long_block_ns =
+      measured(static_cast<double>(kLongNs), "block time of the traced_block_dispatch_per_warp_long_ns probe (a setting)");
   note("traced block dispatch: warp launch " + fmt(ramp_traced, 3) + " ns/warp, per-wave replacement " +
        fmt(wave_traced, 0) + " ns (" + fmt(wave_short, 0) + " at 25 us, " + fmt(wave_long, 0) + " at 100 us) vs " +
        fmt(wave_plain, 0) + " ns untraced (median same-SM gap " +

@@ -28,6 +28,7 @@ std::span<const ParamField> device_profile_fields() noexcept {
       ParamField{"stream_query_ns", "ns", &DeviceProfile::stream_query_ns},
       ParamField{"stream_wait_event_ns", "ns", &DeviceProfile::stream_wait_event_ns},
       ParamField{"host_func_issue_ns", "ns", &DeviceProfile::host_func_issue_ns},
+      ParamField{"stream_first_use_ns", "ns", &DeviceProfile::stream_first_use_ns},
       ParamField{"sync_wakeup_ns", "ns", &DeviceProfile::sync_wakeup_ns},
       ParamField{"host_func_roundtrip_ns", "ns", &DeviceProfile::host_func_roundtrip_ns},
       ParamField{"kernel_start_latency_ns", "ns", &DeviceProfile::kernel_start_latency_ns},
@@ -54,6 +55,9 @@ std::span<const ParamField> device_profile_fields() noexcept {
       ParamField{"traced_launch_overhead_ns", "ns", &DeviceProfile::traced_launch_overhead_ns},
       ParamField{"traced_warp_launch_ns", "ns/warp", &DeviceProfile::traced_warp_launch_ns},
       ParamField{"traced_block_dispatch_per_warp_ns", "ns/warp", &DeviceProfile::traced_block_dispatch_per_warp_ns},
+      ParamField{"traced_block_dispatch_per_warp_long_ns", "ns/warp", &DeviceProfile::traced_block_dispatch_per_warp_long_ns},
+      ParamField{"traced_dispatch_short_block_ns", "ns", &DeviceProfile::traced_dispatch_short_block_ns},
+      ParamField{"traced_dispatch_long_block_ns", "ns", &DeviceProfile::traced_dispatch_long_block_ns},
   };
   return kFields;
 }

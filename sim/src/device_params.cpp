@@ -77,6 +77,14 @@ Nanos ceil_ns(double x) noexcept {
   return static_cast<Nanos>(std::ceil(x));
 }
 
+double dispatch_per_warp_at(const DeviceParams& p, double block_ns) noexcept {
+  const double lo = static_cast<double>(p.dispatch_short_block), hi = static_cast<double>(p.dispatch_long_block);
+  if (!(hi > lo) || block_ns <= lo) return p.block_dispatch_per_warp_ns;
+  if (block_ns >= hi) return p.block_dispatch_per_warp_long_ns;
+  const double f = (block_ns - lo) / (hi - lo);
+  return p.block_dispatch_per_warp_ns + f * (p.block_dispatch_per_warp_long_ns - p.block_dispatch_per_warp_ns);
+}
+
 DeviceParams derive_params(const model::DeviceProfile& p) {
   const Reader r(p);
   constexpr std::int64_t kBig = std::numeric_limits<std::int32_t>::max();
@@ -107,6 +115,7 @@ DeviceParams derive_params(const model::DeviceProfile& p) {
   d.stream_query = r.ns("stream_query_ns");
   d.stream_wait = r.ns("stream_wait_event_ns");
   d.host_func_issue = r.ns("host_func_issue_ns");
+  d.stream_first_use = r.ns("stream_first_use_ns");
   d.sync_wakeup = r.ns("sync_wakeup_ns");
   d.host_func_roundtrip = r.ns("host_func_roundtrip_ns");
   d.kernel_start_latency = r.ns("kernel_start_latency_ns");
@@ -114,11 +123,17 @@ DeviceParams derive_params(const model::DeviceProfile& p) {
   d.event_wait_latency = r.ns("event_wait_latency_ns");
   d.warp_launch_ns = r.per_warp("warp_launch_ns");
   d.block_dispatch_per_warp_ns = r.per_warp("block_dispatch_per_warp_ns");
+  d.block_dispatch_per_warp_long_ns = d.block_dispatch_per_warp_ns;  // untraced: no growth measured
   d.same_stream_gap = r.ns("same_stream_gap_ns");
   d.task_fetch = r.ns("task_fetch_ns");
   d.traced_launch_overhead = r.ns("traced_launch_overhead_ns");
   d.traced_warp_launch_ns = r.per_warp("traced_warp_launch_ns");
   d.traced_block_dispatch_per_warp_ns = r.per_warp("traced_block_dispatch_per_warp_ns");
+  d.traced_block_dispatch_per_warp_long_ns = r.per_warp("traced_block_dispatch_per_warp_long_ns");
+  d.traced_dispatch_short_block = r.ns("traced_dispatch_short_block_ns");
+  d.traced_dispatch_long_block = r.ns("traced_dispatch_long_block_ns");
+  if (d.traced_dispatch_long_block < d.traced_dispatch_short_block)
+    r.fail("traced_dispatch_long_block_ns", "must be >= traced_dispatch_short_block_ns");
 
   d.copy_engines = static_cast<std::uint32_t>(r.integer("copy_engines", 1, 64));
   d.h2d_latency = r.ns("h2d_latency_ns");

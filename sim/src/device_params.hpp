@@ -27,6 +27,7 @@ struct DeviceParams {
   // Host API costs.
   Nanos kernel_launch = 0, memcpy_issue = 0, event_create = 0, record_timed = 0, record_untimed = 0;
   Nanos event_query = 0, stream_query = 0, stream_wait = 0, host_func_issue = 0, sync_wakeup = 0;
+  Nanos stream_first_use = 0;  ///< extra host time of the first call that puts work into a created stream
   Nanos host_func_roundtrip = 0;
 
   // Device latencies.
@@ -34,11 +35,17 @@ struct DeviceParams {
   /// Device-wide warp launch time of the work distributor (ns per warp of a block being launched): the
   /// profile's warp_launch_ns unless SimOptions::warp_launch_ns overrides it.
   double warp_launch_ns = 0;
-  /// A block placed into room freed by a finishing block starts block_dispatch + warps x this later.
+  /// A block placed into room freed by a finishing block starts block_dispatch + warps x this later; this
+  /// is the value for blocks running up to dispatch_short_block ns, block_dispatch_per_warp_long_ns from
+  /// dispatch_long_block ns on, linear in between (dispatch_per_warp_at). Untraced: one value.
   double block_dispatch_per_warp_ns = 0;
-  /// The same two rates with CUPTI activity tracing on; SimOptions::traced uses them instead.
+  double block_dispatch_per_warp_long_ns = 0;
+  Nanos dispatch_short_block = 0, dispatch_long_block = 0;
+  /// The same rates with CUPTI activity tracing on; SimOptions::traced uses them instead.
   double traced_warp_launch_ns = 0;
   double traced_block_dispatch_per_warp_ns = 0;
+  double traced_block_dispatch_per_warp_long_ns = 0;
+  Nanos traced_dispatch_short_block = 0, traced_dispatch_long_block = 0;
   /// A device op's end -> the next (already waiting) device op of the same stream.
   Nanos same_stream_gap = 0;
   /// Extra per task of a dynamic task pool (the shared counter fetch).
@@ -61,6 +68,9 @@ struct DeviceParams {
 
 /// Throws model::InputError(profile.name, "/params/<field>", "", reason) on the first invalid field.
 [[nodiscard]] DeviceParams derive_params(const model::DeviceProfile& p);
+
+/// Per-warp block replacement time for blocks that run `block_ns` on average (see DeviceParams).
+[[nodiscard]] double dispatch_per_warp_at(const DeviceParams& p, double block_ns) noexcept;
 
 /// ceil(x) for a non-negative duration computed in floating point, tolerant of representation noise
 /// (100000 / 10.0 must be 10000, not 10001).

@@ -108,8 +108,11 @@ KernelInfo GpuModel::kernel_info(model::OpIndex i, bool first_time) {
       ceil_div(std::int64_t{s.registers_per_thread} * kWarp, kRegisterUnit) * kRegisterUnit;
   k.need.threads = static_cast<std::int32_t>(warps * kWarp);
   k.launch_ns = static_cast<Nanos>(std::llround(static_cast<double>(warps) * p_.warp_launch_ns));
-  k.dispatch_ns =
-      p_.block_dispatch + static_cast<Nanos>(std::llround(static_cast<double>(warps) * p_.block_dispatch_per_warp_ns));
+  // The replacement gap depends on the block's run time where the profile says so (traced runs).
+  auto set_dispatch = [&](double mean_block_ns) {
+    k.dispatch_ns = p_.block_dispatch + static_cast<Nanos>(std::llround(static_cast<double>(warps) *
+                                                                        dispatch_per_warp_at(p_, mean_block_ns)));
+  };
   const std::int64_t regs = warps * regs_per_warp;
   if (regs > p_.registers_per_sm)
     bad("block needs " + std::to_string(regs) + " registers (" + std::to_string(s.registers_per_thread) +
@@ -135,6 +138,9 @@ KernelInfo GpuModel::kernel_info(model::OpIndex i, bool first_time) {
         static_sums_.emplace(i, std::move(sums));
       }
     }
+    double total = 0;
+    for (Nanos t : op.tasks->task_ns) total += static_cast<double>(t);
+    set_dispatch(total / static_cast<double>(k.blocks));
     return k;
   }
   if (const auto* fixed = std::get_if<model::FixedPerBlock>(&op.duration)) {
@@ -145,6 +151,10 @@ KernelInfo GpuModel::kernel_info(model::OpIndex i, bool first_time) {
       bad("per-block duration list has " + std::to_string(list->ns.size()) + " entries for " +
           std::to_string(k.blocks) + " blocks");
     k.dur = DurationKind::per_block;
+    double total = 0;
+    for (Nanos t : list->ns) total += static_cast<double>(t);
+    set_dispatch(total / static_cast<double>(k.blocks));
+    return k;
   } else {
     // Roofline time of the whole kernel on the whole device, shared evenly by the block slots it
     // occupies: a block gets 1/(SMs * blocks per SM it runs alongside) of the device.
@@ -159,6 +169,7 @@ KernelInfo GpuModel::kernel_info(model::OpIndex i, bool first_time) {
     k.fixed_ns = ceil_ns(t * static_cast<double>(p_.sm_count) * static_cast<double>(per_sm) /
                          static_cast<double>(k.blocks));
   }
+  set_dispatch(static_cast<double>(k.fixed_ns));
   return k;
 }
 

@@ -55,6 +55,9 @@ struct SimBackend::Impl {
     if (o.traced) {
       p.warp_launch_ns = p.traced_warp_launch_ns;
       p.block_dispatch_per_warp_ns = p.traced_block_dispatch_per_warp_ns;
+      p.block_dispatch_per_warp_long_ns = p.traced_block_dispatch_per_warp_long_ns;
+      p.dispatch_short_block = p.traced_dispatch_short_block;
+      p.dispatch_long_block = p.traced_dispatch_long_block;
     }
     if (o.warp_launch_ns) p.warp_launch_ns = *o.warp_launch_ns;
     if (!(o.host_cost_scale > 0) || o.host_cost_scale > 100)
@@ -62,7 +65,8 @@ struct SimBackend::Impl {
                               "host cost scale must be in (0, 100], got " + std::to_string(o.host_cost_scale));
     if (o.host_cost_scale != 1.0) {
       for (Nanos* c : {&p.kernel_launch, &p.memcpy_issue, &p.event_create, &p.record_timed, &p.record_untimed,
-                       &p.event_query, &p.stream_query, &p.stream_wait, &p.host_func_issue, &p.traced_launch_overhead})
+                       &p.event_query, &p.stream_query, &p.stream_wait, &p.host_func_issue, &p.stream_first_use,
+                       &p.traced_launch_overhead})
         *c = static_cast<Nanos>(std::llround(static_cast<double>(*c) * o.host_cost_scale));
     }
     if (!(p.warp_launch_ns >= 0) || p.warp_launch_ns > 1e6)
@@ -113,6 +117,16 @@ struct SimBackend::Impl {
     host += cost;
     gpu.advance_to(host);
   }
+  /// Charges a call that puts work into stream `s`: its cost, plus stream_first_use the first time a
+  /// created stream gets work.
+  void charge_into(std::uint32_t s, Nanos cost) {
+    if (s < stream_used.size() && !stream_used[s]) {
+      stream_used[s] = 1;
+      cost += params.stream_first_use;
+    }
+    charge(cost);
+  }
+  std::vector<char> stream_used;  ///< per stream: work was put into it (the legacy stream counts as used)
 
   /// Blocks the host until done() holds. The call first costs `poll` (the driver checks the condition);
   /// if it holds then, the call returns; otherwise the device runs until it holds and the host wakes
@@ -154,7 +168,10 @@ std::pair<int, int> SimBackend::priority_range() const {
 StreamId SimBackend::create_stream(const policies::StreamDesc& desc) {
   if (desc.kind == policies::StreamKind::legacy_default)
     throw std::invalid_argument("sim backend: the legacy default stream is StreamId{0u}; it is not created");
-  return StreamId{impl_->gpu.add_stream(desc.kind, desc.priority)};
+  const std::uint32_t id = impl_->gpu.add_stream(desc.kind, desc.priority);
+  impl_->stream_used.resize(id + 1, 1);
+  impl_->stream_used[id] = 0;
+  return StreamId{id};
 }
 
 StreamId SimBackend::legacy_default_stream() { return StreamId{0u}; }
@@ -183,7 +200,7 @@ void SimBackend::enqueue(StreamId stream, model::OpIndex op) {
     case model::OpKind::host_func: cost = m.params.host_func_issue; break;
     case model::OpKind::barrier: break;  // a position in the stream; no API call of its own
   }
-  m.charge(cost);
+  m.charge_into(s, cost);
   m.gpu.issue_op(s, op, m.host, m.host + latency);
   // cudaMemcpyAsync from/to pageable memory is synchronous for the host: it returns only once the copy
   // (and so everything before it on its stream) has completed. No wake-up: the calling thread drives it.
@@ -197,7 +214,7 @@ void SimBackend::launch_host_func(StreamId stream, std::function<void()> fn) {
   Impl& m = *impl_;
   m.need_prepared("launch_host_func");
   const std::uint32_t s = m.stream_index(stream, "launch_host_func");
-  m.charge(m.params.host_func_issue);
+  m.charge_into(s, m.params.host_func_issue);
   m.gpu.issue_callback(s, std::move(fn), m.host);
 }
 
@@ -217,7 +234,7 @@ void SimBackend::record_event(EventId event, StreamId stream) {
   m.need_prepared("record_event");
   const std::uint32_t e = m.event_index(event, "record_event");
   const std::uint32_t s = m.stream_index(stream, "record_event");
-  m.charge(m.gpu.event(e).timed ? m.params.record_timed : m.params.record_untimed);
+  m.charge_into(s, m.gpu.event(e).timed ? m.params.record_timed : m.params.record_untimed);
   m.gpu.issue_record(e, s, m.host);
 }
 
@@ -226,7 +243,7 @@ void SimBackend::stream_wait_event(StreamId stream, EventId event) {
   m.need_prepared("stream_wait_event");
   const std::uint32_t s = m.stream_index(stream, "stream_wait_event");
   const std::uint32_t e = m.event_index(event, "stream_wait_event");
-  m.charge(m.params.stream_wait);
+  m.charge_into(s, m.params.stream_wait);
   m.gpu.issue_wait(s, e, m.host);
 }
 

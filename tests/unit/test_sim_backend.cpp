@@ -487,5 +487,56 @@ TEST(SimBackend, TracedRunsPayTheTracedLaunchOverhead) {
   }
 }
 
+TEST(SimBackend, TracedReplacementGapFollowsTheBlockTime) {
+  // As BlockReplacementGapGrowsWithTheBlocksWarps, traced: 10 ns/warp for blocks up to 20 us, 30 ns/warp
+  // from 60 us, linear in between. Nine 1024-thread blocks on 8 slots: the ninth starts 32 warps x rate
+  // after the first wave ends (block_dispatch 0). 10 us blocks: 320; 40 us (halfway): 640; 80 us: 960.
+  model::DeviceProfile p = golden::test_profile();
+  p.traced_block_dispatch_per_warp_ns = golden::p(10);
+  p.traced_block_dispatch_per_warp_long_ns = golden::p(30);
+  p.traced_dispatch_short_block_ns = golden::p(20000);
+  p.traced_dispatch_long_block_ns = golden::p(60000);
+  for (const auto& [block_ns, gap] : {std::pair<Nanos, Nanos>{10000, 320}, {40000, 640}, {80000, 960}}) {
+    const model::Workload w = workload({kernel("k", 9, 1024, block_ns)});
+    for (const bool traced : {false, true}) {
+      sim::SimOptions o;
+      o.traced = traced;
+      sim::SimBackend b(p, o);
+      b.prepare(w);
+      b.enqueue(b.create_stream(StreamDesc{}), 0);
+      const model::Trace t = b.finish();
+      // Untraced: the profile's block_dispatch_per_warp_ns (0 here), whatever the block time.
+      EXPECT_EQ(t.spans[0].end_ns - t.spans[0].start_ns, 2 * block_ns + (traced ? gap : 0)) << block_ns << traced;
+    }
+  }
+  p.traced_dispatch_long_block_ns = golden::p(10000);  // shorter than the short probe
+  EXPECT_THROW(sim::SimBackend(p, sim::SimOptions{}), model::InputError);
+}
+
+TEST(SimBackend, FirstWorkIntoACreatedStreamPaysTheFirstUseCost) {
+  // stream_first_use 400: the first call that puts work into each created stream costs 400 more, once;
+  // the legacy stream is never charged it.
+  const model::Workload w = workload({kernel("a", 1, 64, 1000), kernel("b", 1, 64, 1000), kernel("c", 1, 64, 1000),
+                                      kernel("d", 1, 64, 1000)});
+  model::DeviceProfile p = golden::test_profile();
+  p.stream_first_use_ns = golden::p(400);
+  sim::SimBackend b(p);
+  b.prepare(w);
+  const auto s1 = b.create_stream(StreamDesc{});
+  const auto s2 = b.create_stream(StreamDesc{});
+  const auto e = b.create_event(EventTiming::untimed);
+  b.record_event(e, s1);  // 100 + 400
+  EXPECT_EQ(b.now(), 500);
+  b.enqueue(s1, 0);  // 1000
+  EXPECT_EQ(b.now(), 1500);
+  b.stream_wait_event(s2, e);  // 100 + 400
+  EXPECT_EQ(b.now(), 2000);
+  b.enqueue(s2, 1);  // 1000
+  EXPECT_EQ(b.now(), 3000);
+  b.enqueue(b.legacy_default_stream(), 2);  // 1000
+  b.enqueue(b.legacy_default_stream(), 3);  // 1000
+  EXPECT_EQ(b.now(), 5000);
+}
+
 }  // namespace
 }  // namespace streamlab

@@ -51,6 +51,9 @@ struct DeviceProfile {
   Param stream_query_ns;
   Param stream_wait_event_ns;
   Param host_func_issue_ns;
+  /// Extra host time of the first call that puts work into a newly created stream (the driver binds the
+  /// stream to a hardware queue lazily); charged once per stream on top of that call's own cost.
+  Param stream_first_use_ns;
   Param sync_wakeup_ns;           ///< blocking synchronize: device done -> host thread running again
   Param host_func_roundtrip_ns;   ///< device reaches the host func -> it runs -> stream continues
 
@@ -99,7 +102,14 @@ struct DeviceProfile {
   /// With CUPTI activity tracing on (what a measured run includes): the work distributor's launch time per
   /// warp and the extra block-replacement time per warp, which tracing makes much larger for big blocks.
   Param traced_warp_launch_ns;
-  Param traced_block_dispatch_per_warp_ns;
+  /// Traced block replacement per warp grows with the block's run time (the kernel ends with its slowest
+  /// slot, and longer blocks spread more): measured for blocks of traced_dispatch_short_block_ns and
+  /// traced_dispatch_long_block_ns; a kernel gets the value at its mean block time, linear in between and
+  /// the nearer end's value outside.
+  Param traced_block_dispatch_per_warp_ns;       ///< at traced_dispatch_short_block_ns
+  Param traced_block_dispatch_per_warp_long_ns;  ///< at traced_dispatch_long_block_ns
+  Param traced_dispatch_short_block_ns;
+  Param traced_dispatch_long_block_ns;
 
   friend bool operator==(const DeviceProfile&, const DeviceProfile&) = default;
 };
