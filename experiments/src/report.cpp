@@ -81,8 +81,9 @@ std::string host_scaling_summary(const ExperimentResult& r) {
   std::snprintf(range, sizeof range, "%.2f to %.2f", lo, hi);
   std::ostringstream os;
   os << "*Host speed:* each measured configuration is predicted with the profile's host API costs times the host "
-        "speed its issue probe measured just before the reported run (the configuration's own API calls issued "
-        "again with the device work shrunk to nothing: measured host time per op / simulated); the scale ran "
+        "speed its issue probes measured (before each of its runs, the configuration's own API calls issued "
+        "again with the device work shrunk to nothing; median over the runs of measured host time per op / "
+        "simulated); the scale ran "
      << range << " over " << scaled << " configurations.";
   if (judged > 0) {
     os << " At the profile's host costs unscaled, " << (judged - over) << " of " << judged

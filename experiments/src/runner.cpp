@@ -167,7 +167,8 @@ policies::DispatchResult dispatch_configuration(const Configuration& c, const mo
 // sequence is issued once more with its device work shrunk to nothing: same ops, streams, dependencies,
 // policy and events, kernels of 0 ns, copies of at most kIssueProbeBytes, host functions of 0 ns. Its host
 // time per op, over what the simulator charges for the same probe, scales the simulator's host costs for the
-// prediction of that run (SimOptions::host_cost_scale).
+// prediction (SimOptions::host_cost_scale); a configuration takes the median over its runs' probes, which
+// goes with its median run.
 
 constexpr std::uint64_t kIssueProbeBytes = 4096;
 constexpr double kMaxHostCostScale = 4.0;  // a probe further off than this is not trusted as a host speed
@@ -644,9 +645,16 @@ ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& opt, 
     const model::Trace* measured_trace = nullptr;  // the median run's, for --traces
     if (p.here && p.status.empty() && !p.runs.empty()) {
       const std::size_t med = median_index(p.runs);
-      if (has_value(p.probe_ns[med])) {
-        p.predicted = predictor.predict_for_host(c, p.workload, p.probe_ns[med]);
-        p.runs[med].measurement.extra["issue_probe_ns_per_op"] = p.probe_ns[med];
+      // The median probe goes with the median run: where the host decides the makespan, the median run is
+      // the one at the median host speed, and one probe alone can be an outlier (seen up to 3x on the VM).
+      std::vector<double> probes;
+      for (double v : p.probe_ns)
+        if (has_value(v)) probes.push_back(v);
+      if (!probes.empty()) {
+        std::sort(probes.begin(), probes.end());
+        const double probe = probes[(probes.size() - 1) / 2];
+        p.predicted = predictor.predict_for_host(c, p.workload, probe);
+        p.runs[med].measurement.extra["issue_probe_ns_per_op"] = probe;
       }
       cr.measured = p.runs[med].measurement;
       cr.measured_runs = static_cast<std::uint32_t>(p.runs.size());
