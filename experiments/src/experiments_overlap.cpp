@@ -141,8 +141,8 @@ Experiment make_e2() {
              "(default 8, 1..32) from the CUDA environment-variable documentation.";
   e.setup = "Workload model::gen::stream_chains: 64 independent chains of 4 kernels, each kernel 1 block x 64 threads "
             "running 500 us (quick: 2 kernels per chain), so up to 64 kernels can run at once; issuing 64 of them "
-            "(launch + event record each, 6-10 us per op on the lent H100 host) takes about as long as one 500 us "
-            "round, so the 64-stream breadth-first configurations follow the host's speed. The 64 chains are folded onto S streams (chain c on stream c % S). "
+            "(launch + event record each; the host cost per op is in the results' host_ns_per_op) takes about as "
+            "long as one 500 us round, so the 64-stream breadth-first configurations follow the host's speed. The 64 chains are folded onto S streams (chain c on stream c % S). "
             "Issue order is the workload's op order through the experiments' workload-order policy: depth-first "
             "lists chain by chain, breadth-first lists kernel k of every chain before kernel k+1. "
             "CUDA_DEVICE_MAX_CONNECTIONS = 1, 8, 32: the simulator takes it as an option; on the GPU each setting "

@@ -217,15 +217,19 @@ struct Predictor {
     return dispatch_configuration(c, probe, be, opt.profile).stats.average_coordination_ns();
   }
   // The prediction for a measured run whose issue probe took `measured_probe_ns` per op: host costs
-  // scaled, with the numbers that say so in its extras.
-  RunOutput predict_for_host(const Configuration& c, const model::Workload& w, double measured_probe_ns) const {
+  // scaled, with the numbers that say so in its extras. `at_profile`: the unscaled prediction's makespan
+  // when the caller already has it.
+  RunOutput predict_for_host(const Configuration& c, const model::Workload& w, double measured_probe_ns,
+                             double at_profile = kNone) const {
     const double simulated_probe = issue_probe_ns(c, issue_probe_workload(w));
     const double scale = host_cost_scale(measured_probe_ns, simulated_probe);
     RunOutput out = predict(c, w, scale);
     out.measurement.extra["issue_probe_ns_per_op"] = simulated_probe;
     out.measurement.extra["host_cost_scale"] = scale;
     out.measurement.extra["makespan_profile_host_ns"] =
-        scale == 1.0 ? out.measurement.makespan_ns : predict(c, w).measurement.makespan_ns;
+        scale == 1.0            ? out.measurement.makespan_ns
+        : has_value(at_profile) ? at_profile
+                                : predict(c, w).measurement.makespan_ns;
     return out;
   }
 };
@@ -653,7 +657,7 @@ ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& opt, 
       if (!probes.empty()) {
         std::sort(probes.begin(), probes.end());
         const double probe = probes[(probes.size() - 1) / 2];
-        p.predicted = predictor.predict_for_host(c, p.workload, probe);
+        p.predicted = predictor.predict_for_host(c, p.workload, probe, p.predicted.measurement.makespan_ns);
         p.runs[med].measurement.extra["issue_probe_ns_per_op"] = probe;
       }
       cr.measured = p.runs[med].measurement;
