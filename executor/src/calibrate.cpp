@@ -10,6 +10,7 @@
 #include <cstring>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include <Eigen/Dense>
@@ -204,6 +205,52 @@ double ramp_slope(stream& a, int sms, unsigned threads, unsigned per_sm, int run
     slopes.push_back((starts.back() - starts.front()) / ranks / std::ceil(threads / 32.0));
   }
   return median(std::move(slopes));
+}
+
+/// With `tracer` on: chains of `kChain` kernels of `blocks` x `threads` spinning `block_ns` on one stream
+/// (all issued, then one sync), after one warm-up chain. Per kernel after the first: `pad` gets CUPTI's
+/// span minus the kernel's own span (first block start to last block end, %globaltimer), `gap` the
+/// kernel's first block start minus the previous kernel's last block end. Medians over `runs` chains.
+void traced_chain(stream& a, CuptiTracer& tracer, unsigned blocks, unsigned threads, std::uint64_t block_ns,
+                  int runs, double& pad, double& gap) {
+  constexpr int kChain = 9;
+  buffer rec = device_buffer(kChain * blocks * sizeof(kernels::BlockRecord), "calibrate (traced spans)");
+  std::vector<double> pads, gaps;
+  for (int r = -1; r < runs; ++r) {
+    (void)tracer.take();
+    for (int k = 0; k < kChain; ++k) {
+      CuptiTracer::push(static_cast<std::uint64_t>(k) + 1);
+      check(kernels::launch_spin(dim3(blocks), dim3(threads), 0, a.get(), block_ns,
+                                 rec.as<kernels::BlockRecord>() + static_cast<std::size_t>(k) * blocks),
+            "calibrate (traced spans)");
+      CuptiTracer::pop();
+    }
+    a.sync("calibrate (traced spans)");
+    const std::vector<ActivityRecord> acts = tracer.take();
+    if (r < 0) continue;
+    const std::vector<kernels::BlockRecord> h = block_records(rec, kChain * static_cast<std::size_t>(blocks));
+    std::vector<double> first(kChain, 0), last(kChain, 0), cupti(kChain, -1);
+    for (int k = 0; k < kChain; ++k) {
+      std::uint64_t lo = ~std::uint64_t{0}, hi = 0;
+      for (unsigned b = 0; b < blocks; ++b) {
+        const kernels::BlockRecord& x = h[static_cast<std::size_t>(k) * blocks + b];
+        lo = std::min(lo, x.start_ns);
+        hi = std::max(hi, x.end_ns);
+      }
+      first[k] = static_cast<double>(lo);
+      last[k] = static_cast<double>(hi);
+    }
+    for (const ActivityRecord& x : acts)
+      if (x.kind == ActivityRecord::Kind::kernel && x.external_id >= 1 && x.external_id <= kChain)
+        cupti[x.external_id - 1] = static_cast<double>(x.end_ns) - static_cast<double>(x.start_ns);
+    for (int k = 1; k < kChain; ++k) {
+      gaps.push_back(first[k] - last[k - 1]);
+      if (cupti[k] >= 0) pads.push_back(cupti[k] - (last[k] - first[k]));
+    }
+  }
+  if (pads.empty()) throw std::runtime_error("calibrate (traced spans): CUPTI returned no kernel records for the probe chain");
+  pad = median(std::move(pads));
+  gap = median(std::move(gaps));
 }
 
 class Calibrator {
@@ -451,26 +498,34 @@ void Calibrator::device_latencies(model::DeviceProfile& p) {
   note("kernel start latency: " + fmt(sl) + " ns (clock correlation +-" + fmt(uncertainty, 0) + " ns, drift " +
        fmt(drift_ppm, 1) + " ppm over " + fmt(span / 1e6, 1) + " ms)");
 
-  // Same-stream back-to-back gap (reference for the next two).
-  // Device-clock gap from a 50 us kernel's last %globaltimer read to the next kernel's first, on one stream,
-  // with `between` issued in the middle (both kernels issued before the first ran); median over reps_.
+  // Same-stream back-to-back gap (reference for the next two), on the device clock: the first kernel's
+  // block end to the next kernel's block start, with `between` issued in the middle (both kernels issued
+  // before the first ran); median over reps_. Both kernels write their clock reads to device memory: a
+  // kernel that writes mapped host memory ends later (its stores must reach the host before it completes),
+  // which made this gap read about 1.5 us longer than between kernels that do not.
+  buffer rec = device_buffer(2 * sizeof(kernels::BlockRecord), "calibrate (device latencies)");
+  auto* r0 = rec.as<kernels::BlockRecord>();
+  auto gap_of = [&] {
+    const std::vector<kernels::BlockRecord> h = block_records(rec, 2);
+    return static_cast<double>(h[1].start_ns) - static_cast<double>(h[0].end_ns);
+  };
   auto kernel_gap = [&](const auto& between) {
     std::vector<double> v;
     for (int r = -warm_; r < reps_; ++r) {
-      out.clear();
-      check(kernels::launch_spin_then_signal(a.get(), 50'000, &t[0], nullptr), "calibrate");
+      check(kernels::launch_spin(dim3(1), dim3(32), 0, a.get(), 50'000, r0), "calibrate (same-stream gap)");
       between();
-      check(kernels::launch_read_globaltimer(a.get(), &t[1]), "calibrate");
-      a.sync("calibrate");
-      if (r >= 0) v.push_back(static_cast<double>(t[1]) - static_cast<double>(t[0]));
+      check(kernels::launch_spin(dim3(1), dim3(32), 0, a.get(), 1'000, r0 + 1), "calibrate (same-stream gap)");
+      a.sync("calibrate (same-stream gap)");
+      if (r >= 0) v.push_back(gap_of());
     }
     return median(std::move(v));
   };
+  const std::string clock_reads = "(1-block kernels recording their %globaltimer reads in device memory)";
   const double gap = kernel_gap([] {});
   p.same_stream_gap_ns = measured(
       gap, "median over " + std::to_string(reps_) +
-               " runs: first %globaltimer read of a kernel minus the last of the 50 us kernel before it on the same "
-               "stream (both issued before the first ran)");
+               " runs: a kernel's block start minus the block end of the 50 us kernel before it on the same "
+               "stream, both issued before the first ran " + clock_reads);
   note("same-stream kernel-to-kernel gap: " + fmt(gap) + " ns");
 
   // Host function round trip: kernel end -> host func runs -> next kernel starts, on the device clock.
@@ -478,28 +533,28 @@ void Calibrator::device_latencies(model::DeviceProfile& p) {
       kernel_gap([&] { check(cudaLaunchHostFunc(a.get(), [](void*) {}, nullptr), "calibrate (host func)"); });
   p.host_func_roundtrip_ns = measured(
       hrt, "median over " + std::to_string(reps_) +
-               " runs: next kernel's first %globaltimer minus previous kernel's last, with an empty cudaLaunchHostFunc "
-               "between them (same stream without it: " + fmt(gap, 0) + " ns)");
+               " runs: next kernel's block start minus previous kernel's block end, with an empty cudaLaunchHostFunc "
+               "between them " + clock_reads + " (same stream without it: " + fmt(gap, 0) + " ns)");
   note("host func round trip: " + fmt(hrt) + " ns (kernel-to-kernel gap " + fmt(gap) + " ns)");
 
-  // Event wait latency: kernel on A ends, event recorded on A, B waits on it then reads the clock.
+  // Event wait latency: kernel on A ends, event recorded on A, B waits on it, B's kernel starts.
   event e;
   std::vector<double> ew;
   for (int r = -warm_; r < reps_; ++r) {
-    out.clear();
-    check(kernels::launch_spin_then_signal(a.get(), 100'000, &t[0], nullptr), "calibrate");
-    e.record(a, "calibrate");
-    b.wait(e, "calibrate");
-    check(kernels::launch_read_globaltimer(b.get(), &t[1]), "calibrate");
-    b.sync("calibrate");
-    a.sync("calibrate");
-    if (r >= 0) ew.push_back(static_cast<double>(t[1]) - static_cast<double>(t[0]));
+    check(kernels::launch_spin(dim3(1), dim3(32), 0, a.get(), 100'000, r0), "calibrate (event wait)");
+    e.record(a, "calibrate (event wait)");
+    b.wait(e, "calibrate (event wait)");
+    check(kernels::launch_spin(dim3(1), dim3(32), 0, b.get(), 1'000, r0 + 1), "calibrate (event wait)");
+    b.sync("calibrate (event wait)");
+    a.sync("calibrate (event wait)");
+    if (r >= 0) ew.push_back(gap_of());
   }
   const double ewl = median(ew);
   p.event_wait_latency_ns = measured(
       ewl, "median over " + std::to_string(reps_) +
-               " runs: first %globaltimer of a kernel on stream B (waiting on an event) minus the last of the kernel "
-               "on stream A the event follows (same-stream kernel-to-kernel gap: " + fmt(gap, 0) + " ns)");
+               " runs: block start of a kernel on stream B (waiting on an event) minus the block end of the kernel "
+               "on stream A the event follows " + clock_reads + " (same-stream kernel-to-kernel gap: " +
+               fmt(gap, 0) + " ns)");
   note("event wait latency: " + fmt(ewl) + " ns");
 
   std::uint64_t* res = &t[8];
@@ -636,7 +691,7 @@ void Calibrator::copies(model::DeviceProfile& p) {
   const std::size_t big = max_bytes / 2;
   buffer pin_load = pinned_buffer(2 * big, "calibrate (bidirectional)");
   std::memset(pin_load.data(), 1, 2 * big);
-  const int breps = opt_.quick ? 3 : 7;
+  const int breps = opt_.quick ? 3 : 15;  // the factor varies run to run (0.73-0.94 for H2D on the H100)
   struct Loaded {
     std::vector<double> covered, all;  // alone / loaded of the runs whose load covered the copy; of every run
     std::string raw;                   // every run's factor, for the source line
@@ -985,7 +1040,8 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
   constexpr std::uint32_t kWaves = 8;
   constexpr std::uint64_t kShortNs = 25'000, kLongNs = 100'000;
   double ramp_traced = 0, wave_traced = 0, median_traced = 0, wave_short = 0, wave_long = 0;
-  double median_plain = 0;
+  double median_plain = 0, ramp_half = 0, span_pad = 0, traced_gap = 0;
+  const unsigned half = std::max(32u, big / 2);
   const double wave_plain = wave_gap(s, sms, big, per_sm, kLongNs, kWaves, runs, median_plain);
   if (why.empty()) {
     try {
@@ -995,6 +1051,9 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
       wave_short = wave_gap(s, sms, big, per_sm, kShortNs, kWaves, runs, median_short);
       wave_long = wave_gap(s, sms, big, per_sm, kLongNs, kWaves, runs, median_traced);
       wave_traced = wave_long;
+      // Half-full first wave (half the block size, as many per SM): tracing delays no blocks there.
+      ramp_half = ramp_slope(s, sms, half, per_sm, runs);
+      traced_chain(s, tracer, static_cast<unsigned>(sms), 128, 20'000, runs, span_pad, traced_gap);
       (void)tracer.take();
     } catch (const CuptiUnavailable& e) {
       why = e.what();
@@ -1008,6 +1067,9 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
     p.traced_block_dispatch_per_warp_long_ns = measured(p.block_dispatch_per_warp_ns.value, none);
     p.traced_dispatch_short_block_ns = measured(static_cast<double>(kShortNs), "probe setting (not measured: " + why + ")");
     p.traced_dispatch_long_block_ns = measured(static_cast<double>(kLongNs), "probe setting (not measured: " + why + ")");
+    p.traced_warp_launch_half_fill_ns = measured(p.warp_launch_ns.value, none);
+    p.traced_span_pad_ns = measured(0, "CUPTI unavailable (" + why + "): not measured, 0 charged");
+    p.traced_same_stream_gap_ns = measured(p.same_stream_gap_ns.value, none);
     note("traced launch overhead: CUPTI unavailable (" + why + ")");
     return;
   }
@@ -1018,6 +1080,23 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
       "with CUPTI activity tracing on (executor's CuptiTracer): median over " + std::to_string(runs) +
           " runs of the block start spread (last - first) over block ranks, per warp, in a one-wave grid "
           "of " + shape + " spinning 100 us (untraced: warp_launch_ns)");
+  p.traced_warp_launch_half_fill_ns = measured(
+      std::max(0.0, ramp_half),
+      "with CUPTI activity tracing on: median over " + std::to_string(runs) + " runs of the block start spread "
+      "(last - first) over block ranks, per warp, in a one-wave grid of " + std::to_string(sms * static_cast<int>(per_sm)) +
+          " x " + std::to_string(half) + "-thread blocks (" + std::to_string(per_sm) + " per SM: half of every SM's "
+          "thread slots) spinning 100 us (full wave: traced_warp_launch_ns)");
+  const std::string chain = "chains of 9 kernels of " + std::to_string(sms) + " x 128-thread blocks spinning 20 us on one "
+                            "stream (issued together, then one sync; the first kernel of each chain left out), " +
+                            std::to_string(runs) + " chains after a warm-up chain, CUPTI activity tracing on";
+  p.traced_span_pad_ns = measured(
+      std::max(0.0, span_pad), "median over " + chain + " of CUPTI's kernel span (end - start) minus the kernel's own "
+                               "span (last block end - first block start, %globaltimer in device memory)");
+  p.traced_same_stream_gap_ns = measured(
+      std::max(0.0, traced_gap), "median over " + chain + " of a kernel's first block start minus the previous "
+                                 "kernel's last block end (%globaltimer in device memory; untraced: same_stream_gap_ns)");
+  note("traced spans: CUPTI pad " + fmt(span_pad, 0) + " ns per kernel, same-stream gap " + fmt(traced_gap, 0) +
+       " ns, warp launch at half fill " + fmt(ramp_half, 3) + " ns/warp (full " + fmt(ramp_traced, 3) + ")");
   // The simulator's same-SM replacement gap is block_dispatch_ns + warps x per-warp; take the per-warp
   // value that makes it the per-wave cost a traced kernel shows end to end.
   auto per_warp = [&](double wave) { return std::max(0.0, (wave - p.block_dispatch_ns.value) / warps); };

@@ -58,6 +58,9 @@ std::span<const ParamField> device_profile_fields() noexcept {
       ParamField{"traced_block_dispatch_per_warp_long_ns", "ns/warp", &DeviceProfile::traced_block_dispatch_per_warp_long_ns},
       ParamField{"traced_dispatch_short_block_ns", "ns", &DeviceProfile::traced_dispatch_short_block_ns},
       ParamField{"traced_dispatch_long_block_ns", "ns", &DeviceProfile::traced_dispatch_long_block_ns},
+      ParamField{"traced_warp_launch_half_fill_ns", "ns/warp", &DeviceProfile::traced_warp_launch_half_fill_ns},
+      ParamField{"traced_span_pad_ns", "ns", &DeviceProfile::traced_span_pad_ns},
+      ParamField{"traced_same_stream_gap_ns", "ns", &DeviceProfile::traced_same_stream_gap_ns},
   };
   return kFields;
 }

@@ -85,6 +85,13 @@ double dispatch_per_warp_at(const DeviceParams& p, double block_ns) noexcept {
   return p.block_dispatch_per_warp_ns + f * (p.block_dispatch_per_warp_long_ns - p.block_dispatch_per_warp_ns);
 }
 
+double launch_rate_at(const DeviceParams& p, double fill) noexcept {
+  if (fill <= 0.5) return p.warp_launch_half_fill_ns;
+  if (fill >= 1.0) return p.warp_launch_ns;
+  const double f = (fill - 0.5) / 0.5;
+  return p.warp_launch_half_fill_ns + f * (p.warp_launch_ns - p.warp_launch_half_fill_ns);
+}
+
 DeviceParams derive_params(const model::DeviceProfile& p) {
   const Reader r(p);
   constexpr std::int64_t kBig = std::numeric_limits<std::int32_t>::max();
@@ -122,6 +129,7 @@ DeviceParams derive_params(const model::DeviceProfile& p) {
   d.block_dispatch = r.ns("block_dispatch_ns");
   d.event_wait_latency = r.ns("event_wait_latency_ns");
   d.warp_launch_ns = r.per_warp("warp_launch_ns");
+  d.warp_launch_half_fill_ns = d.warp_launch_ns;  // untraced: one rate measured
   d.block_dispatch_per_warp_ns = r.per_warp("block_dispatch_per_warp_ns");
   d.block_dispatch_per_warp_long_ns = d.block_dispatch_per_warp_ns;  // untraced: no growth measured
   d.same_stream_gap = r.ns("same_stream_gap_ns");
@@ -132,6 +140,9 @@ DeviceParams derive_params(const model::DeviceProfile& p) {
   d.traced_block_dispatch_per_warp_long_ns = r.per_warp("traced_block_dispatch_per_warp_long_ns");
   d.traced_dispatch_short_block = r.ns("traced_dispatch_short_block_ns");
   d.traced_dispatch_long_block = r.ns("traced_dispatch_long_block_ns");
+  d.traced_warp_launch_half_fill_ns = r.per_warp("traced_warp_launch_half_fill_ns");
+  d.traced_span_pad = r.ns("traced_span_pad_ns");
+  d.traced_same_stream_gap = r.ns("traced_same_stream_gap_ns");
   if (d.traced_dispatch_long_block < d.traced_dispatch_short_block)
     r.fail("traced_dispatch_long_block_ns", "must be >= traced_dispatch_short_block_ns");
 

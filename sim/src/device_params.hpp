@@ -35,6 +35,9 @@ struct DeviceParams {
   /// Device-wide warp launch time of the work distributor (ns per warp of a block being launched): the
   /// profile's warp_launch_ns unless SimOptions::warp_launch_ns overrides it.
   double warp_launch_ns = 0;
+  /// The rate for a grid whose first wave fills at most half of every SM's thread slots; warp_launch_ns is
+  /// the full-wave rate and launch_rate_at interpolates between them. Untraced: the same as warp_launch_ns.
+  double warp_launch_half_fill_ns = 0;
   /// A block placed into room freed by a finishing block starts block_dispatch + warps x this later; this
   /// is the value for blocks running up to dispatch_short_block ns, block_dispatch_per_warp_long_ns from
   /// dispatch_long_block ns on, linear in between (dispatch_per_warp_at). Untraced: one value.
@@ -46,6 +49,10 @@ struct DeviceParams {
   double traced_block_dispatch_per_warp_ns = 0;
   double traced_block_dispatch_per_warp_long_ns = 0;
   Nanos traced_dispatch_short_block = 0, traced_dispatch_long_block = 0;
+  double traced_warp_launch_half_fill_ns = 0;
+  Nanos traced_same_stream_gap = 0;
+  /// CUPTI kernel span minus the kernel's own span; span_pad is what a run reports (traced: this, else 0).
+  Nanos traced_span_pad = 0, span_pad = 0;
   /// A device op's end -> the next (already waiting) device op of the same stream.
   Nanos same_stream_gap = 0;
   /// Extra per task of a dynamic task pool (the shared counter fetch).
@@ -68,6 +75,10 @@ struct DeviceParams {
 
 /// Throws model::InputError(profile.name, "/params/<field>", "", reason) on the first invalid field.
 [[nodiscard]] DeviceParams derive_params(const model::DeviceProfile& p);
+
+/// Work-distributor time per warp for a grid whose first wave fills `fill` (0..1) of the SMs' thread slots:
+/// warp_launch_half_fill_ns up to one half, warp_launch_ns at one, linear in between.
+[[nodiscard]] double launch_rate_at(const DeviceParams& p, double fill) noexcept;
 
 /// Per-warp block replacement time for blocks that run `block_ns` on average (see DeviceParams).
 [[nodiscard]] double dispatch_per_warp_at(const DeviceParams& p, double block_ns) noexcept;

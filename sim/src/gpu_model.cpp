@@ -107,7 +107,6 @@ KernelInfo GpuModel::kernel_info(model::OpIndex i, bool first_time) {
   const std::int64_t regs_per_warp =
       ceil_div(std::int64_t{s.registers_per_thread} * kWarp, kRegisterUnit) * kRegisterUnit;
   k.need.threads = static_cast<std::int32_t>(warps * kWarp);
-  k.launch_ns = static_cast<Nanos>(std::llround(static_cast<double>(warps) * p_.warp_launch_ns));
   // The replacement gap depends on the block's run time where the profile says so (traced runs).
   auto set_dispatch = [&](double mean_block_ns) {
     k.dispatch_ns = p_.block_dispatch + static_cast<Nanos>(std::llround(static_cast<double>(warps) *
@@ -123,6 +122,15 @@ KernelInfo GpuModel::kernel_info(model::OpIndex i, bool first_time) {
     bad("block of " + std::to_string(k.need.threads) + " threads exceeds max_threads_per_sm");
   if (k.need.smem > p_.smem_per_sm) bad("block's shared memory exceeds shared_mem_per_sm_bytes");
   k.blocks = static_cast<std::uint32_t>(blocks);
+  // Launch rate by how full the first wave leaves the SMs (blocks per SM as room allows on an idle device).
+  {
+    std::int64_t per_sm = std::min<std::int64_t>(p_.blocks_per_sm, p_.threads_per_sm / k.need.threads);
+    per_sm = std::min<std::int64_t>(per_sm, p_.registers_per_sm / std::max<std::int64_t>(1, k.need.regs));
+    if (k.need.smem > 0) per_sm = std::min<std::int64_t>(per_sm, p_.smem_per_sm / k.need.smem);
+    const double wave = static_cast<double>(std::min<std::uint64_t>(blocks, static_cast<std::uint64_t>(per_sm) * p_.sm_count));
+    const double fill = wave * k.need.threads / (static_cast<double>(p_.sm_count) * p_.threads_per_sm);
+    k.launch_ns = static_cast<Nanos>(std::llround(static_cast<double>(warps) * launch_rate_at(p_, fill)));
+  }
 
   if (op.kind == model::OpKind::task_pool) {
     if (!op.tasks) bad("a task_pool needs a task list");
@@ -962,6 +970,11 @@ std::vector<model::Span> GpuModel::spans() const {
     s.engine = model::engine_for(op.kind);
     s.start_ns = op_start_[i];
     s.end_ns = op_end_[i];
+    // A traced kernel's record opens before its first block and closes after its last (reporting only).
+    if (p_.span_pad > 0 && model::runs_on_sms(op.kind)) {
+      s.start_ns = std::max<Nanos>(0, s.start_ns - p_.span_pad / 2);
+      s.end_ns += p_.span_pad - p_.span_pad / 2;
+    }
   }
   return out;
 }

@@ -54,12 +54,15 @@ struct SimBackend::Impl {
     // calibrate measured with tracing on: the tracer is part of the measured system.
     if (o.traced) {
       p.warp_launch_ns = p.traced_warp_launch_ns;
+      p.warp_launch_half_fill_ns = p.traced_warp_launch_half_fill_ns;
+      p.same_stream_gap = p.traced_same_stream_gap;
+      p.span_pad = p.traced_span_pad;
       p.block_dispatch_per_warp_ns = p.traced_block_dispatch_per_warp_ns;
       p.block_dispatch_per_warp_long_ns = p.traced_block_dispatch_per_warp_long_ns;
       p.dispatch_short_block = p.traced_dispatch_short_block;
       p.dispatch_long_block = p.traced_dispatch_long_block;
     }
-    if (o.warp_launch_ns) p.warp_launch_ns = *o.warp_launch_ns;
+    if (o.warp_launch_ns) p.warp_launch_ns = p.warp_launch_half_fill_ns = *o.warp_launch_ns;
     if (!(o.host_cost_scale > 0) || o.host_cost_scale > 100)
       throw model::InputError("<options>", "host_cost_scale", "",
                               "host cost scale must be in (0, 100], got " + std::to_string(o.host_cost_scale));

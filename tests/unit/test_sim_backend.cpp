@@ -513,6 +513,74 @@ TEST(SimBackend, TracedReplacementGapFollowsTheBlockTime) {
   EXPECT_THROW(sim::SimBackend(p, sim::SimOptions{}), model::InputError);
 }
 
+TEST(SimBackend, TracedLaunchRateFollowsHowFullTheFirstWaveIs) {
+  // Traced: 10 ns/warp when the first wave fills every SM's 2048 thread slots, 0 when it fills half, linear
+  // in between. Untraced: the profile's warp_launch_ns (0 here) whatever the fill. One kernel per run, 10 us
+  // blocks, first block at 3000 (issue 1000 + start latency 2000); block k starts k x warps x rate later.
+  //   8 x 1024 (2 per SM: full): 7 x 32 x 10 = 2240;  4 x 1024 (half): 0;
+  //   12 x 512 (3 per SM: 3/4 full, 5 ns/warp): 11 x 16 x 5 = 880;  2 x 64 (tiny): 0.
+  model::DeviceProfile p = golden::test_profile();
+  p.traced_warp_launch_ns = golden::p(10);
+  p.traced_warp_launch_half_fill_ns = golden::p(0);
+  for (const auto& [blocks, threads, ramp] :
+       {std::tuple<std::uint32_t, std::uint32_t, Nanos>{8, 1024, 2240}, {4, 1024, 0}, {12, 512, 880}, {2, 64, 0}}) {
+    const model::Workload w = workload({kernel("k", blocks, threads, 10000)});
+    for (const bool traced : {false, true}) {
+      sim::SimOptions o;
+      o.traced = traced;
+      sim::SimBackend b(p, o);
+      b.prepare(w);
+      b.enqueue(b.create_stream(StreamDesc{}), 0);
+      const model::Trace t = b.finish();
+      EXPECT_EQ(t.spans[0].start_ns, 3000) << blocks << "x" << threads;
+      EXPECT_EQ(t.spans[0].end_ns, 3000 + 10000 + (traced ? ramp : 0)) << blocks << "x" << threads << " " << traced;
+    }
+  }
+}
+
+TEST(SimBackend, TracedKernelsAreReportedAsCuptiSpansWithTheTracedGap) {
+  // Two 1-block kernels of 1000 ns back to back on one stream. Untraced: same_stream_gap 200, spans as the
+  // blocks ran: [3000, 4000], [4200, 5200]. Traced: the blocks are traced_same_stream_gap 700 apart,
+  // [3000, 4000] and [4700, 5700], and each span is reported traced_span_pad 300 wider (150 before, 150
+  // after): [2850, 4150], [4550, 5850]. A copy between them is not padded.
+  model::DeviceProfile p = golden::test_profile();
+  p.same_stream_gap_ns = golden::p(200);
+  p.traced_same_stream_gap_ns = golden::p(700);
+  p.traced_span_pad_ns = golden::p(300);
+  const model::Workload w = workload({kernel("a", 1, 64, 1000), kernel("b", 1, 64, 1000)});
+  for (const bool traced : {false, true}) {
+    sim::SimOptions o;
+    o.traced = traced;
+    sim::SimBackend b(p, o);
+    b.prepare(w);
+    const auto s = b.create_stream(StreamDesc{});
+    b.enqueue(s, 0);
+    b.enqueue(s, 1);
+    const model::Trace t = b.finish();
+    ASSERT_EQ(t.spans.size(), 2u);
+    if (traced) {
+      EXPECT_EQ(t.spans[0].start_ns, 2850);
+      EXPECT_EQ(t.spans[0].end_ns, 4150);
+      EXPECT_EQ(t.spans[1].start_ns, 4550);
+      EXPECT_EQ(t.spans[1].end_ns, 5850);
+    } else {
+      EXPECT_EQ(t.spans[0].start_ns, 3000);
+      EXPECT_EQ(t.spans[0].end_ns, 4000);
+      EXPECT_EQ(t.spans[1].start_ns, 4200);
+      EXPECT_EQ(t.spans[1].end_ns, 5200);
+    }
+  }
+  const model::Workload wc = workload({copy("up", model::OpKind::h2d, 1000)});
+  sim::SimOptions o;
+  o.traced = true;
+  sim::SimBackend b(p, o);
+  b.prepare(wc);
+  b.enqueue(b.create_stream(StreamDesc{}), 0);
+  const model::Trace t = b.finish();
+  ASSERT_EQ(t.spans.size(), 1u);
+  EXPECT_EQ(t.spans[0].end_ns - t.spans[0].start_ns, 1000 + 1000 / 10);  // latency + bytes / 10 B/ns, unpadded
+}
+
 TEST(SimBackend, FirstWorkIntoACreatedStreamPaysTheFirstUseCost) {
   // stream_first_use 400: the first call that puts work into each created stream costs 400 more, once;
   // the legacy stream is never charged it.

@@ -110,6 +110,17 @@ struct DeviceProfile {
   Param traced_block_dispatch_per_warp_long_ns;  ///< at traced_dispatch_long_block_ns
   Param traced_dispatch_short_block_ns;
   Param traced_dispatch_long_block_ns;
+  /// Traced warp launch time per warp for a grid whose first wave fills at most half of every SM's thread
+  /// slots (traced_warp_launch_ns is the full-wave value). With tracing on, a first wave that fills the SMs
+  /// starts some of its blocks many microseconds late; a half-full one starts them all at once. The
+  /// simulator interpolates linearly in the wave's fill between one half and one.
+  Param traced_warp_launch_half_fill_ns;
+  /// CUPTI's kernel span minus the kernel's own span (first block start to last block end, %globaltimer):
+  /// a traced kernel's record opens before its first block and closes after its last. The simulator widens
+  /// a traced kernel's reported span by it (half before, half after); device timing is not changed.
+  Param traced_span_pad_ns;
+  /// same_stream_gap_ns measured with CUPTI tracing on (the simulator's traced runs use it instead).
+  Param traced_same_stream_gap_ns;
 
   friend bool operator==(const DeviceProfile&, const DeviceProfile&) = default;
 };

@@ -44,8 +44,10 @@ struct SimOptions {
   /// set 0.
   std::optional<double> warp_launch_ns;
   /// The prediction is for a run measured with CUPTI activity tracing on (CudaBackend's measured runs):
-  /// every kernel launch also costs the profile's `traced_launch_overhead_ns` of host time, and blocks
-  /// dispatch at `traced_warp_launch_ns` / `traced_block_dispatch_per_warp_ns` (measured with tracing on).
+  /// every kernel launch also costs the profile's `traced_launch_overhead_ns` of host time; blocks
+  /// dispatch at `traced_warp_launch_ns` / `traced_warp_launch_half_fill_ns` /
+  /// `traced_block_dispatch_per_warp_ns`; back-to-back device ops of a stream are `traced_same_stream_gap_ns`
+  /// apart; and kernels are reported as CUPTI records them, `traced_span_pad_ns` wider than their blocks.
   bool traced = false;
   /// Multiplies every host API call cost (launch, copy issue, event create/record/query, stream query and
   /// wait, host-function issue, the traced launch overhead) -- not the wake-up after a blocking wait and
