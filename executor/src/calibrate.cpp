@@ -680,45 +680,61 @@ void Calibrator::copies(model::DeviceProfile& p) {
        " GB/s; memset " + fmt(ms.gbps, 1) + " GB/s");
 
   // Bidirectional, one direction at a time. The copy measured (`big` bytes on s, timed by its own events)
-  // runs under a copy of the opposite direction and twice its size on s2, issued just before it, so the load
+  // runs under a copy of the opposite direction and twice its size on s2, issued next to it, so the load
   // covers it from start to end: with both at once and of equal size, the one that finished first left the
   // other alone for its tail, which under-read the slow-down and could not tell the directions apart. Each
   // run times the copy alone, then loaded (pairs, so a drift of the link's state cancels); factor = alone /
-  // loaded, median over the runs whose load covered the copy (the load's events bracket the copy's), after
-  // one warm-up run. Host buffers are disjoint: the load never touches the measured copy's memory.
+  // loaded. Which copy the link serves first matters (H100: an H2D issued just after a D2H load ran at about
+  // 0.79 of its speed alone, while H2Ds in a triple-buffering pipeline, mostly started before the D2H they
+  // overlap, ran at about 0.86), so the runs alternate: the load issued just before the copy, then just after
+  // it. The factor is the median over the runs whose load covered the copy (issued before: the load's events
+  // bracket the copy's; issued after: it started within 1% of the copy's time and ended after it), after one
+  // warm-up run of each order. Host buffers are disjoint: the load never touches the measured copy's memory.
   stream s2(StreamFlags::non_blocking, 0);
   timed_event f0, f1;
   const std::size_t big = max_bytes / 2;
   buffer pin_load = pinned_buffer(2 * big, "calibrate (bidirectional)");
   std::memset(pin_load.data(), 1, 2 * big);
-  const int breps = opt_.quick ? 3 : 15;  // the factor varies run to run (0.73-0.94 for H2D on the H100)
+  const int breps = opt_.quick ? 4 : 16;  // the factor varies run to run (0.70-0.85 for H2D on the H100)
   struct Loaded {
-    std::vector<double> covered, all;  // alone / loaded of the runs whose load covered the copy; of every run
-    std::string raw;                   // every run's factor, for the source line
+    std::vector<double> covered, all;            // alone / loaded of the covered runs; of every run
+    std::vector<double> load_first, copy_first;  // covered runs by issue order
+    std::string raw;                             // every run's factor, for the source line
   };
   auto loaded_factor = [&](const char* op, auto copy, auto load) {
     Loaded out;
-    for (int r = -1; r < breps; ++r) {
+    for (int r = -2; r < breps; ++r) {
+      const bool load_before = (r & 1) == 0;
       e0.record(s, op);
       copy();
       e1.record(s, op);
       e1.sync(op);
       const double alone = static_cast<double>((e1 - e0).count());
-      f0.record(s2, op);
-      load();
-      f1.record(s2, op);
+      auto issue_load = [&] {
+        f0.record(s2, op);
+        load();
+        f1.record(s2, op);
+      };
+      if (load_before) issue_load();
       e0.record(s, op);
       copy();
       e1.record(s, op);
+      if (!load_before) issue_load();
       e1.sync(op);
       f1.sync(op);
       if (r < 0) continue;
       const double loaded = static_cast<double>((e1 - e0).count());
-      const bool covered = elapsed(f0, e0, op).count() >= 0 && elapsed(e1, f1, op).count() >= 0;
+      const bool covered = load_before ? elapsed(f0, e0, op).count() >= 0 && elapsed(e1, f1, op).count() >= 0
+                                       : static_cast<double>(elapsed(e0, f0, op).count()) <= 0.01 * loaded &&
+                                             elapsed(e1, f1, op).count() >= 0;
       const double factor = alone / loaded;
       out.all.push_back(factor);
-      if (covered) out.covered.push_back(factor);
+      if (covered) {
+        out.covered.push_back(factor);
+        (load_before ? out.load_first : out.copy_first).push_back(factor);
+      }
       if (!out.raw.empty()) out.raw += ' ';
+      out.raw += load_before ? 'b' : 'a';
       out.raw += fmt(factor, 3);
       if (!covered) out.raw += "(uncovered)";
     }
@@ -756,9 +772,12 @@ void Calibrator::copies(model::DeviceProfile& p) {
     return std::pair{f, measured(std::min(1.0, f),
                                  "time alone / time under load of a " + std::to_string(big >> 20) + " MiB pinned " +
                                      dir + " cudaMemcpyAsync, loaded by a " + std::to_string((2 * big) >> 20) +
-                                     " MiB pinned " + load_dir + " issued just before it on a second stream "
-                                     "(cudaEvent-timed, alone and loaded back to back): median over " + used +
-                                     ", after 1 warm-up run; raw " + l.raw + " (capped at 1)")};
+                                     " MiB pinned " + load_dir + " on a second stream, issued just before (b) or "
+                                     "just after (a) it, alternately (cudaEvent-timed, alone and loaded back to "
+                                     "back): median over " + used + " (load before: " +
+                                     fmt(l.load_first.empty() ? 0.0 : median(l.load_first), 3) + ", after: " +
+                                     fmt(l.copy_first.empty() ? 0.0 : median(l.copy_first), 3) +
+                                     "), after 1 warm-up run of each order; raw " + l.raw + " (capped at 1)")};
   };
   const auto [h2d_bf, h2d_param] = bidirectional(up, "H2D", "D2H");
   const auto [d2h_bf, d2h_param] = bidirectional(down, "D2H", "H2D");
