@@ -684,27 +684,37 @@ void Calibrator::copies(model::DeviceProfile& p) {
   // covers it from start to end: with both at once and of equal size, the one that finished first left the
   // other alone for its tail, which under-read the slow-down and could not tell the directions apart. Each
   // run times the copy alone, then loaded (pairs, so a drift of the link's state cancels); factor = alone /
-  // loaded. Which copy the link serves first matters (H100: an H2D issued just after a D2H load ran at about
-  // 0.79 of its speed alone, while H2Ds in a triple-buffering pipeline, mostly started before the D2H they
-  // overlap, ran at about 0.86), so the runs alternate: the load issued just before the copy, then just after
-  // it. The factor is the median over the runs whose load covered the copy (issued before: the load's events
-  // bracket the copy's; issued after: it started within 1% of the copy's time and ended after it), after one
-  // warm-up run of each order. Host buffers are disjoint: the load never touches the measured copy's memory.
+  // loaded. The runs alternate the issue order (load just before the copy, then just after it) and rotate
+  // over kSets separate pairs of pinned host buffers: on the lent H100 VM one calibrate's H2D factor came out
+  // 0.68 in both orders while a triple-buffering pipeline's H2Ds on the same machine ran at about 0.92 under
+  // D2H load, so the factor may depend on the host buffers (where a VM's pinned pages sit is invisible to
+  // it); the raw list names each run's set. Factor = median over the runs whose load covered the copy
+  // (issued before: the load's events bracket the copy's; issued after: it started within 1% of the copy's
+  // time and ended after it), after one warm-up run of each order. The load never touches the copy's memory.
   stream s2(StreamFlags::non_blocking, 0);
   timed_event f0, f1;
   const std::size_t big = max_bytes / 2;
-  buffer pin_load = pinned_buffer(2 * big, "calibrate (bidirectional)");
-  std::memset(pin_load.data(), 1, 2 * big);
-  const int breps = opt_.quick ? 4 : 16;  // the factor varies run to run (0.70-0.85 for H2D on the H100)
+  constexpr int kSets = 4;
+  std::vector<buffer> pin_copy, pin_load;
+  for (int k = 0; k < kSets; ++k) {
+    pin_copy.push_back(pinned_buffer(big, "calibrate (bidirectional)"));
+    pin_load.push_back(pinned_buffer(2 * big, "calibrate (bidirectional)"));
+    std::memset(pin_copy.back().data(), 1, big);
+    std::memset(pin_load.back().data(), 1, 2 * big);
+  }
+  const int breps = opt_.quick ? 4 : 16;  // 4 per buffer pair, 2 of each issue order
   struct Loaded {
     std::vector<double> covered, all;            // alone / loaded of the covered runs; of every run
     std::vector<double> load_first, copy_first;  // covered runs by issue order
     std::string raw;                             // every run's factor, for the source line
   };
-  auto loaded_factor = [&](const char* op, auto copy, auto load) {
+  auto loaded_factor = [&](const char* op, auto copy_of, auto load_of) {
     Loaded out;
     for (int r = -2; r < breps; ++r) {
       const bool load_before = (r & 1) == 0;
+      const int set = ((r + 2) / 2) % kSets;
+      auto copy = [&] { copy_of(set); };
+      auto load = [&] { load_of(set); };
       e0.record(s, op);
       copy();
       e1.record(s, op);
@@ -734,6 +744,7 @@ void Calibrator::copies(model::DeviceProfile& p) {
         (load_before ? out.load_first : out.copy_first).push_back(factor);
       }
       if (!out.raw.empty()) out.raw += ' ';
+      out.raw += static_cast<char>('0' + set);
       out.raw += load_before ? 'b' : 'a';
       out.raw += fmt(factor, 3);
       if (!covered) out.raw += "(uncovered)";
@@ -742,22 +753,22 @@ void Calibrator::copies(model::DeviceProfile& p) {
   };
   const Loaded up = loaded_factor(
       "calibrate (bidirectional h2d)",
-      [&] {
-        check(cudaMemcpyAsync(dev_a.data(), pin.data(), big, cudaMemcpyHostToDevice, s.get()),
+      [&](int k) {
+        check(cudaMemcpyAsync(dev_a.data(), pin_copy[k].data(), big, cudaMemcpyHostToDevice, s.get()),
               "calibrate (bidirectional h2d)");
       },
-      [&] {
-        check(cudaMemcpyAsync(pin_load.data(), dev_b.data(), 2 * big, cudaMemcpyDeviceToHost, s2.get()),
+      [&](int k) {
+        check(cudaMemcpyAsync(pin_load[k].data(), dev_b.data(), 2 * big, cudaMemcpyDeviceToHost, s2.get()),
               "calibrate (bidirectional h2d: d2h load)");
       });
   const Loaded down = loaded_factor(
       "calibrate (bidirectional d2h)",
-      [&] {
-        check(cudaMemcpyAsync(pin.data(), dev_a.data(), big, cudaMemcpyDeviceToHost, s.get()),
+      [&](int k) {
+        check(cudaMemcpyAsync(pin_copy[k].data(), dev_a.data(), big, cudaMemcpyDeviceToHost, s.get()),
               "calibrate (bidirectional d2h)");
       },
-      [&] {
-        check(cudaMemcpyAsync(dev_b.data(), pin_load.data(), 2 * big, cudaMemcpyHostToDevice, s2.get()),
+      [&](int k) {
+        check(cudaMemcpyAsync(dev_b.data(), pin_load[k].data(), 2 * big, cudaMemcpyHostToDevice, s2.get()),
               "calibrate (bidirectional d2h: h2d load)");
       });
   auto bidirectional = [&](const Loaded& l, const char* dir, const char* load_dir) {
@@ -773,7 +784,8 @@ void Calibrator::copies(model::DeviceProfile& p) {
                                  "time alone / time under load of a " + std::to_string(big >> 20) + " MiB pinned " +
                                      dir + " cudaMemcpyAsync, loaded by a " + std::to_string((2 * big) >> 20) +
                                      " MiB pinned " + load_dir + " on a second stream, issued just before (b) or "
-                                     "just after (a) it, alternately (cudaEvent-timed, alone and loaded back to "
+                                     "just after (a) it, alternately, over " + std::to_string(kSets) + " pairs of "
+                                     "pinned host buffers (0-" + std::to_string(kSets - 1) + ") (cudaEvent-timed, alone and loaded back to "
                                      "back): median over " + used + " (load before: " +
                                      fmt(l.load_first.empty() ? 0.0 : median(l.load_first), 3) + ", after: " +
                                      fmt(l.copy_first.empty() ? 0.0 : median(l.copy_first), 3) +
