@@ -970,11 +970,10 @@ std::vector<model::Span> GpuModel::spans() const {
     s.engine = model::engine_for(op.kind);
     s.start_ns = op_start_[i];
     s.end_ns = op_end_[i];
-    // A traced kernel's record opens before its first block and closes after its last (reporting only).
-    if (p_.span_pad > 0 && model::runs_on_sms(op.kind)) {
-      s.start_ns = std::max<Nanos>(0, s.start_ns - p_.span_pad / 2);
-      s.end_ns += p_.span_pad - p_.span_pad / 2;
-    }
+    // A traced kernel's record is wider than its blocks' span (reporting only). All of the width goes
+    // before the first block: the kernel's completion, which the host and later work see, stays the
+    // record's end, so no host wait is reported as resuming before the kernel it waited for ended.
+    if (p_.span_pad > 0 && model::runs_on_sms(op.kind)) s.start_ns = std::max<Nanos>(0, s.start_ns - p_.span_pad);
   }
   return out;
 }

@@ -541,8 +541,8 @@ TEST(SimBackend, TracedLaunchRateFollowsHowFullTheFirstWaveIs) {
 TEST(SimBackend, TracedKernelsAreReportedAsCuptiSpansWithTheTracedGap) {
   // Two 1-block kernels of 1000 ns back to back on one stream. Untraced: same_stream_gap 200, spans as the
   // blocks ran: [3000, 4000], [4200, 5200]. Traced: the blocks are traced_same_stream_gap 700 apart,
-  // [3000, 4000] and [4700, 5700], and each span is reported traced_span_pad 300 wider (150 before, 150
-  // after): [2850, 4150], [4550, 5850]. A copy between them is not padded.
+  // [3000, 4000] and [4700, 5700], and each span is reported traced_span_pad 300 wider, at its start (its
+  // end is the completion the host sees): [2700, 4000], [4400, 5700]. A copy is not padded.
   model::DeviceProfile p = golden::test_profile();
   p.same_stream_gap_ns = golden::p(200);
   p.traced_same_stream_gap_ns = golden::p(700);
@@ -559,10 +559,10 @@ TEST(SimBackend, TracedKernelsAreReportedAsCuptiSpansWithTheTracedGap) {
     const model::Trace t = b.finish();
     ASSERT_EQ(t.spans.size(), 2u);
     if (traced) {
-      EXPECT_EQ(t.spans[0].start_ns, 2850);
-      EXPECT_EQ(t.spans[0].end_ns, 4150);
-      EXPECT_EQ(t.spans[1].start_ns, 4550);
-      EXPECT_EQ(t.spans[1].end_ns, 5850);
+      EXPECT_EQ(t.spans[0].start_ns, 2700);
+      EXPECT_EQ(t.spans[0].end_ns, 4000);
+      EXPECT_EQ(t.spans[1].start_ns, 4400);
+      EXPECT_EQ(t.spans[1].end_ns, 5700);
     } else {
       EXPECT_EQ(t.spans[0].start_ns, 3000);
       EXPECT_EQ(t.spans[0].end_ns, 4000);

@@ -117,7 +117,8 @@ struct DeviceProfile {
   Param traced_warp_launch_half_fill_ns;
   /// CUPTI's kernel span minus the kernel's own span (first block start to last block end, %globaltimer):
   /// a traced kernel's record opens before its first block and closes after its last. The simulator widens
-  /// a traced kernel's reported span by it (half before, half after); device timing is not changed.
+  /// a traced kernel's reported span by it, before its first block (its end stays the completion the host
+  /// and later work see); device timing is not changed.
   Param traced_span_pad_ns;
   /// same_stream_gap_ns measured with CUPTI tracing on (the simulator's traced runs use it instead).
   Param traced_same_stream_gap_ns;
