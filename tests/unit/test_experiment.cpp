@@ -428,7 +428,9 @@ TEST(ExperimentRun, IssueProbeScalesThePredictionsHostCostsToTheRunsHost) {
     const double at_profile = c.predicted.extra.at("makespan_profile_host_ns");
     if (c.label == "connections=32 order=breadth-first streams=64") {
       host_bound_seen = true;
-      EXPECT_LT(at_profile, 0.7 * c.measured->makespan_ns) << "host-bound: the profile's host costs predict far too short";
+      // More than 20% short, against the scaled prediction's 0.5% (the device's 500 us rounds bound how much
+      // of the 2.5x shows).
+      EXPECT_LT(at_profile, 0.8 * c.measured->makespan_ns) << "host-bound: the profile's host costs predict far too short";
     }
   }
   EXPECT_TRUE(host_bound_seen);
