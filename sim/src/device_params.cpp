@@ -77,19 +77,22 @@ Nanos ceil_ns(double x) noexcept {
   return static_cast<Nanos>(std::ceil(x));
 }
 
+namespace {
+/// y0 up to x0, y1 from x1 on, linear in between (y0 everywhere when x1 <= x0).
+double ramp(double x, double x0, double x1, double y0, double y1) noexcept {
+  if (!(x1 > x0) || x <= x0) return y0;
+  if (x >= x1) return y1;
+  return y0 + (x - x0) / (x1 - x0) * (y1 - y0);
+}
+}  // namespace
+
 double dispatch_per_warp_at(const DeviceParams& p, double block_ns) noexcept {
-  const double lo = static_cast<double>(p.dispatch_short_block), hi = static_cast<double>(p.dispatch_long_block);
-  if (!(hi > lo) || block_ns <= lo) return p.block_dispatch_per_warp_ns;
-  if (block_ns >= hi) return p.block_dispatch_per_warp_long_ns;
-  const double f = (block_ns - lo) / (hi - lo);
-  return p.block_dispatch_per_warp_ns + f * (p.block_dispatch_per_warp_long_ns - p.block_dispatch_per_warp_ns);
+  return ramp(block_ns, static_cast<double>(p.dispatch_short_block), static_cast<double>(p.dispatch_long_block),
+              p.block_dispatch_per_warp_ns, p.block_dispatch_per_warp_long_ns);
 }
 
 double launch_rate_at(const DeviceParams& p, double fill) noexcept {
-  if (fill <= 0.5) return p.warp_launch_half_fill_ns;
-  if (fill >= 1.0) return p.warp_launch_ns;
-  const double f = (fill - 0.5) / 0.5;
-  return p.warp_launch_half_fill_ns + f * (p.warp_launch_ns - p.warp_launch_half_fill_ns);
+  return ramp(fill, 0.5, 1.0, p.warp_launch_half_fill_ns, p.warp_launch_ns);
 }
 
 DeviceParams derive_params(const model::DeviceProfile& p) {

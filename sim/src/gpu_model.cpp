@@ -122,12 +122,13 @@ KernelInfo GpuModel::kernel_info(model::OpIndex i, bool first_time) {
     bad("block of " + std::to_string(k.need.threads) + " threads exceeds max_threads_per_sm");
   if (k.need.smem > p_.smem_per_sm) bad("block's shared memory exceeds shared_mem_per_sm_bytes");
   k.blocks = static_cast<std::uint32_t>(blocks);
-  // Launch rate by how full the first wave leaves the SMs (blocks per SM as room allows on an idle device).
+  // Blocks of this kernel one idle SM holds (the occupancy limit); the launch rate follows how full the
+  // first wave leaves the SMs.
+  std::int64_t occ = std::min<std::int64_t>(p_.blocks_per_sm, p_.threads_per_sm / k.need.threads);
+  occ = std::min<std::int64_t>(occ, p_.registers_per_sm / std::max<std::int32_t>(1, k.need.regs));
+  if (k.need.smem > 0) occ = std::min<std::int64_t>(occ, p_.smem_per_sm / k.need.smem);
   {
-    std::int64_t per_sm = std::min<std::int64_t>(p_.blocks_per_sm, p_.threads_per_sm / k.need.threads);
-    per_sm = std::min<std::int64_t>(per_sm, p_.registers_per_sm / std::max<std::int64_t>(1, k.need.regs));
-    if (k.need.smem > 0) per_sm = std::min<std::int64_t>(per_sm, p_.smem_per_sm / k.need.smem);
-    const double wave = static_cast<double>(std::min<std::uint64_t>(blocks, static_cast<std::uint64_t>(per_sm) * p_.sm_count));
+    const double wave = static_cast<double>(std::min<std::uint64_t>(blocks, static_cast<std::uint64_t>(occ) * p_.sm_count));
     const double fill = wave * k.need.threads / (static_cast<double>(p_.sm_count) * p_.threads_per_sm);
     k.launch_ns = static_cast<Nanos>(std::llround(static_cast<double>(warps) * launch_rate_at(p_, fill)));
   }
@@ -168,10 +169,6 @@ KernelInfo GpuModel::kernel_info(model::OpIndex i, bool first_time) {
     // occupies: a block gets 1/(SMs * blocks per SM it runs alongside) of the device.
     const auto& cost = std::get<model::CostModel>(op.duration);
     const double t = std::max(cost.bytes / p_.dram_bytes_per_ns, cost.flops / p_.fp32_flops_per_ns);
-    std::int64_t occ = p_.blocks_per_sm;
-    occ = std::min<std::int64_t>(occ, p_.threads_per_sm / k.need.threads);
-    occ = std::min<std::int64_t>(occ, p_.registers_per_sm / k.need.regs);
-    if (k.need.smem > 0) occ = std::min<std::int64_t>(occ, p_.smem_per_sm / k.need.smem);
     const std::int64_t per_sm = std::min<std::int64_t>(occ, ceil_div(k.blocks, p_.sm_count));
     k.dur = DurationKind::fixed;
     k.fixed_ns = ceil_ns(t * static_cast<double>(p_.sm_count) * static_cast<double>(per_sm) /
