@@ -77,7 +77,8 @@ DeviceProfile parse_device_profile(std::string_view json_text, const std::string
   for (const auto& [key, value] : params.items()) {
     bool known = false;
     for (const auto& f : fields) known = known || f.name == key;
-    if (!known) r.fail("/params/" + detail::pointer_token(key), "unknown parameter '" + key + "'");
+    if (!known) r.fail(detail::shorten_pointer("/params/" + detail::pointer_token(key)),
+                      "unknown parameter '" + detail::clip(key) + "'");
   }
   for (const auto& f : fields) {
     const std::string ptr = "/params/" + std::string(f.name);

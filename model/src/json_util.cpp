@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <functional>
 #include <vector>
 
 #include "streamlab/model/errors.hpp"
@@ -37,12 +38,34 @@ std::string pointer_token(std::string_view key) {
   return out;
 }
 
+std::string clip(std::string_view text, std::size_t max_chars) {
+  if (text.size() <= max_chars) return std::string(text);
+  return std::string(text.substr(0, max_chars > 3 ? max_chars - 3 : 0)) + "...";
+}
+
+std::string shorten_pointer(const std::string& pointer) {
+  constexpr std::size_t kHead = 64, kTail = 48;
+  if (pointer.size() <= kHead + kTail + 8) return pointer;
+  // Cut at token boundaries where there are some, so the ends stay valid pointer prefixes and suffixes.
+  std::size_t head = pointer.rfind('/', kHead);
+  if (head == 0 || head == std::string::npos) head = kHead;
+  std::size_t tail = pointer.find('/', pointer.size() - kTail);
+  if (tail == std::string::npos) tail = pointer.size() - kTail;
+  return pointer.substr(0, head) + "/..." + pointer.substr(tail);
+}
+
 namespace {
 
-// Builds the DOM from nlohmann's SAX events and rejects a key repeated within one object (nlohmann keeps
-// the last duplicate silently; a workload whose second "deps" overrides the first is a bug worth
-// reporting). Our own builder rather than parse() with a callback: the callback parser rescans the parent
-// container after every object, which is quadratic in the number of ops.
+// Builds the DOM from nlohmann's SAX events (the SAX parser keeps its own state on the heap, so parsing
+// never recurses) with three guards the plain DOM parser lacks:
+// - a key repeated within one object is an error (nlohmann keeps the last duplicate silently; a workload
+//   whose second "deps" overrides the first is a bug worth reporting). A large object gets a hash index
+//   of its keys, so the check stays linear in the number of keys;
+// - nesting deeper than kMaxJsonDepth is an error, so every later walk of the value (dump, copy, compare)
+//   recurses at most that deep;
+// - an object's members are gathered in a plain vector and moved into the ordered_json object once, when
+//   it closes: ordered_json's object is a vector of pair<const string, json>, whose growth copies every
+//   member (and its whole subtree) on each reallocation, and whose emplace scans all keys first.
 class StrictDomBuilder {
  public:
   explicit StrictDomBuilder(const std::string& source) : source_(source) {}
@@ -54,14 +77,15 @@ class StrictDomBuilder {
   bool number_float(Json::number_float_t v, const Json::string_t& /*text*/) { return add(v); }
   bool string(Json::string_t& v) { return add(std::move(v)); }
   bool binary(Json::binary_t& v) { return add(Json::binary(std::move(v))); }
-  bool start_object(std::size_t /*elements*/) { return open(Json::object()); }
-  bool start_array(std::size_t /*elements*/) { return open(Json::array()); }
+  bool start_object(std::size_t /*elements*/) { return open(true); }
+  bool start_array(std::size_t /*elements*/) { return open(false); }
   bool end_object() { return close(); }
   bool end_array() { return close(); }
   bool key(Json::string_t& k) {
     Frame& f = stack_.back();
-    if (f.node->contains(k))
-      throw InputError(source_, pointer() + "/" + pointer_token(k), "", "key '" + k + "' appears twice in one object");
+    if (!f.add_key(k))
+      throw InputError(source_, shorten_pointer(pointer(stack_.size() - 1) + "/" + pointer_token(k)), "",
+                       "key '" + clip(k) + "' appears twice in one object");
     f.key = std::move(k);
     return true;
   }
@@ -78,41 +102,100 @@ class StrictDomBuilder {
 
  private:
   struct Frame {
-    Json* node;
-    std::string key;  // objects: the key whose value comes next
+    bool object = false;
+    Json::array_t items;                                  // arrays: the elements so far
+    std::vector<std::pair<std::string, Json>> members;    // objects: the members so far
+    std::string key;                                      // objects: the key whose value comes next
+    // Objects with more than kScanKeys members: open addressing over member indices + 1 (0 = free).
+    std::vector<std::uint32_t> slots;
+    std::vector<std::size_t> hashes;                      // per member, while `slots` is in use
+
+    static constexpr std::size_t kScanKeys = 16;
+
+    // Records `k` as the key of the next member; false when the object already has it.
+    bool add_key(const std::string& k) {
+      const std::size_t n = members.size();  // the index the next member will get
+      if (n < kScanKeys) {
+        for (const auto& m : members)
+          if (m.first == k) return false;
+        return true;
+      }
+      if (slots.empty()) {
+        hashes.reserve(2 * n);
+        for (const auto& m : members) hashes.push_back(std::hash<std::string>{}(m.first));
+        rehash(4 * kScanKeys);
+      } else if (2 * (n + 1) > slots.size()) {
+        rehash(2 * slots.size());
+      }
+      const std::size_t h = std::hash<std::string>{}(k);
+      const std::size_t mask = slots.size() - 1;
+      std::size_t i = h & mask;
+      for (; slots[i] != 0; i = (i + 1) & mask) {
+        const std::size_t m = slots[i] - 1;
+        if (hashes[m] == h && members[m].first == k) return false;
+      }
+      slots[i] = static_cast<std::uint32_t>(n + 1);
+      hashes.push_back(h);
+      return true;
+    }
+    void rehash(std::size_t size) {
+      slots.assign(size, 0);
+      const std::size_t mask = size - 1;
+      for (std::size_t m = 0; m < hashes.size(); ++m) {
+        std::size_t i = hashes[m] & mask;
+        while (slots[i] != 0) i = (i + 1) & mask;
+        slots[i] = static_cast<std::uint32_t>(m + 1);
+      }
+    }
   };
-  // Places a value in the innermost open container (or as the root) and returns it.
-  Json* place(Json&& v) {
+  // Places a finished value in the innermost open container (or as the root).
+  void place(Json&& v) {
     if (stack_.empty()) {
       root_ = std::move(v);
-      return &root_;
+      return;
     }
     Frame& f = stack_.back();
-    if (f.node->is_array()) {
-      f.node->push_back(std::move(v));
-      return &f.node->back();
-    }
-    auto [it, inserted] = f.node->emplace(std::move(f.key), std::move(v));
-    return &it.value();
+    if (f.object)
+      f.members.emplace_back(std::move(f.key), std::move(v));  // pair<string, json> moves on growth
+    else
+      f.items.push_back(std::move(v));  // json's move is noexcept: growth moves, never copies
   }
   bool add(Json&& v) {
     place(std::move(v));
     return true;
   }
-  bool open(Json&& container) {
-    stack_.push_back(Frame{place(std::move(container)), {}});
+  bool open(bool object) {
+    if (stack_.size() >= kMaxJsonDepth)
+      throw InputError(source_, shorten_pointer(pointer(stack_.size())), "",
+                       "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    stack_.emplace_back();
+    stack_.back().object = object;
     return true;
   }
   bool close() {
+    Frame f = std::move(stack_.back());
     stack_.pop_back();
+    Json v;
+    if (f.object) {
+      v = Json::object();
+      auto& map = v.get_ref<Json::object_t&>();
+      map.reserve(f.members.size());
+      // Straight onto the vector: keys are already known to be distinct.
+      auto& slots = static_cast<std::vector<std::pair<const std::string, Json>>&>(map);
+      for (auto& [k, member] : f.members) slots.emplace_back(std::move(k), std::move(member));
+    } else {
+      v = Json::array();
+      v.get_ref<Json::array_t&>() = std::move(f.items);
+    }
+    place(std::move(v));
     return true;
   }
-  // Pointer of the innermost open container: each outer frame contributes the child being built.
-  std::string pointer() const {
+  // Pointer of the child under construction in the first `frames` open containers.
+  std::string pointer(std::size_t frames) const {
     std::string p;
-    for (std::size_t i = 0; i + 1 < stack_.size(); ++i) {
+    for (std::size_t i = 0; i < frames; ++i) {
       const Frame& f = stack_[i];
-      p += "/" + (f.node->is_array() ? std::to_string(f.node->size() - 1) : pointer_token(f.key));
+      p += "/" + (f.object ? pointer_token(f.key) : std::to_string(f.items.size()));
     }
     return p;
   }
@@ -167,13 +250,11 @@ std::string describe_type(const Json& j) {
   return "?";
 }
 
-namespace {
 std::string shown(const Json& j) {
-  std::string s = j.dump();
-  if (s.size() > 40) s = s.substr(0, 37) + "...";
-  return describe_type(j) + " (" + s + ")";
+  if (j.is_object()) return "an object with " + std::to_string(j.size()) + " keys";
+  if (j.is_array()) return "an array of " + std::to_string(j.size()) + " elements";
+  return describe_type(j) + " (" + clip(j.dump()) + ")";
 }
-}  // namespace
 
 void Reader::fail(const std::string& pointer, const std::string& reason) const {
   throw InputError(source_, pointer.empty() ? std::string("top level") : pointer, op_, reason);
@@ -194,8 +275,8 @@ void Reader::check_keys(const Json& j, const std::string& pointer,
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
     std::string list;
     for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-    fail(pointer + "/" + pointer_token(key),
-         "unknown key '" + key + "' for " + std::string(what) + " (allowed: " + list + ")");
+    fail(shorten_pointer(pointer + "/" + pointer_token(key)),
+         "unknown key '" + clip(key) + "' for " + std::string(what) + " (allowed: " + list + ")");
   }
 }
 

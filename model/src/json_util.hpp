@@ -1,6 +1,6 @@
 #pragma once
 // Private helpers shared by the JSON readers of model/ (workload, device profile, trace): strict parsing
-// with line:column for syntax errors and duplicate-key detection, and typed accessors whose errors name
+// with line:column for syntax errors, duplicate-key detection and a nesting limit, and typed accessors whose errors name
 // the file, the JSON pointer and the op. Not a public header.
 
 #include <cstdint>
@@ -22,15 +22,31 @@ struct LineColumn {
 };
 [[nodiscard]] LineColumn line_column(std::string_view text, std::size_t byte) noexcept;
 
+/// Deepest nesting of arrays and objects a reader accepts. Real inputs nest four or five levels; the
+/// limit keeps every later recursive walk of a parsed value (dump, copy, compare) shallow.
+inline constexpr std::size_t kMaxJsonDepth = 256;
+
 /// Parses JSON text; malformed text or a key repeated within one object is an InputError naming
-/// `source` and "line L, column C" (syntax) or the JSON pointer (duplicate key).
+/// `source` and "line L, column C" (syntax) or the JSON pointer (duplicate key, nesting deeper than
+/// kMaxJsonDepth). Linear in the text's size; never recurses.
 [[nodiscard]] Json parse_json_strict(std::string_view text, const std::string& source);
+
+/// `text` cut to at most `max_chars` characters ("..." marks a cut): user-provided keys and strings in
+/// messages stay one readable line.
+[[nodiscard]] std::string clip(std::string_view text, std::size_t max_chars = 40);
+
+/// A JSON pointer cut in the middle when long (deep nesting, long keys), for messages.
+[[nodiscard]] std::string shorten_pointer(const std::string& pointer);
 
 /// Escapes one reference token of a JSON pointer (RFC 6901: ~ -> ~0, / -> ~1).
 [[nodiscard]] std::string pointer_token(std::string_view key);
 
 /// "a string", "an integer", ... for messages.
 [[nodiscard]] std::string describe_type(const Json& j);
+
+/// A value for an error message: scalars as written (clipped), containers by kind and size only, so no
+/// message ever walks a nested value.
+[[nodiscard]] std::string shown(const Json& j);
 
 /// Error context of one reader: the file and, while reading one op, its id.
 class Reader {

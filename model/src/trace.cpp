@@ -243,7 +243,7 @@ Trace parse_chrome_trace(std::string_view json_text, const std::string& source) 
     for (std::size_t i = 0; i < blocks.size(); ++i) {
       const std::string p = "/streamlabBlocks/" + std::to_string(i);
       const Json& b = blocks[i];
-      if (!b.is_array() || b.size() != 5) r.fail(p, "expected [op, block, sm, start_ns, end_ns], got " + b.dump());
+      if (!b.is_array() || b.size() != 5) r.fail(p, "expected [op, block, sm, start_ns, end_ns], got " + detail::shown(b));
       BlockPlacement bp;
       bp.op = r.get_u32(b[0], p + "/0");
       bp.block = r.get_u32(b[1], p + "/1");
