@@ -37,7 +37,7 @@ const bool registered = register_command(
        app.callback([o] {
 #ifdef STREAMLAB_HAVE_CUDA
          if (executor::device_count() == 0) {
-           throw std::runtime_error("no CUDA device: the driver reports none (calibration measures a GPU)");
+           throw streamlab::cli::NoGpu("no CUDA device: the driver reports none (calibration measures a GPU)");
          }
          executor::CalibrationOptions c;
          c.device = o->device;
@@ -50,7 +50,7 @@ const bool registered = register_command(
                    << ")\n";
 #else
          (void)o;
-         throw std::runtime_error("built without CUDA: `streamlab calibrate` needs the CUDA executor (configure with "
+         throw streamlab::cli::NoGpu("built without CUDA: `streamlab calibrate` needs the CUDA executor (configure with "
                                   "-DSTREAMLAB_CUDA=ON on a machine with nvcc)");
 #endif
        });

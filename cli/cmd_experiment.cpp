@@ -12,7 +12,7 @@
 
 #include "command.hpp"
 #include "streamlab/experiments/catalog.hpp"
-#include "streamlab/experiments/chart.hpp"
+#include "streamlab/experiments/charts.hpp"
 #include "streamlab/experiments/report.hpp"
 #include "streamlab/experiments/results.hpp"
 #include "streamlab/experiments/runner.hpp"
@@ -42,18 +42,44 @@ struct ExperimentOptions {
   std::vector<std::string> report_results;
   std::vector<std::string> repredict_dirs;
   std::string workload_profile;
-  std::string report_out = "experiments/REPORT.md";
+  std::string report_out;  // default: report_home() / "REPORT.md"
 };
-
-// experiments/results when run from the repository root, else results/ here.
-fs::path results_root() {
-  std::error_code ec;
-  return fs::is_directory("experiments", ec) ? fs::path("experiments") / "results" : fs::path("results");
-}
 
 void print_line(const std::string& s) {
   std::cout << s << std::endl;  // flushed: progress must show while a long run goes on
 }
+
+// Where results and the report live, the same for `experiment`, `render`, `report` from any working
+// directory: the `experiments/` folder of the streamlab checkout that contains the working directory (found
+// by walking up), else the working directory itself (results/ and REPORT.md there).
+fs::path report_home() {
+  std::error_code ec;
+  const fs::path here = fs::current_path(ec);
+  if (ec) return fs::path(".");
+  for (fs::path d = here; !d.empty(); d = d.parent_path()) {
+    std::error_code e1, e2;  // a missing path reports an error code: it only means "not here"
+    if (fs::is_directory(d / "experiments" / "results", e1) && fs::is_regular_file(d / "experiments" / "REPORT.md", e2))
+      return d / "experiments";
+    if (d == d.parent_path()) break;
+  }
+  return fs::path(".");
+}
+
+fs::path results_root() { return report_home() / "results"; }
+
+// Draws the charts of `dir`; a missing Python/matplotlib is a warning here (the results are written) and
+// an error for `render`, which is asked for charts only.
+void draw_charts(const fs::path& dir, const std::vector<std::string>& only, bool required) {
+  const ex::ChartsRun run = ex::draw_charts(dir, only);
+  if (run.outcome == ex::ChartsOutcome::drawn) return;
+  if (required) {
+    if (run.outcome == ex::ChartsOutcome::failed) throw std::runtime_error(run.detail);
+    throw streamlab::cli::MissingDependency(run.detail);
+  }
+  print_line("streamlab experiment: charts not drawn: " + run.detail + "; `streamlab experiment render " +
+             dir.string() + "` draws them later");
+}
+
 
 // A copy of the tree without .git (the device machine) gets the commit from the environment.
 std::string current_commit() {
@@ -135,33 +161,26 @@ void run_experiments(const ExperimentOptions& o) {
     device = ex::open_cuda_device(why);
     if (!device) print_line("streamlab experiment: " + why + "; running on the simulator only (as with --sim-only)");
   }
-  if (!ex::charts_available())
-    print_line("streamlab experiment: charts off (built without stb); `streamlab experiment render DIR` draws them later");
-
   suite.git_commit = current_commit();
   fs::path out_dir;
+  std::vector<std::string> names;
   for (const auto& e : todo) {
     ex::ExperimentResult r = ex::run_experiment(e, suite, device.get(), device ? "" : "sim-only: " + why);
     if (out_dir.empty()) out_dir = o.out.empty() ? results_root() / r.meta.device_slug : fs::path(o.out);
     ex::write_result_files(r, out_dir);
-    if (ex::charts_available()) ex::write_chart(e, r, out_dir);
+    names.push_back(r.name);
     const auto& v = r.measured() ? r.measured_verdict : r.predicted_verdict;
     print_line(e.name + " " + (r.measured() ? "verdict" : "predicted verdict") + ": " +
                std::string(ex::to_string(v.outcome)) + " - " + v.why);
   }
+  draw_charts(out_dir, names, false);
   print_line("results in " + out_dir.string());
 }
 
 void render_dirs(const ExperimentOptions& o) {
-  if (!ex::charts_available())
-    throw InputError("", "render", "", "this build has no stb (Debian libstb-dev): charts cannot be drawn here");
   for (const auto& d : o.render_dirs) {
-    for (const auto& r : ex::load_results(d)) {
-      auto def = ex::find_experiment(r.name);
-      if (!def) throw InputError(d, r.name + ".json", "", "no experiment named '" + r.name + "' in this build");
-      ex::write_chart(*def, r, d);
-      print_line("rendered " + (fs::path(d) / (r.name + ".png")).string());
-    }
+    (void)ex::load_results(d);  // a folder without valid results is an input error before anything is drawn
+    draw_charts(d, {}, true);
   }
 }
 
@@ -178,6 +197,7 @@ void repredict_dirs(const ExperimentOptions& o) {
   std::optional<streamlab::model::DeviceProfile> forced;
   if (!o.workload_profile.empty()) forced = streamlab::model::load_device_profile(o.workload_profile);
   for (const auto& d : o.repredict_dirs) {
+    std::vector<std::string> names;
     for (const auto& r : ex::load_results(d)) {
       if (!r.measured()) {
         print_line(r.name + ": not measured, skipped (re-run it with --sim-only instead)");
@@ -197,10 +217,11 @@ void repredict_dirs(const ExperimentOptions& o) {
       }
       const ex::ExperimentResult nr = ex::repredict(*def, r, suite, sizing);
       ex::write_result_files(nr, d);
-      if (ex::charts_available()) ex::write_chart(*def, nr, d);
+      names.push_back(nr.name);
       const auto& v = nr.measured_verdict;
       print_line(r.name + " re-predicted; verdict: " + std::string(ex::to_string(v.outcome)));
     }
+    if (!names.empty()) draw_charts(d, names, false);
   }
 }
 
@@ -223,7 +244,9 @@ void write_report(const ExperimentOptions& o) {
       loaded.push_back({d, std::move(r)});
     }
   if (loaded.empty()) throw InputError("", "--results", "", "no experiment results found (run `streamlab experiment all` first)");
-  const fs::path out = o.report_out;
+  // Charts first, so the report links what the CSVs say now.
+  for (const auto& d : dirs) draw_charts(d, {}, false);
+  const fs::path out = o.report_out.empty() ? report_home() / "REPORT.md" : fs::path(o.report_out);
   const fs::path report_dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
   streamlab::model::write_file_atomically(out, ex::generate_report(loaded, report_dir));
   print_line("wrote " + out.string() + " from " + std::to_string(loaded.size()) + " results");
@@ -239,7 +262,7 @@ const bool registered = streamlab::cli::register_command(
        app.add_flag("--quick", o->quick, "smaller sizes (CI: the whole suite in well under a minute)");
        app.add_option("--device", o->device, "device profile JSON for the prediction (default: bundled H100)")
            ->check(CLI::ExistingFile);
-       app.add_option("--out", o->out, "results folder (default: experiments/results/<device>)");
+       app.add_option("--out", o->out, "results folder (default: experiments/results/<device> of the checkout around the working directory, else ./results/<device>)");
        app.add_option("--traces", o->traces,
                       "also write each configuration's workload, predicted and measured traces under DIR/<experiment>/");
        app.add_option("--repeats", o->repeats, "measured runs per configuration, after one warm-up (median)")
@@ -247,11 +270,13 @@ const bool registered = streamlab::cli::register_command(
        app.add_option("--child-connections", o->child_connections, "internal: measure one connection setting")
            ->group("");
        app.add_option("--child-output", o->child_output, "internal: where a child writes its results")->group("");
-       CLI::App* render = app.add_subcommand("render", "re-draw the charts of result folders from their JSON");
+       CLI::App* render = app.add_subcommand("render", "re-draw the charts (SVG, PDF, PNG) of result folders from their CSVs (needs python3-matplotlib)");
        render->add_option("dirs", o->render_dirs, "result folders")->required();
        CLI::App* report = app.add_subcommand("report", "write experiments/REPORT.md from the result files");
-       report->add_option("--results", o->report_results, "result folders (default: every folder under experiments/results)");
-       report->add_option("--out", o->report_out, "report file")->capture_default_str();
+       report->add_option("--results", o->report_results, "result folders (default: every folder under the results folder that `experiment` writes to)");
+       report->add_option("--out", o->report_out,
+                         "report file (default: experiments/REPORT.md of the checkout around the working directory, "
+                         "else ./REPORT.md)");
        CLI::App* repredict = app.add_subcommand(
            "repredict", "re-run the simulator half of measured results (newer simulator or profile), keeping the measurements");
        repredict->add_option("dirs", o->repredict_dirs, "result folders")->required();

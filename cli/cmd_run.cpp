@@ -55,7 +55,7 @@ executor::TimingMode parse_timing(const std::string& s) {
 
 void run(const RunCommandOptions& o) {
   if (executor::device_count() == 0) {
-    throw std::runtime_error("no CUDA device: the driver reports none (streamlab run measures on a GPU; use "
+    throw streamlab::cli::NoGpu("no CUDA device: the driver reports none (streamlab run measures on a GPU; use "
                              "`streamlab sim` to predict instead)");
   }
   const model::DeviceProfile profile =
@@ -144,7 +144,7 @@ const bool registered = register_command(
 #ifdef STREAMLAB_HAVE_CUDA
          run(*o);
 #else
-         throw std::runtime_error("built without CUDA: `streamlab run` needs the CUDA executor (configure with "
+         throw streamlab::cli::NoGpu("built without CUDA: `streamlab run` needs the CUDA executor (configure with "
                                   "-DSTREAMLAB_CUDA=ON on a machine with nvcc); `streamlab sim` predicts instead");
 #endif
        });

@@ -24,7 +24,8 @@ fail() {
 packages=(build-essential cmake pkg-config git
           libboost-graph-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev
           nlohmann-json3-dev libcli11-dev
-          libimgui-dev libglfw3-dev libstb-dev xvfb xauth)
+          libimgui-dev libglfw3-dev libstb-dev xvfb xauth
+          python3-matplotlib fonts-dejavu-core)   # experiment charts (scripts/plot)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

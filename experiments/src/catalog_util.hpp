@@ -10,7 +10,6 @@
 #include <utility>
 #include <vector>
 
-#include "streamlab/experiments/chart.hpp"
 #include "streamlab/experiments/experiment.hpp"
 #include "streamlab/model/op.hpp"
 #include "streamlab/model/workload.hpp"
@@ -55,19 +54,5 @@ model::Workload finish_workload(model::Workload w);
 double span_end(const model::Trace& t, std::string_view id);
 double span_start(const model::Trace& t, std::string_view id);
 
-/// Line chart: x from parameter `x_param`, one colour per combination of `series_params`; predicted
-/// dashed, measured solid. `y` maps a row and side to the plotted value (display units).
-Chart line_chart(std::span<const ConfigResult> rows, const std::string& title, const std::string& x_label,
-                 const std::string& y_label, const std::string& x_param,
-                 const std::vector<std::string>& series_params,
-                 const std::function<double(const ConfigResult&, Side)>& y,
-                 const std::function<std::string(const ConfigResult&)>& series_label = {});
-/// Grouped bars: categories from `category_param`, one bar per value of `series_param` (or one bar
-/// when empty): predicted as the bar, measured as a diamond on it.
-Chart bar_chart(std::span<const ConfigResult> rows, const std::string& title, const std::string& y_label,
-                const std::string& category_param, const std::string& series_param,
-                const std::function<double(const ConfigResult&, Side)>& y);
-/// The metric in display units.
-std::function<double(const ConfigResult&, Side)> metric_in(const MetricInfo& m);
 
 }  // namespace streamlab::experiments::detail

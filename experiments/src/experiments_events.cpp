@@ -158,33 +158,6 @@ Experiment make_e4() {
     return "create " + fmt_num(c / 1e3, 2) + ", record " + fmt_num(r / 1e3, 2) + ", query " + fmt_num(q / 1e3, 2) +
            ", wait " + fmt_num(w / 1e3, 2) + " us";
   };
-  e.chart = [](std::span<const ConfigResult> rows, const Experiment& ex) {
-    Chart c = bar_chart(rows, "E4: host cost per event call", "host time per call (us)", "call", "", metric_in(ex.metric));
-    c.x_label = "CUDA call";
-    // Short category names so the labels fit.
-    const std::map<std::string, std::string> short_names = {
-        {"event-create-timed", "create (timed)"},   {"event-create-untimed", "create (untimed)"},
-        {"event-record-timed", "record (timed)"},   {"event-record-untimed", "record (untimed)"},
-        {"event-query", "event query"},             {"stream-wait-event", "stream wait event"},
-        {"event-destroy", "destroy"},               {"event-synchronize-complete", "event sync (done)"},
-        {"stream-query-idle", "stream query (idle)"}};
-    for (auto& cat : c.categories)
-      if (auto it = short_names.find(cat); it != short_names.end()) cat = it->second;
-    ChartSeries claim;
-    claim.name = "claimed figure";
-    claim.mark = Mark::tick;
-    claim.slot = 0;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      claim.x.push_back(static_cast<double>(i));
-      claim.y.push_back(claim_of(rows[i].param("call")) * 1e-3);
-    }
-    claim.name = "claimed figure (prism guide)";
-    c.series.push_back(claim);
-    c.y_min = 0;
-    c.bar_labels = true;
-    c.width = 1500;  // nine categories
-    return c;
-  };
   return e;
 }
 
@@ -289,13 +262,6 @@ Experiment make_e5() {
     const double t3 = metric_of(find_row(rows, {{"mode", kE5Modes[2].name}}), side);
     if (!has_value(t2) || !has_value(t3)) return "";
     return "NULL-stream barrier costs " + fmt_pct(t3 / t2 - 1) + " (blocking vs non-blocking)";
-  };
-  e.chart = [](std::span<const ConfigResult> rows, const Experiment& ex) {
-    Chart c = bar_chart(rows, "E5: legacy NULL stream vs non-blocking and per-thread streams", "makespan (ms)", "mode",
-                        "", metric_in(ex.metric));
-    c.x_label = "stream setup";
-    c.notes = {"4 chains x 8 kernels on streams 1-4 + 8 housekeeping kernels; claim: NULL-stream work serializes blocking streams"};
-    return c;
   };
   return e;
 }
@@ -429,17 +395,6 @@ Experiment make_e8() {
     const double poll = metric_of(find_row(rows, {{"wait", "event-query-polling"}}), side);
     if (!has_value(dev)) return "";
     return "resume after A: device " + fmt_us(dev) + ", event " + fmt_us(ev) + ", polling " + fmt_us(poll);
-  };
-  e.chart = [](std::span<const ConfigResult> rows, const Experiment& ex) {
-    Chart c = bar_chart(rows, "E8: when the host resumes after the work it needs", "host resumes after A ends (us, log)",
-                        "wait", "", metric_in(ex.metric));
-    c.log_y = true;
-    c.bar_labels = true;
-    c.x_label = "how the host waits for kernel A (kernel B, on another stream, ends 2 ms later)";
-    for (auto& cat : c.categories)
-      for (auto& ch : cat)
-        if (ch == '-') ch = ' ';
-    return c;
   };
   return e;
 }

@@ -92,13 +92,6 @@ Experiment make_e1() {
     if (!has_value(t1) || !has_value(t3)) return "";
     return "3 streams " + fmt_pct(t3 / t1 - 1) + ", 8 streams " + fmt_pct(t8 / t1 - 1) + " vs 1 stream";
   };
-  e.chart = [](std::span<const ConfigResult> rows, const Experiment& ex) {
-    Chart c = line_chart(rows, "E1: chunked copy/compute makespan vs streams", "streams", "makespan (ms)", "streams",
-                         {}, metric_in(ex.metric));
-    c.y_min = 0;
-    c.notes = {"claim: 3+ streams cut latency 40-60% vs 1 stream (8 chunks: 4 MiB H2D -> 150 us kernel -> 4 MiB D2H)"};
-    return c;
-  };
   return e;
 }
 
@@ -274,17 +267,6 @@ Experiment make_e2() {
                   list.c_str(), lo, hi);
     return buf;
   };
-  e.chart = [](std::span<const ConfigResult> rows, const Experiment& ex) {
-    Chart c = line_chart(rows, "E2: makespan of 64 chains vs streams", "streams (log scale)", "makespan (ms, log scale)",
-                         "streams", {"connections", "order"}, metric_in(ex.metric), [](const ConfigResult& r) {
-                           return r.param("connections") + " conn, " + r.param("order");
-                         });
-    c.log_x = true;
-    c.log_y = true;
-    c.notes = {"claim: more than 8 concurrent streams give no benefit; 64 chains x 500 us single-block kernels "
-               "(lines with equal values lie on top of each other)"};
-    return c;
-  };
   return e;
 }
 
@@ -394,13 +376,6 @@ Experiment make_e3() {
     const double t3 = metric_of(find_row(rows, {{"stages", "2/5/2"}, {"buffers", "3"}}), side);
     if (!has_value(t1) || !has_value(t3)) return "";
     return fmt_num(t1 / 1e6) + " -> " + fmt_num(t3 / 1e6) + " ms/iter (" + fmt_num(t1 / t3) + "x)";
-  };
-  e.chart = [](std::span<const ConfigResult> rows, const Experiment& ex) {
-    Chart c = bar_chart(rows, "E3: time per iteration by stage times and buffers", "time per iteration (ms)", "stages",
-                        "buffers", metric_in(ex.metric));
-    c.x_label = "stage times: upload / compute / download (ms)";
-    c.notes = {"claim: 2/5/2 ms goes from 9 ms (1 buffer) to 5 ms per iteration (3 buffers), 1.8x"};
-    return c;
   };
   return e;
 }

@@ -123,46 +123,6 @@ Experiment make_e6() {
     if (!has_value(g8k)) return "";
     return "heavy-tailed gain: " + fmt_pct(g64) + " at 64, " + fmt_pct(g8k) + " at 8192";
   };
-  e.chart = [](std::span<const ConfigResult> rows, const Experiment&) {
-    // One point per (distribution, batch): the dynamic queue's gain in percent.
-    std::vector<ConfigResult> gains;
-    for (const auto& r : rows) {
-      if (r.param("assignment") != "dynamic") continue;
-      ConfigResult g;
-      g.params = {{"distribution", r.param("distribution")}, {"batch", r.param("batch")}};
-      g.predicted.metric = e6_gain(rows, Side::predicted, r.param("distribution"), r.param("batch")) * 100;
-      if (r.measured) {
-        g.measured = Measurement{};
-        g.measured->metric = e6_gain(rows, Side::measured, r.param("distribution"), r.param("batch")) * 100;
-      }
-      gains.push_back(std::move(g));
-    }
-    Chart c = line_chart(gains, "E6: global queue gain over static assignment", "batch size (tasks, log scale)",
-                         "gain of dynamic over static (%)", "batch", {"distribution"},
-                         [](const ConfigResult& r, Side s) { return r.side(s) ? r.side(s)->metric : kNone; });
-    c.log_x = true;
-    ChartSeries claim;
-    claim.name = "claim: +14.2% at 4096-8192";
-    claim.color = {120, 120, 120, 255};
-    claim.mark = Mark::line_dashed;
-    claim.markers = false;
-    claim.x = {4096, 8192};
-    claim.y = {14.2, 14.2};
-    c.series.push_back(claim);
-    ChartSeries zero;
-    zero.name = "";
-    zero.in_legend = false;
-    zero.markers = false;
-    zero.color = {0, 0, 0, 255};
-    zero.mark = Mark::line_dashed;
-    if (!c.x_ticks.empty()) {
-      zero.x = {c.x_ticks.front(), c.x_ticks.back()};
-      zero.y = {0, 0};
-      c.series.push_back(zero);
-    }
-    c.notes = {"132 persistent worker blocks; positive = the shared queue is faster; claim: static better at small batch"};
-    return c;
-  };
   return e;
 }
 
@@ -271,14 +231,6 @@ Experiment make_e7() {
     const double q = metric_of(find_row(rows, {{"bg_block_us", "100"}, {"mode", "equal"}}), side);
     if (!has_value(p) || !has_value(q)) return "";
     return "100 us blocks: " + fmt_ms(q) + " -> " + fmt_ms(p) + " (" + fmt_pct(p / q - 1) + ")";
-  };
-  e.chart = [](std::span<const ConfigResult> rows, const Experiment& ex) {
-    Chart c = line_chart(rows, "E7: foreground latency under background load", "background block duration (us, log scale)",
-                         "foreground latency (ms, log scale)", "bg_block_us", {"mode"}, metric_in(ex.metric));
-    c.log_x = true;
-    c.log_y = true;
-    c.notes = {"4 foreground kernels (132 x 20 us) arrive behind 2112-block background kernels"};
-    return c;
   };
   return e;
 }
@@ -423,17 +375,6 @@ Experiment make_e9() {
         }
     }
     return out;
-  };
-  e.chart = [](std::span<const ConfigResult> rows, const Experiment&) {
-    Chart c = bar_chart(rows, "E9: makespan of each policy relative to the best in its family",
-                        "makespan / best policy's makespan", "family", "policy",
-                        [rows](const ConfigResult& r, Side s) {
-                          const double best = best_in_family(rows, s, r.param("family"));
-                          return has_value(best) ? metric_of(&r, s) / best : kNone;
-                        });
-    c.x_label = "workload family";
-    c.y_min = 0.9;  // every value is >= 1: start the bars below 1 so differences show
-    return c;
   };
   return e;
 }

@@ -291,15 +291,20 @@ std::string generate_report(const std::vector<LoadedResult>& results, const std:
     }
     os << "\n";
 
-    // Chart.
-    const auto png = lr->dir / (r.name + ".png");
-    if (std::filesystem::exists(png)) {
+    // Chart: the PNG inline, the vector files linked (drawn from the CSV by experiment_charts.py).
+    const auto chart = [&](const char* ext) {
+      const auto file = lr->dir / (r.name + ext);
       std::error_code ec;
-      auto rel = std::filesystem::relative(png, report_dir, ec);
-      os << "![" << r.name << " chart](" << (ec || rel.empty() ? png.string() : rel.generic_string()) << ")\n\n";
+      const auto rel = std::filesystem::relative(file, report_dir, ec);
+      return ec || rel.empty() ? file.generic_string() : rel.generic_string();
+    };
+    if (std::filesystem::exists(lr->dir / (r.name + ".png"))) {
+      os << "![" << r.name << " chart](" << chart(".png") << ")\n\n";
+      os << "Chart as [SVG](" << chart(".svg") << ") and [PDF](" << chart(".pdf") << "), drawn from [" << r.name
+         << ".csv](" << chart(".csv") << ").\n\n";
     } else {
-      os << "*(No chart: this build had no stb; run `streamlab experiment render " << lr->dir.generic_string()
-         << "` where libstb-dev is installed.)*\n\n";
+      os << "*(No chart yet: `streamlab experiment render " << lr->dir.generic_string()
+         << "` draws it; it needs python3-matplotlib.)*\n\n";
     }
 
     // Verdicts.

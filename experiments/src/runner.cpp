@@ -406,25 +406,6 @@ std::string explain_miss(const ConfigResult& c, const model::DeviceProfile* prof
   return os.str();
 }
 
-// Charts ---------------------------------------------------------------------------------------------------
-
-Chart result_chart(const Experiment& exp, const ExperimentResult& r) {
-  Chart chart = exp.chart(r.configs, exp);
-  const RunMeta& m = r.meta;
-  std::string s = m.measured ? "measured: " + m.device_name + (m.driver.empty() ? "" : ", driver " + m.driver) +
-                                   (m.cuda_version.empty() ? "" : ", CUDA " + m.cuda_version)
-                             : "simulator only (not measured on a GPU yet)";
-  // The profile label without the device name in parentheses ("bundled:h100-sxm (NVIDIA ...)").
-  s += " | predicted: simulator, profile " + m.profile.substr(0, m.profile.find(" ("));
-  chart.subtitle = s;
-  return chart;
-}
-
-void write_chart(const Experiment& exp, const ExperimentResult& r, const std::filesystem::path& dir) {
-  const Chart chart = result_chart(exp, r);
-  save_png(render_chart(chart, chart.width, chart.height), dir / (r.name + ".png"));
-}
-
 // Re-prediction ---------------------------------------------------------------------------------------------
 
 namespace {

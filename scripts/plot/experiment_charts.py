@@ -423,8 +423,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="draw experiment charts (SVG, PDF, PNG) from result CSVs")
     ap.add_argument("dirs", nargs="+", type=Path, help="result folders holding <E>.csv and <E>.json")
     ap.add_argument("--only", action="append", default=[], metavar="NAME", help="only this experiment (repeatable)")
+    ap.add_argument("--quiet-if-no-matplotlib", action="store_true", help=argparse.SUPPRESS)  # streamlab says it
     args = ap.parse_args(argv)
-    plt = style.pyplot()
+    plt = style.pyplot(quiet_if_missing=args.quiet_if_no_matplotlib)
     for d in args.dirs:
         if not d.is_dir():
             style.fail(f"{d}: not a folder")

@@ -53,11 +53,14 @@ def fail(message: str, code: int = EXIT_INPUT) -> "NoReturn":  # type: ignore[na
     sys.exit(code)
 
 
-def pyplot():
-    """matplotlib.pyplot with the Agg backend (no display needed) and the house style applied."""
+def pyplot(quiet_if_missing: bool = False):
+    """matplotlib.pyplot with the Agg backend (no display needed) and the house style applied. Without
+    matplotlib: exit EXIT_NO_MATPLOTLIB, with a message unless the caller reports it itself."""
     try:
         import matplotlib
     except ImportError:
+        if quiet_if_missing:
+            sys.exit(EXIT_NO_MATPLOTLIB)
         fail("charts need matplotlib (Debian: apt install python3-matplotlib) for "
              f"{sys.executable}", EXIT_NO_MATPLOTLIB)
     matplotlib.use("Agg")

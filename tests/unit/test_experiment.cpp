@@ -14,6 +14,7 @@
 #include <string>
 
 #include "streamlab/experiments/catalog.hpp"
+#include "streamlab/experiments/charts.hpp"
 #include "streamlab/experiments/report.hpp"
 #include "streamlab/experiments/results.hpp"
 #include "streamlab/experiments/runner.hpp"
@@ -292,10 +293,37 @@ TEST(ExperimentRun, QuickSimOnlyRunWritesCsvAndJsonWithTheExpectedColumns) {
   const auto loaded = ex::load_results(dir);
   ASSERT_EQ(loaded.size(), 1u);
   EXPECT_EQ(loaded[0].name, "E1");
-  if (ex::charts_available()) {
-    ex::write_chart(e, r, dir);
-    EXPECT_TRUE(fs::exists(dir / "E1.png"));
-  }
+}
+
+// The charts come from scripts/plot/experiment_charts.py; without python3-matplotlib the test skips (CI
+// installs it through scripts/quickstart.sh).
+TEST(ExperimentCharts, DrawsSvgPdfPngFromTheCsvAndReportsABrokenOne) {
+  const auto e = get("E6");
+  const ex::ExperimentResult r = ex::run_experiment(e, quick_options(), nullptr, "sim-only");
+  const fs::path dir = temp_dir("charts");
+  ex::write_result_files(r, dir);
+  ASSERT_FALSE(ex::plot_script_dir().empty()) << "scripts/plot not found";
+  const ex::ChartsRun run = ex::draw_charts(dir, {"E6"});
+  if (run.outcome == ex::ChartsOutcome::no_matplotlib || run.outcome == ex::ChartsOutcome::no_python)
+    GTEST_SKIP() << run.detail;
+  ASSERT_EQ(run.outcome, ex::ChartsOutcome::drawn) << run.detail;
+  const std::string png = streamlab::model::read_text_file(dir / "E6.png");
+  EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  EXPECT_EQ(streamlab::model::read_text_file(dir / "E6.pdf").substr(0, 5), "%PDF-");
+  const std::string svg = streamlab::model::read_text_file(dir / "E6.svg");
+  EXPECT_NE(svg.find("<svg"), std::string::npos);
+  EXPECT_EQ(svg.find("<dc:date>"), std::string::npos) << "no date: unchanged data give unchanged files";
+
+  // Same data, same bytes.
+  ASSERT_EQ(ex::draw_charts(dir, {"E6"}).outcome, ex::ChartsOutcome::drawn);
+  EXPECT_EQ(streamlab::model::read_text_file(dir / "E6.svg"), svg);
+
+  // A CSV without rows is an input error of the script: reported as failed, nothing half-written.
+  streamlab::model::write_file_atomically(dir / "E6.csv", "experiment,config\n");
+  const ex::ChartsRun bad = ex::draw_charts(dir, {"E6"});
+  EXPECT_EQ(bad.outcome, ex::ChartsOutcome::failed);
+  EXPECT_NE(bad.detail.find("exit 2"), std::string::npos) << bad.detail;
+  for (const auto& f : fs::directory_iterator(dir)) EXPECT_NE(f.path().filename().string().front(), '.') << f.path();
 }
 
 TEST(ExperimentRun, SimulatorOnlyResultsAreIdenticalRunToRun) {

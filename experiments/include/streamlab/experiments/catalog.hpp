@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "streamlab/experiments/chart.hpp"
+#include <optional>
 #include "streamlab/experiments/experiment.hpp"
 
 namespace streamlab::experiments {

@@ -163,8 +163,6 @@ struct MetricInfo {
   friend bool operator==(const MetricInfo&, const MetricInfo&) = default;
 };
 
-struct Chart;  // chart.hpp
-
 /// What configuration builders may read: the size mode and the profile the prediction uses (workloads
 /// that state stage *times*, like E3's 2/5/2 ms pipeline, turn them into bytes with its bandwidths).
 struct ConfigContext {
@@ -197,8 +195,7 @@ struct Experiment {
   /// Optional: what the measured numbers say about a prediction miss that the per-configuration diagnosis
   /// cannot (a pattern across configurations), for the report. Computed from the rows; empty = nothing.
   std::function<std::string(std::span<const ConfigResult>, bool quick)> miss_analysis;
-  /// The chart of this experiment's results.
-  std::function<Chart(std::span<const ConfigResult>, const Experiment&)> chart;
+  // Charts are drawn from the result CSVs by scripts/plot/experiment_charts.py (charts.hpp).
 };
 
 /// The relative makespan error above which a configuration of a makespan_target experiment misses.

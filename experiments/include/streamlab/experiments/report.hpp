@@ -22,7 +22,8 @@ struct LoadedResult {
 
 /// The Markdown text. `results` may hold several runs of one experiment (a measured one and a
 /// simulator-only one): per experiment the measured run wins, then the newest date. Chart links are
-/// relative to `report_dir` and only written when `<dir>/<name>.png` exists.
+/// relative to `report_dir` and only written when `<dir>/<name>.png` exists (the SVG and PDF beside it are
+/// linked).
 [[nodiscard]] std::string generate_report(const std::vector<LoadedResult>& results,
                                           const std::filesystem::path& report_dir);
 

@@ -1,8 +1,8 @@
 #pragma once
 /// \file results.hpp
 /// One experiment's results as files: `<dir>/<name>.json` (everything, with the run's metadata),
-/// `<dir>/<name>.csv` (one row per configuration) and `<dir>/<name>.png` (the chart). JSON is the source
-/// of truth: the report and `streamlab experiment render` read it back.
+/// `<dir>/<name>.csv` (one row per configuration; the charts are drawn from it, charts.hpp). JSON is the
+/// source of truth: the report and `streamlab experiment repredict` read it back.
 ///
 /// JSON (format "streamlab-experiment-result", version 1):
 ///   {"format":..., "format_version":1, "experiment":"E1", "title", "claim", "source", "setup",

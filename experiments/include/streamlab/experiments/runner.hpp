@@ -18,7 +18,6 @@
 #include <string>
 #include <vector>
 
-#include "streamlab/experiments/chart.hpp"
 #include "streamlab/experiments/experiment.hpp"
 #include "streamlab/experiments/results.hpp"
 #include "streamlab/model/device_profile.hpp"
@@ -90,11 +89,6 @@ struct SuiteOptions {
 /// Runs one experiment. `device` null = simulator only (`sim_only_note` says why, for the metadata).
 [[nodiscard]] ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& options,
                                               MeasuredDevice* device, const std::string& sim_only_note = "");
-
-/// The experiment's chart for these results, with a subtitle saying where the numbers come from.
-[[nodiscard]] Chart result_chart(const Experiment& exp, const ExperimentResult& result);
-/// Renders result_chart to `<dir>/<name>.png` (needs charts_available()).
-void write_chart(const Experiment& exp, const ExperimentResult& result, const std::filesystem::path& dir);
 
 /// Re-runs the simulator half of a measured result with `options.profile` (a newer simulator or a
 /// recalibrated profile), keeping every measured number. Workloads are sized with `workload_profile` (the
