@@ -23,12 +23,19 @@ std::string id(const char* prefix, std::size_t i) {
   return out;
 }
 
+// The stream lanes of one trace (a LaneSet keeps no reference to its TraceSet).
+LaneSet lanes_of(model::Trace t) {
+  std::vector<model::Trace> one;
+  one.push_back(std::move(t));
+  return LaneSet(TraceSet(std::move(one)), LaneMode::stream);
+}
+
 // One lane row from (start, end) pairs, all of one stream.
-TracePair row_pair(const std::vector<std::pair<Nanos, Nanos>>& spans, OpKind kind = OpKind::kernel) {
+LaneSet row_pair(const std::vector<std::pair<Nanos, Nanos>>& spans, OpKind kind = OpKind::kernel) {
   std::vector<model::Span> s;
   for (std::size_t i = 0; i < spans.size(); ++i)
     s.push_back(make_span(id("op", i), kind, 1, spans[i].first, spans[i].second));
-  return TracePair(make_trace(std::move(s)));
+  return lanes_of(make_trace(std::move(s)));
 }
 
 std::vector<DrawRect> fold(const LaneRow& row, const TimelineView& v) {
@@ -38,7 +45,7 @@ std::vector<DrawRect> fold(const LaneRow& row, const TimelineView& v) {
 }
 
 TEST(Fold, WideSpansAreDrawnAsThemselves) {
-  const TracePair p = row_pair({{0, 100}, {200, 300}});
+  const LaneSet p = row_pair({{0, 100}, {200, 300}});
   const TimelineView v(0, 1000, 1000);  // 1 px = 1 ns
   const auto r = fold(p.lanes()[0].rows[0], v);
   ASSERT_EQ(r.size(), 2u);
@@ -48,7 +55,7 @@ TEST(Fold, WideSpansAreDrawnAsThemselves) {
 
 TEST(Fold, SubPixelRunWithSubPixelGapsBecomesOneFoldedRect) {
   // 1 px = 10 ns. Spans of 4 ns with 2 ns gaps: one run; then a 15 ns gap (1.5 px) splits it.
-  const TracePair p = row_pair({{0, 4}, {6, 10}, {12, 16}, {31, 35}, {37, 41}});
+  const LaneSet p = row_pair({{0, 4}, {6, 10}, {12, 16}, {31, 35}, {37, 41}});
   const TimelineView v(0, 1000, 100);
   const auto r = fold(p.lanes()[0].rows[0], v);
   ASSERT_EQ(r.size(), 2u);
@@ -63,7 +70,7 @@ TEST(Fold, SubPixelRunWithSubPixelGapsBecomesOneFoldedRect) {
 
 TEST(Fold, AWideSpanBreaksARunAndAnIsolatedNarrowSpanStaysItselfOnePixelWide) {
   // 1 px = 10 ns: [0,3) narrow, [5,50) wide, [52,55) narrow and alone.
-  const TracePair p = row_pair({{0, 3}, {5, 50}, {52, 55}, {200, 203}});
+  const LaneSet p = row_pair({{0, 3}, {5, 50}, {52, 55}, {200, 203}});
   const TimelineView v(0, 1000, 100);
   const auto r = fold(p.lanes()[0].rows[0], v);
   ASSERT_EQ(r.size(), 4u);
@@ -76,7 +83,7 @@ TEST(Fold, AWideSpanBreaksARunAndAnIsolatedNarrowSpanStaysItselfOnePixelWide) {
 TEST(Fold, FoldedRunTakesItsMajorityKind) {
   std::vector<model::Span> s{make_span("a", OpKind::h2d, 1, 0, 1), make_span("b", OpKind::kernel, 1, 1, 2),
                              make_span("c", OpKind::kernel, 1, 2, 3)};
-  const TracePair p(make_trace(s));
+  const LaneSet p = lanes_of(make_trace(s));
   const auto r = fold(p.lanes()[0].rows[0], TimelineView(0, 1000, 100));
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].count, 3u);
@@ -84,7 +91,7 @@ TEST(Fold, FoldedRunTakesItsMajorityKind) {
 }
 
 TEST(Fold, OnlyVisibleSpansAndClippedToTheView) {
-  const TracePair p = row_pair({{0, 100}, {150, 400}, {500, 600}, {900, 1000}});
+  const LaneSet p = row_pair({{0, 100}, {150, 400}, {500, 600}, {900, 1000}});
   const TimelineView v(200, 550, 350);  // 1 px = 1 ns
   const auto r = fold(p.lanes()[0].rows[0], v);
   ASSERT_EQ(r.size(), 2u);
@@ -162,7 +169,7 @@ TEST(Fold, RandomRowsAndViewsKeepEveryProperty) {
     for (std::size_t i = 0; i < spans.size(); ++i)
       s.push_back(make_span(id("o", i), i % 3 == 0 ? OpKind::h2d : OpKind::kernel, 1, spans[i].first,
                             spans[i].second));
-    const TracePair p(make_trace(std::move(s)));
+    const LaneSet p = lanes_of(make_trace(std::move(s)));
     ASSERT_EQ(p.lanes()[0].rows.size(), 1u);
     const auto& row = p.lanes()[0].rows[0];
     for (int view = 0; view < 6; ++view) {
@@ -180,7 +187,7 @@ TEST(Fold, ManyContiguousSubPixelSpansFoldIntoOneRect) {
   std::vector<model::Span> s;
   s.reserve(200'000);
   for (Nanos i = 0; i < 200'000; ++i) s.push_back(make_span("", OpKind::kernel, 1, i * 10, i * 10 + 7));
-  const TracePair p(make_trace(std::move(s)));
+  const LaneSet p = lanes_of(make_trace(std::move(s)));
   const TimelineView v(0, 2e6, 1920);
   std::vector<DrawRect> r;
   fold_row(p.lanes()[0].rows[0], v, r);
@@ -202,7 +209,7 @@ TEST(HitTest, RectUnderTheCursorOrTheNearestWithinSlop) {
 }
 
 TEST(HitTest, SpanAtTimeIsHalfOpenAndPrefersTheCoveringSpan) {
-  const TracePair p = row_pair({{0, 5}, {5, 9}, {20, 30}});
+  const LaneSet p = row_pair({{0, 5}, {5, 9}, {20, 30}});
   const auto& row = p.lanes()[0].rows[0];
   EXPECT_EQ(span_at(row, 4.9), 0u);
   EXPECT_EQ(span_at(row, 5), 1u);

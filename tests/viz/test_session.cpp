@@ -31,10 +31,10 @@ bool mentions(const std::vector<std::string>& errors, const std::string& what) {
 
 TEST(BundledPair, IsWhatTheReadmeSays) {
   // tests/viz/data/README.md lists these spans; the screenshot test relies on them.
-  const Session s = open_session({kData / "pred.json", kData / "meas.json", kData / "workload.json"});
+  const Session s = open_session({{kData / "pred.json", kData / "meas.json"}, kData / "workload.json"});
   ASSERT_TRUE(s.errors.empty()) << s.errors.front();
-  ASSERT_TRUE(s.pair);
-  const TracePair& p = *s.pair;
+  ASSERT_TRUE(s.set);
+  const TraceSet& p = *s.set;
   struct Want {
     const char* id;
     std::uint32_t stream;
@@ -47,8 +47,8 @@ TEST(BundledPair, IsWhatTheReadmeSays) {
   for (const auto& w : want) {
     const auto keys = p.keys_of_op_id(w.id);
     ASSERT_EQ(keys.size(), 1u) << w.id;
-    const auto& a = p.trace(Side::predicted).spans[p.span_of_key(Side::predicted, keys[0])];
-    const auto& b = p.trace(Side::measured).spans[p.span_of_key(Side::measured, keys[0])];
+    const auto& a = p.trace(0).spans[p.span_of_key(0, keys[0])];
+    const auto& b = p.trace(1).spans[p.span_of_key(1, keys[0])];
     EXPECT_EQ(a.stream, w.stream);
     EXPECT_EQ(b.stream, w.stream);
     EXPECT_EQ(a.start_ns, w.ps * 1000);
@@ -56,8 +56,9 @@ TEST(BundledPair, IsWhatTheReadmeSays) {
     EXPECT_EQ(b.start_ns, w.ms * 1000);
     EXPECT_EQ(b.end_ns, w.me * 1000);
   }
-  ASSERT_TRUE(p.occupancy(Side::predicted).has_value());
-  EXPECT_EQ(p.occupancy(Side::predicted)->sm_count, 8u);
+  ASSERT_TRUE(p.occupancy(0).has_value());
+  EXPECT_EQ(p.occupancy(0)->sm_count, 8u);
+  EXPECT_FALSE(p.occupancy(1).has_value());
   ASSERT_TRUE(s.overlay);
   // Critical path with predicted durations: up0 (200) -> k0 (300) -> down0 (100).
   EXPECT_EQ(s.overlay->critical_path_ns(), 600'000);
@@ -69,40 +70,45 @@ TEST(BundledPair, IsWhatTheReadmeSays) {
   EXPECT_TRUE(s.overlay->dependencies_of(p.keys_of_op_id("up0")[0]).empty());
 }
 
-TEST(OpenSession, MissingMeasuredTraceIsReportedAndPredictedStillShown) {
-  const Session s = open_session({kData / "pred.json", kData / "no_such_file.json", std::nullopt});
+TEST(OpenSession, MissingTraceIsReportedAndTheOthersStillShown) {
+  const Session s = open_session({{kData / "pred.json", kData / "no_such_file.json", kData / "meas.json"}, std::nullopt});
   ASSERT_EQ(s.errors.size(), 1u);
   EXPECT_TRUE(mentions(s.errors, "no_such_file.json"));
   EXPECT_TRUE(mentions(s.errors, "no such file"));
-  ASSERT_TRUE(s.pair);
-  EXPECT_FALSE(s.pair->has(Side::measured));
+  ASSERT_TRUE(s.set);
+  EXPECT_EQ(s.set->size(), 2u);
+  EXPECT_EQ(s.set->file(1), (kData / "meas.json").string());
 }
 
-TEST(OpenSession, MissingPredictedTraceLeavesNothingToShow) {
-  const Session s = open_session({kData / "missing.json", kData / "meas.json", std::nullopt});
-  EXPECT_FALSE(s.pair);
+TEST(OpenSession, NoReadableTraceLeavesNothingToShow) {
+  const Session s = open_session({{kData / "missing.json", kData / "missing2.json"}, std::nullopt});
+  EXPECT_FALSE(s.set);
   EXPECT_TRUE(mentions(s.errors, "missing.json"));
+  EXPECT_TRUE(mentions(s.errors, "missing2.json"));
 }
 
 TEST(OpenSession, MalformedTraceNamesTheFile) {
   const auto bad = scratch("malformed.json", "{\"traceEvents\": [ {\"ph\": \"X\", ");
-  const Session s = open_session({kData / "pred.json", bad, std::nullopt});
+  const Session s = open_session({{kData / "pred.json", bad}, std::nullopt});
   ASSERT_EQ(s.errors.size(), 1u);
   EXPECT_TRUE(mentions(s.errors, bad.string())) << s.errors[0];
-  EXPECT_TRUE(s.pair && !s.pair->has(Side::measured));
+  EXPECT_TRUE(s.set && s.set->size() == 1);
   const auto not_a_trace = scratch("not_a_trace.json", "[1, 2, 3]");
-  const Session s2 = open_session({not_a_trace, std::nullopt, std::nullopt});
-  EXPECT_FALSE(s2.pair);
+  const Session s2 = open_session({{not_a_trace}, std::nullopt});
+  EXPECT_FALSE(s2.set);
   EXPECT_EQ(s2.errors.size(), 1u);
 }
 
 TEST(OpenSession, TracesOfDifferentWorkloadsAreNotCompared) {
-  const Session s = open_session({kData / "pred.json", kData / "other_workload.json", std::nullopt});
+  const Session s = open_session({{kData / "pred.json", kData / "other_workload.json", kData / "meas.json"}, std::nullopt});
   ASSERT_EQ(s.errors.size(), 1u);
   EXPECT_TRUE(mentions(s.errors, "different workloads")) << s.errors[0];
   EXPECT_TRUE(mentions(s.errors, "0123456789abcdef"));
-  ASSERT_TRUE(s.pair);
-  EXPECT_FALSE(s.pair->has(Side::measured));
+  EXPECT_TRUE(mentions(s.errors, "other_workload.json' is not shown"));
+  ASSERT_TRUE(s.set);
+  ASSERT_EQ(s.set->size(), 2u);  // the matching third trace is kept
+  EXPECT_EQ(s.set->file(1), (kData / "meas.json").string());
+  EXPECT_EQ(s.set->tag(1), "B");
 }
 
 TEST(MismatchReason, NoOpInCommon) {
@@ -118,33 +124,36 @@ TEST(MismatchReason, NoOpInCommon) {
 TEST(OpenSession, WorkloadOfAnotherRunIsReportedAndIgnored) {
   const auto w = scratch("other_workload_def.json", R"({"format_version": 1, "name": "x", "ops": [
       {"id": "a", "kind": "h2d", "bytes": 1024}]})");
-  const Session s = open_session({kData / "pred.json", kData / "meas.json", w});
+  const Session s = open_session({{kData / "pred.json", kData / "meas.json"}, w});
   ASSERT_EQ(s.errors.size(), 1u) << (s.errors.empty() ? "" : s.errors[0]);
-  EXPECT_TRUE(mentions(s.errors, "not the one the trace ran"));
+  EXPECT_TRUE(mentions(s.errors, "not the one the traces ran"));
   EXPECT_FALSE(s.overlay);
-  EXPECT_TRUE(s.pair && s.pair->has(Side::measured));
+  EXPECT_TRUE(s.set && s.set->size() == 2);
 }
 
 TEST(Frame, BuildsOnlyVisibleLanesAndSamplesOccupancy) {
-  const Session s = open_session({kData / "pred.json", kData / "meas.json", std::nullopt});
-  ASSERT_TRUE(s.pair);
-  const TracePair& p = *s.pair;
-  const LaneLayout layout = layout_lanes(p);
+  const Session s = open_session({{kData / "pred.json", kData / "meas.json"}, std::nullopt});
+  ASSERT_TRUE(s.set);
+  const TraceSet& p = *s.set;
+  const LaneSet lanes(p, LaneMode::stream);
+  const LaneLayout layout = layout_lanes(lanes);
   const TimelineView view(0, 1'000'000, 1000);  // 1 us per px
   FrameDraw draw;
-  build_frame(p, layout, view, draw);
-  ASSERT_EQ(draw.lanes.size(), p.lanes().size());
+  build_frame(p, lanes, layout, view, {}, draw);
+  ASSERT_EQ(draw.lanes.size(), lanes.lanes().size());
   EXPECT_EQ(draw.rect_count(), 12u);
   EXPECT_EQ(draw.folded_span_count(), 0u);
-  const auto& sm = draw.lanes.back();
-  ASSERT_EQ(p.lanes().back().kind, LaneKind::sm_occupancy);
+  // Stream mode: A's streams 1-3 and its SM strip, then B's streams 1-3.
+  ASSERT_EQ(lanes.lanes().size(), 7u);
+  const auto& sm = draw.lanes[3];
+  ASSERT_EQ(lanes.lanes()[3].kind, LaneKind::sm_occupancy);
   ASSERT_EQ(sm.occupancy.size(), 1000u);
   EXPECT_FLOAT_EQ(sm.occupancy[100], 0.0f);
   EXPECT_FLOAT_EQ(sm.occupancy[300], 0.5f);  // 4 of 8 SMs
   EXPECT_FLOAT_EQ(sm.occupancy[450], 1.0f);
   EXPECT_FLOAT_EQ(sm.occupancy[700], 0.5f);
   // Only the first lane is inside [0, 5) of content y.
-  build_frame(p, layout, view, draw, 0.0f, 5.0f);
+  build_frame(p, lanes, layout, view, {}, draw, 0.0f, 5.0f);
   EXPECT_TRUE(draw.lanes[0].visible);
   EXPECT_FALSE(draw.lanes[1].visible);
   EXPECT_EQ(draw.rect_count(), 3u);
@@ -167,6 +176,9 @@ TEST(Options, TimesRangesAndSizes) {
   EXPECT_THROW((void)parse_point("640", "--hover"), model::InputError);
   EXPECT_THROW((void)parse_point("-1,5", "--hover"), model::InputError);
   EXPECT_THROW((void)parse_size("1280"), model::InputError);
+  EXPECT_EQ(parse_lane_mode("engine"), LaneMode::engine);
+  EXPECT_EQ(parse_lane_mode("stream"), LaneMode::stream);
+  EXPECT_THROW((void)parse_lane_mode("streams"), model::InputError);
   EXPECT_THROW((void)parse_size("10x10"), model::InputError);
   try {
     (void)parse_size("axb");

@@ -49,60 +49,112 @@ model::Trace meas_trace() {
                      make_span("down", OpKind::d2h, 1, 400, 460), make_span("extra", OpKind::memset, 3, 0, 10)});
 }
 
-TEST(Summary, UsesTheModelMetricsAndComparesMakespans) {
-  const TracePair p(pred_trace(), meas_trace());
+TraceSet set_of(std::vector<model::Trace> traces) { return TraceSet(std::move(traces)); }
+
+TEST(Summary, UsesTheModelMetricsAndComparesMakespansAgainstTheFirstTrace) {
+  const TraceSet p = set_of({meas_trace(), pred_trace()});
   const OverlapSummary s = summarize(p);
-  const auto want = model::compute_metrics(p.trace(Side::predicted));
-  EXPECT_EQ(s.predicted.makespan_ns, want.makespan_ns);
-  EXPECT_EQ(s.predicted.makespan_ns, 300);
-  ASSERT_TRUE(s.measured.has_value());
-  EXPECT_EQ(s.measured->makespan_ns, 460);
-  ASSERT_TRUE(s.makespan_rel_error.has_value());
-  EXPECT_NEAR(*s.makespan_rel_error, (300.0 - 460.0) / 460.0, 1e-12);
-  ASSERT_EQ(s.streams.size(), 3u);  // 1, 2 in both; 3 measured only
-  EXPECT_EQ(s.streams[2].stream, 3u);
-  EXPECT_FALSE(s.streams[2].predicted.has_value());
-  EXPECT_TRUE(s.streams[2].measured.has_value());
-  EXPECT_EQ(s.matched_ops, 3u);
+  ASSERT_EQ(s.metrics.size(), 2u);
+  const auto want = model::compute_metrics(p.trace(1));
+  EXPECT_EQ(s.metrics[1].makespan_ns, want.makespan_ns);
+  EXPECT_EQ(s.metrics[1].makespan_ns, 300);
+  EXPECT_EQ(s.metrics[0].makespan_ns, 460);
+  EXPECT_FALSE(s.makespan_rel_error[0].has_value());
+  ASSERT_TRUE(s.makespan_rel_error[1].has_value());
+  EXPECT_NEAR(*s.makespan_rel_error[1], (300.0 - 460.0) / 460.0, 1e-12);
+  ASSERT_EQ(s.streams.size(), 3u);  // 1, 2 in both; 3 in the first only
+  EXPECT_EQ(s.streams[2].id, 3u);
+  EXPECT_TRUE(s.streams[2].busy[0].has_value());
+  EXPECT_FALSE(s.streams[2].busy[1].has_value());
+  // Engines: copy H2D, SMs, copy D2H in both.
+  ASSERT_EQ(s.engines.size(), 3u);
+  for (const auto& e : s.engines) EXPECT_TRUE(e.busy[0] && e.busy[1]);
+  EXPECT_EQ(p.common_op_count(1), 3u);
   // The plotted concurrency is the metrics' step function.
-  EXPECT_EQ(s.concurrency_predicted.value_at(60), 2.0);
-  EXPECT_EQ(s.concurrency_predicted.value_at(150), 1.0);
+  EXPECT_EQ(s.concurrency[1].value_at(60), 2.0);
+  EXPECT_EQ(s.concurrency[1].value_at(150), 1.0);
 }
 
-TEST(Summary, PredictedOnly) {
-  const TracePair p(pred_trace());
+TEST(Summary, OneTrace) {
+  const TraceSet p = set_of({pred_trace()});
   const OverlapSummary s = summarize(p);
-  EXPECT_FALSE(s.measured.has_value());
-  EXPECT_FALSE(s.makespan_rel_error.has_value());
+  ASSERT_EQ(s.metrics.size(), 1u);
+  EXPECT_FALSE(s.makespan_rel_error[0].has_value());
   EXPECT_EQ(s.streams.size(), 2u);
 }
 
-TEST(OpTable, RowsCarryBothTimesAndSortByErrorMagnitude) {
-  const TracePair p(pred_trace(), meas_trace());
-  auto rows = build_op_rows(p);
-  ASSERT_EQ(rows.size(), 4u);
-  sort_op_rows(rows, p, OpColumn::end_error, /*descending=*/true);
-  // End errors: up -20, k -150, down -160; "extra" has no predicted span and goes last.
-  std::vector<std::string> order;
-  for (const auto& r : rows) order.push_back(p.op_id_of_key(r.key));
-  EXPECT_EQ(order, (std::vector<std::string>{"down", "k", "up", "extra"}));
-  EXPECT_EQ(rows[0].end_error(), -160);
-  EXPECT_EQ(rows[1].start_error(), -80);
-  EXPECT_EQ(rows[1].duration_error(), -70);
-  EXPECT_FALSE(rows[3].matched());
+std::vector<std::string> ids(const TraceSet& p, const std::vector<std::uint32_t>& keys) {
+  std::vector<std::string> out;
+  for (const auto k : keys) out.emplace_back(p.op_id_of_key(k));
+  return out;
+}
 
-  sort_op_rows(rows, p, OpColumn::end_error, /*descending=*/false);
-  order.clear();
-  for (const auto& r : rows) order.push_back(p.op_id_of_key(r.key));
-  EXPECT_EQ(order, (std::vector<std::string>{"up", "k", "down", "extra"}));
+TEST(OpTable, ColumnsPerTraceAndErrorsAgainstTheFirst) {
+  const TraceSet p = set_of({meas_trace(), pred_trace(), pred_trace()});
+  const auto cols = op_columns(p.size());
+  // op, kind, engine; A: start, dur; B and C: start, dur, start-A, dur-A.
+  ASSERT_EQ(cols.size(), 3u + 2u + 4u + 4u);
+  EXPECT_EQ(column_title(cols[5], p), "start B");
+  EXPECT_EQ(column_title(cols[7], p), "start B-A");
+  EXPECT_EQ(column_title(cols[8], p), "dur B-A");
+}
 
-  sort_op_rows(rows, p, OpColumn::op, false);
-  order.clear();
-  for (const auto& r : rows) order.push_back(p.op_id_of_key(r.key));
-  EXPECT_EQ(order, (std::vector<std::string>{"down", "extra", "k", "up"}));
+TEST(OpTable, ValuesAreAlignedAndSortByErrorMagnitude) {
+  const TraceSet p = set_of({meas_trace(), pred_trace()});
+  using W = OpColumn::What;
+  const std::vector<model::Nanos> none{0, 0};
+  auto keys = all_op_keys(p);
+  ASSERT_EQ(keys.size(), 4u);
+  // Start errors B - A: up 0, k -80, down -150; "extra" is not in B and goes last.
+  sort_op_keys(keys, p, none, {W::start_error, 1}, /*descending=*/true);
+  EXPECT_EQ(ids(p, keys), (std::vector<std::string>{"down", "k", "up", "extra"}));
+  sort_op_keys(keys, p, none, {W::start_error, 1}, /*descending=*/false);
+  EXPECT_EQ(ids(p, keys), (std::vector<std::string>{"up", "k", "down", "extra"}));
+  const auto k = p.keys_of_op_id("k")[0];
+  EXPECT_EQ(op_value(p, none, k, {W::start_error, 1}), -80);
+  EXPECT_EQ(op_value(p, none, k, {W::duration_error, 1}), -70);
+  EXPECT_FALSE(op_value(p, none, p.keys_of_op_id("extra")[0], {W::start, 1}).has_value());
+  // Offsets shift starts (aligned = own time - offset) and so the start errors; durations stay.
+  const std::vector<model::Nanos> shifted{0, -80};
+  EXPECT_EQ(op_value(p, shifted, k, {W::start, 1}), 130);
+  EXPECT_EQ(op_value(p, shifted, k, {W::start_error, 1}), 0);
+  EXPECT_EQ(op_value(p, shifted, k, {W::duration_error, 1}), -70);
+  sort_op_keys(keys, p, none, {W::duration, 0}, true);
+  EXPECT_EQ(p.op_id_of_key(keys[0]), "k");  // 270 ns
+}
 
-  sort_op_rows(rows, p, OpColumn::meas_duration, true);
-  EXPECT_EQ(p.op_id_of_key(rows[0].key), "k");  // 270 ns
+TEST(OpTable, OpColumnSortsNaturally) {
+  std::vector<model::Span> spans;
+  for (const char* id : {"op_10", "op_2", "op_1", "op_02", "Op_3", "op_2b", "op"})
+    spans.push_back(make_span(id, OpKind::kernel, 1, 0, 1));
+  const TraceSet p = set_of({make_trace(spans)});
+  auto keys = all_op_keys(p);
+  sort_op_keys(keys, p, {}, {OpColumn::What::op, 0}, false);
+  EXPECT_EQ(ids(p, keys), (std::vector<std::string>{"Op_3", "op", "op_1", "op_2", "op_2b", "op_02", "op_10"}));
+  sort_op_keys(keys, p, {}, {OpColumn::What::op, 0}, true);
+  EXPECT_EQ(ids(p, keys), (std::vector<std::string>{"op_10", "op_02", "op_2b", "op_2", "op_1", "op", "Op_3"}));
+}
+
+TEST(NaturalLess, IsAStrictWeakOrder) {
+  EXPECT_TRUE(natural_less("op_2", "op_10"));
+  EXPECT_FALSE(natural_less("op_10", "op_2"));
+  EXPECT_FALSE(natural_less("op_2", "op_2"));
+  EXPECT_TRUE(natural_less("a9", "a10b"));
+  EXPECT_TRUE(natural_less("a", "a0"));
+  EXPECT_TRUE(natural_less("x00000000000000000000000001", "x2"));  // longer than any integer type
+  EXPECT_TRUE(natural_less("k1_9", "k1_10"));
+  // Irreflexive and asymmetric over a mixed set, and transitive on every triple.
+  const std::vector<std::string> v{"", "0", "00", "1", "01", "a", "a1", "a01", "a10", "a2b", "b", "10", "9"};
+  for (const auto& x : v) {
+    EXPECT_FALSE(natural_less(x, x)) << x;
+    for (const auto& y : v) {
+      EXPECT_FALSE(natural_less(x, y) && natural_less(y, x)) << x << " " << y;
+      for (const auto& z : v)
+        if (natural_less(x, y) && natural_less(y, z)) {
+          EXPECT_TRUE(natural_less(x, z)) << x << " " << y << " " << z;
+        }
+    }
+  }
 }
 
 }  // namespace

@@ -1,11 +1,18 @@
-// streamlab-viz: the predicted-vs-measured timeline viewer. Reads trace files only; never runs anything.
-//   streamlab-viz PREDICTED.json [MEASURED.json] [--workload W.json]
-//                 [--screenshot OUT.png [--frames N] [--view START:END] [--size WxH]]
+// streamlab-viz: the multi-trace timeline viewer. Reads trace files only; never runs anything.
+//   streamlab-viz TRACE.json [TRACE.json...] [--workload W.json] [--lanes engine|stream]
+//                 [--align first|none|op:ID] [--select ID] [--search TEXT] [--view START:END] [--size WxH]
+//                 [--screenshot OUT.png [--frames N] [--hover X,Y]] [--timing]
+// Exit codes: 0 ok; 2 bad flag or bad input (with --screenshot nothing is written); 3 no display;
+// 4 the screenshot could not be written.
+
+#include <sys/resource.h>
 
 #include <cfloat>
+#include <csignal>
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <GLFW/glfw3.h>
@@ -15,37 +22,67 @@
 
 #include "screenshot.hpp"
 #include "streamlab/model/errors.hpp"
+#include "streamlab/viz/alignment.hpp"
 #include "streamlab/viz/options.hpp"
 #include "streamlab/viz/session.hpp"
 #include "viewer.hpp"
 
 namespace {
 
+constexpr int kExitInput = 2, kExitDisplay = 3, kExitWrite = 4;
+
 void glfw_error(int code, const char* description) {
   std::fprintf(stderr, "streamlab-viz: GLFW error %d: %s\n", code, description);
+}
+
+long peak_rss_mib() {
+  rusage ru{};
+  return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss / 1024 : -1;  // ru_maxrss is in KiB on Linux
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   namespace viz = streamlab::viz;
-  CLI::App cli{"streamlab-viz: timeline of a predicted trace and a measured trace of one workload, lane by lane"};
-  std::string predicted, measured, workload, screenshot, view_text, select, hover_text, size_text = "1600x900";
+  // A file size limit must make the screenshot's write fail (exit 4, nothing left behind), not kill us.
+  std::signal(SIGXFSZ, SIG_IGN);
+  CLI::App cli{"streamlab-viz: timelines of two or more traces of one workload (a measurement and predictions, "
+               "or predictions under several policies) on one aligned time axis"};
+  std::vector<std::string> traces;
+  std::string workload, screenshot, view_text, select, search, hover_text, size_text = "1600x900";
+  std::string lanes_text = "engine", align_text = "first";
   int frames = 3;
-  cli.add_option("PREDICTED", predicted, "Trace predicted by the simulator (Chrome Trace JSON)")->required();
-  cli.add_option("MEASURED", measured, "Trace measured on a GPU, of the same workload");
+  bool timing = false;
+  cli.add_option("TRACES", traces,
+                 "Traces (Chrome Trace JSON) of one workload; the first is the reference the others are compared to")
+      ->required();
   cli.add_option("--workload", workload, "Workload JSON: enables dependency and critical-path highlighting");
+  cli.add_option("--lanes", lanes_text, "Lanes per engine (copy H2D, SMs, copy D2H, host) or per stream")
+      ->capture_default_str();
+  cli.add_option("--align", align_text,
+                 "Common origin: 'first' (each trace's first device span at 0), 'none', or 'op:ID' (that op at 0)")
+      ->capture_default_str();
+  cli.add_option("--select", select, "Op id selected at start (outlines it in every trace, with --workload its deps)");
+  cli.add_option("--search", search, "Search text at start (op id or name; selects the first match)");
+  cli.add_option("--view", view_text, "Initial visible range START:END in aligned time (e.g. 0:2ms; bare numbers are ns)");
+  cli.add_option("--size", size_text, "Window size WIDTHxHEIGHT")->capture_default_str();
   cli.add_option("--screenshot", screenshot, "Render without a person, write this PNG and exit (use xvfb-run)");
   cli.add_option("--frames", frames, "Frames rendered before the screenshot is taken")->check(CLI::Range(1, 1000));
-  cli.add_option("--view", view_text, "Initial visible range START:END (e.g. 0:2ms; bare numbers are ns)");
-  cli.add_option("--select", select, "Op id selected at start (outlines it, and with --workload its deps)");
   cli.add_option("--hover", hover_text, "With --screenshot: mouse at window pixel X,Y (shows that tooltip)");
-  cli.add_option("--size", size_text, "Window size WIDTHxHEIGHT")->capture_default_str();
-  CLI11_PARSE(cli, argc, argv);
+  cli.add_flag("--timing", timing, "Print CPU time of reading, preparing and the first frame, and peak memory, on stderr");
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return cli.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "streamlab-viz: error: command line: %s\n", e.what());
+    return kExitInput;
+  }
 
   std::optional<std::pair<streamlab::model::Nanos, streamlab::model::Nanos>> view;
   std::pair<int, int> size;
   ImVec2 hover(-FLT_MAX, -FLT_MAX);
+  viz::app::ViewerOptions options;
   try {
     if (!view_text.empty()) view = viz::parse_view_range(view_text);
     size = viz::parse_size(size_text);
@@ -53,35 +90,41 @@ int main(int argc, char** argv) {
       const auto [hx, hy] = viz::parse_point(hover_text, "--hover");
       hover = ImVec2(static_cast<float>(hx), static_cast<float>(hy));
     }
+    options.lane_mode = viz::parse_lane_mode(lanes_text);
+    options.alignment = viz::parse_alignment(align_text);
   } catch (const streamlab::model::InputError& e) {
-    std::fprintf(stderr, "streamlab-viz: %s\n", e.what());
-    return 2;
+    std::fprintf(stderr, "streamlab-viz: error: %s\n", e.what());
+    return kExitInput;
   }
+  const bool headless = !screenshot.empty();
 
-  viz::SessionFiles files{predicted, std::nullopt, std::nullopt};
-  if (!measured.empty()) files.measured = measured;
+  viz::SessionFiles files;
+  for (const auto& t : traces) files.traces.emplace_back(t);
   if (!workload.empty()) files.workload = workload;
   viz::Session session = viz::open_session(files);
   for (const auto& e : session.errors) std::fprintf(stderr, "streamlab-viz: error: %s\n", e.c_str());
-  const bool had_errors = !session.errors.empty();
+  // A screenshot of a failure is not a result: with bad input nothing is written (an existing file stays).
+  if (headless && !session.errors.empty()) return kExitInput;
+  const viz::OpenTimes open_times = session.times;
+  const double cpu_before_viewer = viz::process_cpu_seconds();
 
   glfwSetErrorCallback(glfw_error);
   if (!glfwInit()) {
-    std::fprintf(stderr, "streamlab-viz: cannot initialise GLFW (no display? headless: xvfb-run -a streamlab-viz ...)\n");
-    return 3;
+    std::fprintf(stderr, "streamlab-viz: error: cannot initialise GLFW (no display? headless: xvfb-run -a streamlab-viz ...)\n");
+    return kExitDisplay;
   }
-  const bool headless = !screenshot.empty();
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
   if (headless) glfwWindowHint(GLFW_RESIZABLE, GLFW_FALSE);
-  std::string title = "streamlab-viz  " + predicted + (measured.empty() ? "" : "  vs  " + measured);
+  std::string title = "streamlab-viz ";
+  for (const auto& t : traces) title += " " + t;
   GLFWwindow* window = glfwCreateWindow(size.first, size.second, title.c_str(), nullptr, nullptr);
   if (window == nullptr) {
-    std::fprintf(stderr, "streamlab-viz: cannot create an OpenGL 3.3 window\n");
+    std::fprintf(stderr, "streamlab-viz: error: cannot create an OpenGL 3.3 window\n");
     glfwTerminate();
-    return 3;
+    return kExitDisplay;
   }
   glfwMakeContextCurrent(window);
   glfwSwapInterval(headless ? 0 : 1);
@@ -94,18 +137,30 @@ int main(int argc, char** argv) {
   ImGui::GetStyle().Colors[ImGuiCol_PopupBg].w = 1.0f;  // tooltips over dense lanes must stay readable
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
+  const double cpu_window = viz::process_cpu_seconds() - cpu_before_viewer;  // GL and window set-up
 
   int exit_code = 0;
-  viz::app::ViewerOptions options;
-  options.predicted_name = predicted;
-  options.measured_name = measured;
-  options.workload_name = workload;
   options.initial_view = view;
+  options.initial_selection = select;
+  options.initial_search = search;
   options.fit_key = GLFW_KEY_F;
+  const double cpu_viewer_start = viz::process_cpu_seconds();
   viz::app::Viewer viewer(std::move(session), options);
+  if (!viewer.alignment_problem().empty()) {
+    std::fprintf(stderr, "streamlab-viz: error: command line: %s\n", viewer.alignment_problem().c_str());
+    if (headless) exit_code = kExitInput;
+  }
   if (!select.empty() && !viewer.select_op_id(select)) {
-    std::fprintf(stderr, "streamlab-viz: command line: --select: no op '%s' in the traces\n", select.c_str());
-    if (headless) exit_code = 2;
+    std::fprintf(stderr, "streamlab-viz: error: command line: --select: no op '%s' in the traces\n", select.c_str());
+    if (headless) exit_code = kExitInput;
+  }
+  if (exit_code != 0) {
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    glfwDestroyWindow(window);
+    glfwTerminate();
+    return exit_code;
   }
 
   int saved = 0;
@@ -128,18 +183,26 @@ int main(int argc, char** argv) {
     glClearColor(0.08f, 0.08f, 0.09f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (frame == 1 && timing) {
+      glFinish();
+      const double first_frame = viz::process_cpu_seconds() - cpu_viewer_start;
+      std::fprintf(stderr,
+                   "streamlab-viz: timing: read %.3f s, prepare %.3f s, first frame %.3f s (viewer set-up and one "
+                   "frame), total to first frame %.3f s CPU (window and GL set-up %.3f s not counted); peak RSS %ld MiB\n",
+                   open_times.read_s, open_times.prepare_s, first_frame,
+                   open_times.read_s + open_times.prepare_s + first_frame, cpu_window, peak_rss_mib());
+    }
     if (save_now) {
       const std::string name = "streamlab-viz-" + std::to_string(++saved) + ".png";
       const auto why = viz::app::write_framebuffer_png(fb_w, fb_h, name);
-      std::fprintf(stderr, "streamlab-viz: %s\n", why.empty() ? ("wrote " + name).c_str() : why.c_str());
+      std::fprintf(stderr, "streamlab-viz: %s\n", why.empty() ? ("wrote " + name).c_str() : ("error: " + why).c_str());
     }
     if (headless && frame >= frames) {
       if (const auto why = viz::app::write_framebuffer_png(fb_w, fb_h, screenshot); !why.empty()) {
-        std::fprintf(stderr, "streamlab-viz: %s\n", why.c_str());
-        exit_code = 4;
+        std::fprintf(stderr, "streamlab-viz: error: %s\n", why.c_str());
+        exit_code = kExitWrite;
       } else {
         std::fprintf(stderr, "streamlab-viz: wrote %s (%dx%d)\n", screenshot.c_str(), fb_w, fb_h);
-        if (exit_code == 0) exit_code = had_errors ? 1 : 0;
       }
       break;
     }

@@ -2,15 +2,18 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <system_error>
+#include <exception>
 #include <vector>
 
 #include <GL/gl.h>
 #include <stb_image_write.h>
 
+#include "streamlab/model/file_io.hpp"
+
 namespace streamlab::viz::app {
 
 std::string write_framebuffer_png(int width, int height, const std::filesystem::path& out) {
+  if (width <= 0 || height <= 0) return "cannot write '" + out.string() + "': empty framebuffer";
   const auto w = static_cast<std::size_t>(width), h = static_cast<std::size_t>(height);
   std::vector<std::uint8_t> pixels(w * h * 3);
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
@@ -21,14 +24,16 @@ std::string write_framebuffer_png(int width, int height, const std::filesystem::
   std::vector<std::uint8_t> flipped(pixels.size());
   for (std::size_t y = 0; y < h; ++y)
     std::copy_n(pixels.data() + (h - 1 - y) * w * 3, w * 3, flipped.data() + y * w * 3);
-  const std::filesystem::path tmp = out.string() + ".tmp";
-  if (stbi_write_png(tmp.c_str(), width, height, 3, flipped.data(), width * 3) == 0)
-    return "cannot write '" + tmp.string() + "'";
-  std::error_code ec;
-  std::filesystem::rename(tmp, out, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    return "cannot rename to '" + out.string() + "'";
+  std::string png;
+  auto append = [](void* context, void* data, int size) {
+    static_cast<std::string*>(context)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
+  };
+  if (stbi_write_png_to_func(append, &png, width, height, 3, flipped.data(), width * 3) == 0 || png.empty())
+    return "cannot encode the PNG for '" + out.string() + "'";
+  try {
+    model::write_file_atomically(out, png);
+  } catch (const std::exception& e) {
+    return e.what();
   }
   return {};
 }

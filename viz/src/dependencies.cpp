@@ -6,7 +6,7 @@
 
 namespace streamlab::viz {
 
-DependencyOverlay::DependencyOverlay(const model::Workload& w, const TracePair& pair)
+DependencyOverlay::DependencyOverlay(const model::Workload& w, const TraceSet& pair)
     : op_of_key_(pair.op_key_count(), kNone),
       keys_of_op_(w.ops.size()),
       deps_(w.ops.size()),
@@ -17,9 +17,9 @@ DependencyOverlay::DependencyOverlay(const model::Workload& w, const TracePair& 
     keys_of_op_[v] = pair.keys_of_op_id(w.ops[v].id);
     if (keys_of_op_[v].empty()) ++unmatched_;
     for (const auto k : keys_of_op_[v]) op_of_key_[k] = v;
-    // An op's duration: its longest span in the predicted trace, else in the measured one.
-    for (const Side s : {Side::predicted, Side::measured}) {
-      if (duration[v] > 0 || !pair.has(s)) continue;
+    // An op's duration: its longest span in trace 0, else in the next trace that has it.
+    for (TraceIndex s = 0; s < pair.size(); ++s) {
+      if (duration[v] > 0) continue;
       for (const auto k : keys_of_op_[v]) {
         const auto span = pair.span_of_key(s, k);
         if (span != kNone) duration[v] = std::max(duration[v], pair.trace(s).spans[span].duration());

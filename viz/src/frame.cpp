@@ -14,18 +14,14 @@ std::optional<std::uint32_t> LaneLayout::lane_at(float y) const noexcept {
   return g.lane;
 }
 
-LaneLayout layout_lanes(const TracePair& pair, const LaneLayoutOptions& o) {
+LaneLayout layout_lanes(const LaneSet& set, const LaneLayoutOptions& o) {
   LaneLayout layout;
-  const auto lanes = pair.lanes();
+  const auto lanes = set.lanes();
   float y = 0;
   for (std::uint32_t i = 0; i < lanes.size(); ++i) {
     const Lane& lane = lanes[i];
     if (i > 0) {
-      const Lane& prev = lanes[i - 1];
-      const bool same_stream = prev.kind == LaneKind::spans && lane.kind == LaneKind::spans &&
-                               prev.device == lane.device && prev.stream == lane.stream;
-      const bool both_sm = prev.kind == LaneKind::sm_occupancy && lane.kind == LaneKind::sm_occupancy;
-      y += (same_stream || both_sm) ? o.lane_gap : o.group_gap;
+      y += lanes[i - 1].group == lane.group ? o.lane_gap : o.group_gap;
     }
     LaneGeometry g;
     g.lane = i;
@@ -59,29 +55,38 @@ std::size_t FrameDraw::folded_span_count() const noexcept {
   return n;
 }
 
-void build_frame(const TracePair& pair, const LaneLayout& layout, const TimelineView& view, FrameDraw& out,
-                 float y_min, float y_max, float fold_px) {
-  const auto lanes = pair.lanes();
+TimelineView trace_view(const TimelineView& view, model::Nanos offset) noexcept {
+  if (offset == 0) return view;
+  const auto d = static_cast<double>(offset);
+  return TimelineView(view.start_ns() + d, view.end_ns() + d, view.width_px());
+}
+
+void build_frame(const TraceSet& set, const LaneSet& lane_set, const LaneLayout& layout, const TimelineView& view,
+                 std::span<const model::Nanos> offsets, FrameDraw& out, float y_min, float y_max, float fold_px) {
+  const auto lanes = lane_set.lanes();
   out.lanes.resize(lanes.size());
+  std::vector<TimelineView> views(set.size(), view);
+  for (TraceIndex t = 0; t < set.size() && t < offsets.size(); ++t) views[t] = trace_view(view, offsets[t]);
   for (std::size_t i = 0; i < lanes.size(); ++i) {
     const Lane& lane = lanes[i];
     LaneDraw& draw = out.lanes[i];
     const LaneGeometry& g = layout.lanes[i];
+    const TimelineView& v = views[lane.trace];
     draw.visible = g.y1() > y_min && g.y0 < y_max;
     draw.rows.resize(lane.rows.size());
     for (auto& r : draw.rows) r.clear();
     draw.occupancy.clear();
     if (!draw.visible) continue;
     if (lane.kind == LaneKind::spans) {
-      for (std::size_t r = 0; r < lane.rows.size(); ++r) fold_row(lane.rows[r], view, draw.rows[r], fold_px);
+      for (std::size_t r = 0; r < lane.rows.size(); ++r) fold_row(lane.rows[r], v, draw.rows[r], fold_px);
       continue;
     }
-    const auto& occ = pair.occupancy(lane.side);
+    const auto& occ = set.occupancy(lane.trace);
     if (!occ || occ->sm_count == 0) continue;
-    const auto columns = static_cast<std::size_t>(std::ceil(view.width_px()));
-    draw.occupancy = occ->busy_sms.sample(view.start_ns(), view.t_of(static_cast<double>(columns)), columns);
+    const auto columns = static_cast<std::size_t>(std::ceil(v.width_px()));
+    draw.occupancy = occ->busy_sms.sample(v.start_ns(), v.t_of(static_cast<double>(columns)), columns);
     const float scale = 1.0f / static_cast<float>(occ->sm_count);
-    for (float& v : draw.occupancy) v *= scale;
+    for (float& x : draw.occupancy) x *= scale;
   }
 }
 

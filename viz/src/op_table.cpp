@@ -1,64 +1,141 @@
 #include "streamlab/viz/op_table.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
-#include <optional>
+#include <numeric>
 
 namespace streamlab::viz {
 
-std::vector<OpRow> build_op_rows(const TracePair& pair) {
-  std::vector<OpRow> rows(pair.op_key_count());
-  for (std::uint32_t k = 0; k < rows.size(); ++k) {
-    OpRow& r = rows[k];
-    r.key = k;
-    r.pred_span = pair.span_of_key(Side::predicted, k);
-    r.meas_span = pair.has(Side::measured) ? pair.span_of_key(Side::measured, k) : kNone;
-    if (r.pred_span != kNone) {
-      const auto& s = pair.trace(Side::predicted).spans[r.pred_span];
-      r.kind = s.kind, r.stream = s.stream, r.pred_start = s.start_ns, r.pred_end = s.end_ns;
+namespace {
+bool digit(char c) noexcept { return c >= '0' && c <= '9'; }
+}  // namespace
+
+bool natural_less(std::string_view a, std::string_view b) noexcept {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      const std::size_t i0 = i, j0 = j;
+      while (i < a.size() && digit(a[i])) ++i;
+      while (j < b.size() && digit(b[j])) ++j;
+      // Compare the numbers without leading zeros: longer is larger, then digit by digit.
+      std::size_t za = i0, zb = j0;
+      while (za + 1 < i && a[za] == '0') ++za;
+      while (zb + 1 < j && b[zb] == '0') ++zb;
+      const std::string_view na = a.substr(za, i - za), nb = b.substr(zb, j - zb);
+      if (na.size() != nb.size()) return na.size() < nb.size();
+      if (na != nb) return na < nb;
+      if (i - i0 != j - j0) return i - i0 < j - j0;  // "2" before "02"
+      continue;
     }
-    if (r.meas_span != kNone) {
-      const auto& s = pair.trace(Side::measured).spans[r.meas_span];
-      if (r.pred_span == kNone) r.kind = s.kind, r.stream = s.stream;
-      r.meas_start = s.start_ns, r.meas_end = s.end_ns;
-    }
+    if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+    ++i, ++j;
   }
-  return rows;
+  return a.size() - i < b.size() - j;
 }
 
-namespace {
+std::vector<OpColumn> op_columns(std::uint32_t trace_count) {
+  using W = OpColumn::What;
+  std::vector<OpColumn> c{{W::op, 0}, {W::kind, 0}, {W::engine, 0}};
+  for (TraceIndex t = 0; t < trace_count; ++t) {
+    c.push_back({W::start, t});
+    c.push_back({W::duration, t});
+    if (t > 0) {
+      c.push_back({W::start_error, t});
+      c.push_back({W::duration_error, t});
+    }
+  }
+  return c;
+}
 
-// The sort value of a row in a column; nullopt when the row has none.
-std::optional<std::int64_t> value(const OpRow& r, OpColumn c) {
-  const bool p = r.pred_span != kNone, m = r.meas_span != kNone;
-  switch (c) {
-    case OpColumn::op: return 0;  // handled by the tie-break on op id
-    case OpColumn::kind: return static_cast<std::int64_t>(r.kind);
-    case OpColumn::stream: return r.stream;
-    case OpColumn::pred_start: return p ? std::optional<std::int64_t>(r.pred_start) : std::nullopt;
-    case OpColumn::meas_start: return m ? std::optional<std::int64_t>(r.meas_start) : std::nullopt;
-    case OpColumn::pred_duration: return p ? std::optional<std::int64_t>(r.pred_end - r.pred_start) : std::nullopt;
-    case OpColumn::meas_duration: return m ? std::optional<std::int64_t>(r.meas_end - r.meas_start) : std::nullopt;
-    case OpColumn::start_error: return r.matched() ? std::optional<std::int64_t>(std::llabs(r.start_error())) : std::nullopt;
-    case OpColumn::duration_error:
-      return r.matched() ? std::optional<std::int64_t>(std::llabs(r.duration_error())) : std::nullopt;
-    case OpColumn::end_error: return r.matched() ? std::optional<std::int64_t>(std::llabs(r.end_error())) : std::nullopt;
+std::string column_title(const OpColumn& c, const TraceSet& set) {
+  const std::string tag = c.trace < set.size() ? set.tag(c.trace) : "?";
+  switch (c.what) {
+    case OpColumn::What::op: return "op";
+    case OpColumn::What::kind: return "kind";
+    case OpColumn::What::engine: return "engine";
+    case OpColumn::What::start: return "start " + tag;
+    case OpColumn::What::duration: return "dur " + tag;
+    // ASCII: the viewer's font has no Greek letters.
+    case OpColumn::What::start_error: return "start " + tag + "-" + set.tag(0);
+    case OpColumn::What::duration_error: return "dur " + tag + "-" + set.tag(0);
+  }
+  return "?";
+}
+
+std::optional<model::Nanos> op_value(const TraceSet& set, std::span<const model::Nanos> offsets, std::uint32_t key,
+                                     const OpColumn& c) noexcept {
+  auto span = [&](TraceIndex t) -> const model::Span* {
+    if (t >= set.size()) return nullptr;
+    const auto s = set.span_of_key(t, key);
+    return s == kNone ? nullptr : &set.trace(t).spans[s];
+  };
+  auto offset = [&](TraceIndex t) { return t < offsets.size() ? offsets[t] : model::Nanos{0}; };
+  switch (c.what) {
+    case OpColumn::What::op: return 0;
+    case OpColumn::What::kind: {
+      const auto [t, s] = set.any_span_of_key(key);
+      return t == kNone ? std::nullopt : std::optional<model::Nanos>(static_cast<model::Nanos>(set.trace(t).spans[s].kind));
+    }
+    case OpColumn::What::engine: return static_cast<model::Nanos>(set.engine_of_key(key));
+    case OpColumn::What::start:
+      if (const auto* s = span(c.trace)) return s->start_ns - offset(c.trace);
+      return std::nullopt;
+    case OpColumn::What::duration:
+      if (const auto* s = span(c.trace)) return s->duration();
+      return std::nullopt;
+    case OpColumn::What::start_error: {
+      const auto* a = span(c.trace);
+      const auto* r = span(0);
+      if (a == nullptr || r == nullptr) return std::nullopt;
+      return (a->start_ns - offset(c.trace)) - (r->start_ns - offset(0));
+    }
+    case OpColumn::What::duration_error: {
+      const auto* a = span(c.trace);
+      const auto* r = span(0);
+      if (a == nullptr || r == nullptr) return std::nullopt;
+      return a->duration() - r->duration();
+    }
   }
   return std::nullopt;
 }
 
-}  // namespace
+std::vector<std::uint32_t> all_op_keys(const TraceSet& set) {
+  std::vector<std::uint32_t> keys(set.op_key_count());
+  std::iota(keys.begin(), keys.end(), 0u);
+  return keys;
+}
 
-void sort_op_rows(std::vector<OpRow>& rows, const TracePair& pair, OpColumn column, bool descending) {
-  std::stable_sort(rows.begin(), rows.end(), [&](const OpRow& a, const OpRow& b) {
-    const auto va = value(a, column), vb = value(b, column);
-    if (va.has_value() != vb.has_value()) return va.has_value();  // rows without a value go last
-    if (va && *va != *vb) return descending ? *va > *vb : *va < *vb;
-    const auto& ia = pair.op_id_of_key(a.key);
-    const auto& ib = pair.op_id_of_key(b.key);
-    if (ia != ib) return (column == OpColumn::op && descending) ? ia > ib : ia < ib;
+void sort_op_keys(std::vector<std::uint32_t>& keys, const TraceSet& set, std::span<const model::Nanos> offsets,
+                  const OpColumn& column, bool descending) {
+  if (column.what == OpColumn::What::op) {
+    std::stable_sort(keys.begin(), keys.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const auto ia = set.op_id_of_key(a), ib = set.op_id_of_key(b);
+      if (ia != ib) return descending ? natural_less(ib, ia) : natural_less(ia, ib);
+      return a < b;
+    });
+    return;
+  }
+  // (has value, sort value, key): one extraction per key, then a sort of plain records.
+  struct Rec {
+    bool missing;
+    model::Nanos v;
+    std::uint32_t key;
+  };
+  std::vector<Rec> recs(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const auto v = op_value(set, offsets, keys[i], column);
+    model::Nanos x = v.value_or(0);
+    // Magnitude, saturating: -INT64_MIN does not exist.
+    if (column.is_error() && x < 0) x = x == INT64_MIN ? INT64_MAX : -x;
+    recs[i] = Rec{!v.has_value(), x, keys[i]};
+  }
+  std::sort(recs.begin(), recs.end(), [descending](const Rec& a, const Rec& b) {
+    if (a.missing != b.missing) return !a.missing;
+    if (a.v != b.v) return descending ? a.v > b.v : a.v < b.v;
     return a.key < b.key;
   });
+  for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = recs[i].key;
 }
 
 }  // namespace streamlab::viz

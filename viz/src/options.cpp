@@ -54,6 +54,12 @@ std::pair<int, int> parse_point(std::string_view text, std::string_view flag) {
   return {x, y};
 }
 
+LaneMode parse_lane_mode(std::string_view text) {
+  if (text == "stream") return LaneMode::stream;
+  if (text == "engine") return LaneMode::engine;
+  bad("--lanes", text, "expected stream or engine");
+}
+
 std::pair<int, int> parse_size(std::string_view text) {
   const auto x = text.find('x');
   if (x == std::string_view::npos) bad("--size", text, "expected WIDTHxHEIGHT, e.g. 1600x900");

@@ -1,5 +1,7 @@
 #include "streamlab/viz/palette.hpp"
 
+#include <iterator>
+
 namespace streamlab::viz {
 
 Rgba kind_color(model::OpKind k) noexcept {
@@ -14,8 +16,27 @@ Rgba kind_color(model::OpKind k) noexcept {
     case OpKind::host_func: return {233, 30, 99};   // pink
     case OpKind::barrier: return {158, 158, 158};   // grey
     case OpKind::task_pool: return {205, 220, 57};  // lime
+    default: break;
   }
-  return {255, 255, 255};
+  // Later kinds (the program calls: event record/wait, synchronizes): light, distinct, by value.
+  static constexpr Rgba kMore[] = {{128, 222, 234}, {255, 204, 128}, {206, 147, 216}, {239, 154, 154},
+                                   {165, 214, 167}, {255, 241, 118}, {176, 190, 197}};
+  return kMore[static_cast<std::size_t>(k) % std::size(kMore)];
+}
+
+namespace {
+// Trace identity hues: light blue, amber, light green-cyan, rose, violet, sand.
+constexpr Rgba kTraceColors[] = {{158, 178, 255}, {255, 184, 115}, {120, 220, 200},
+                                 {255, 138, 170}, {200, 160, 255}, {220, 210, 150}};
+}  // namespace
+
+Rgba trace_color(std::uint32_t trace) noexcept { return kTraceColors[trace % std::size(kTraceColors)]; }
+
+Rgba trace_lane_bg(std::uint32_t trace) noexcept {
+  const Rgba c = trace_color(trace);
+  // About 20% of the hue over the window's near-black: told apart, yet dark under every kind colour.
+  auto tint = [](std::uint8_t v) { return static_cast<std::uint8_t>(28 + v * 20 / 100); };
+  return {tint(c.r), tint(c.g), tint(c.b), 255};
 }
 
 Rgba folded_color(model::OpKind k) noexcept {

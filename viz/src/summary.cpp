@@ -1,31 +1,44 @@
 #include "streamlab/viz/summary.hpp"
 
-#include <map>
-
 namespace streamlab::viz {
 
-OverlapSummary summarize(const TracePair& pair) {
-  OverlapSummary s;
-  s.predicted = model::compute_metrics(pair.trace(Side::predicted));
-  s.concurrency_predicted = StepFunction(s.predicted.concurrency);
-  std::map<std::uint32_t, StreamBusy> streams;
-  for (const auto& [id, busy] : s.predicted.stream_busy) {
-    streams[id].stream = id;
-    streams[id].predicted = busy;
-  }
-  if (pair.has(Side::measured)) {
-    s.measured = model::compute_metrics(pair.trace(Side::measured));
-    s.concurrency_measured = StepFunction(s.measured->concurrency);
-    if (s.measured->makespan_ns > 0)
-      s.makespan_rel_error = static_cast<double>(s.predicted.makespan_ns - s.measured->makespan_ns) /
-                             static_cast<double>(s.measured->makespan_ns);
-    for (const auto& [id, busy] : s.measured->stream_busy) {
-      streams[id].stream = id;
-      streams[id].measured = busy;
+namespace {
+
+template <class Key>
+std::vector<BusyRow> busy_rows(const std::vector<model::TraceMetrics>& metrics,
+                               const std::map<Key, double> model::TraceMetrics::*field) {
+  std::map<std::uint32_t, BusyRow> rows;
+  for (std::size_t t = 0; t < metrics.size(); ++t) {
+    for (const auto& [id, busy] : metrics[t].*field) {
+      auto& r = rows[static_cast<std::uint32_t>(id)];
+      r.id = static_cast<std::uint32_t>(id);
+      r.busy.resize(metrics.size());
+      r.busy[t] = busy;
     }
-    s.matched_ops = pair.common_op_count();
   }
-  for (const auto& [id, row] : streams) s.streams.push_back(row);
+  std::vector<BusyRow> out;
+  for (auto& [id, r] : rows) out.push_back(std::move(r));
+  return out;
+}
+
+}  // namespace
+
+OverlapSummary summarize(const TraceSet& set) {
+  OverlapSummary s;
+  for (TraceIndex t = 0; t < set.size(); ++t) {
+    s.metrics.push_back(model::compute_metrics(set.trace(t)));
+    s.concurrency.emplace_back(s.metrics.back().concurrency);
+    // The step function keeps what the plots need; the change list would double the memory.
+    s.metrics.back().concurrency = {};
+  }
+  s.makespan_rel_error.resize(set.size());
+  for (TraceIndex t = 1; t < set.size(); ++t) {
+    const auto ref = s.metrics[0].makespan_ns;
+    if (ref > 0)
+      s.makespan_rel_error[t] = static_cast<double>(s.metrics[t].makespan_ns - ref) / static_cast<double>(ref);
+  }
+  s.streams = busy_rows(s.metrics, &model::TraceMetrics::stream_busy);
+  s.engines = busy_rows(s.metrics, &model::TraceMetrics::engine_busy);
   return s;
 }
 

@@ -1,22 +1,22 @@
 #pragma once
 /// \file dependencies.hpp
 /// The workload overlay (--workload): which ops the selected op waits for, which wait for it, and the
-/// workload's critical path, all expressed as TracePair op keys so the timeline can outline them.
+/// workload's critical path, all expressed as TraceSet op keys so the timeline can outline them.
 
 #include <cstdint>
 #include <vector>
 
 #include "streamlab/model/workload.hpp"
-#include "streamlab/viz/trace_pair.hpp"
+#include "streamlab/viz/trace_set.hpp"
 
 namespace streamlab::viz {
 
 class DependencyOverlay {
  public:
   /// The critical path is model::critical_path over the workload DAG with each op's duration taken from
-  /// the predicted trace (the measured one for ops the prediction lacks; 0 for ops in neither), i.e. the
+  /// trace 0 (the next trace that has the op where trace 0 lacks it; 0 for ops in none), i.e. the
   /// longest chain with unlimited streams and engines.
-  DependencyOverlay(const model::Workload& workload, const TracePair& pair);
+  DependencyOverlay(const model::Workload& workload, const TraceSet& set);
 
   /// Keys of the spans of the ops that `key`'s op depends on (direct deps only).
   [[nodiscard]] std::vector<std::uint32_t> dependencies_of(std::uint32_t key) const;

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "streamlab/viz/timeline_view.hpp"
-#include "streamlab/viz/trace_pair.hpp"
+#include "streamlab/viz/lanes.hpp"
 
 namespace streamlab::viz {
 

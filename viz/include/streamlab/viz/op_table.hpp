@@ -1,50 +1,58 @@
 #pragma once
 /// \file op_table.hpp
-/// Rows of the op table: one per (op, engine) seen in either trace, with predicted and measured times
-/// (on each trace's own clock, 0 = the backend's prepare()) and their differences, sortable by any column.
+/// The op table: one row per op key (op id, engine) seen in any trace, with each trace's start and
+/// duration on the aligned axis and each other trace's errors against trace 0, sortable by any column.
 
 #include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
-#include "streamlab/viz/trace_pair.hpp"
+#include "streamlab/viz/trace_set.hpp"
 
 namespace streamlab::viz {
 
-enum class OpColumn : std::uint8_t {
-  op,              ///< op id, then name
-  kind,
-  stream,          ///< predicted stream, else measured
-  pred_start,
-  meas_start,
-  start_error,     ///< predicted - measured start
-  pred_duration,
-  meas_duration,
-  duration_error,  ///< predicted - measured duration
-  end_error,       ///< predicted - measured end
-};
-inline constexpr int kOpColumnCount = 10;
+/// "op_2" < "op_10": runs of digits compare as numbers, equal numbers by digit count ("op_2" < "op_2b" <
+/// "op_02"),
+/// everything else byte by byte. A strict weak order.
+[[nodiscard]] bool natural_less(std::string_view a, std::string_view b) noexcept;
 
-struct OpRow {
-  std::uint32_t key = 0;
-  std::uint32_t pred_span = kNone, meas_span = kNone;
-  model::OpKind kind = model::OpKind::kernel;
-  std::uint32_t stream = 0;
-  model::Nanos pred_start = 0, pred_end = 0, meas_start = 0, meas_end = 0;
-
-  [[nodiscard]] bool matched() const noexcept { return pred_span != kNone && meas_span != kNone; }
-  [[nodiscard]] model::Nanos start_error() const noexcept { return pred_start - meas_start; }
-  [[nodiscard]] model::Nanos end_error() const noexcept { return pred_end - meas_end; }
-  [[nodiscard]] model::Nanos duration_error() const noexcept {
-    return (pred_end - pred_start) - (meas_end - meas_start);
-  }
+struct OpColumn {
+  enum class What : std::uint8_t {
+    op,              ///< op id (natural order)
+    kind,
+    engine,
+    start,           ///< aligned start in `trace`
+    duration,        ///< duration in `trace`
+    start_error,     ///< `trace` minus trace 0, aligned start
+    duration_error,  ///< `trace` minus trace 0, duration
+  };
+  What what = What::op;
+  TraceIndex trace = 0;
+  [[nodiscard]] bool is_error() const noexcept { return what == What::start_error || what == What::duration_error; }
+  friend bool operator==(const OpColumn&, const OpColumn&) = default;
 };
 
-/// Rows in key order (predicted trace order first).
-[[nodiscard]] std::vector<OpRow> build_op_rows(const TracePair& pair);
+/// op, kind, engine; then per trace its start and duration, and for traces after the first the start
+/// and duration errors against trace 0.
+[[nodiscard]] std::vector<OpColumn> op_columns(std::uint32_t trace_count);
+/// Header text, e.g. "start A", "dur B", "start B-A" (an error against trace 0).
+[[nodiscard]] std::string column_title(const OpColumn& c, const TraceSet& set);
 
-/// Stable sort by one column. Error columns sort by magnitude (descending puts the worst first); rows
-/// without a value for the column (an op missing from one trace) go last in either direction; ties keep
-/// op id order.
-void sort_op_rows(std::vector<OpRow>& rows, const TracePair& pair, OpColumn column, bool descending);
+/// A cell's value (ns, or the enum value for kind/engine); nullopt when the row's op is missing from a
+/// trace the column needs. `offsets`: per trace (alignment.hpp), or empty.
+[[nodiscard]] std::optional<model::Nanos> op_value(const TraceSet& set, std::span<const model::Nanos> offsets,
+                                                   std::uint32_t key, const OpColumn& c) noexcept;
+
+/// Every key, in key order (trace 0's span order first).
+[[nodiscard]] std::vector<std::uint32_t> all_op_keys(const TraceSet& set);
+
+/// Sorts keys by one column. Error columns sort by magnitude (descending puts the worst first); keys
+/// without a value go last in either direction; ties go in key order. Costs one value extraction
+/// per key plus a sort of (value, key) pairs, or a natural sort of op ids for the op column.
+void sort_op_keys(std::vector<std::uint32_t>& keys, const TraceSet& set, std::span<const model::Nanos> offsets,
+                  const OpColumn& column, bool descending);
 
 }  // namespace streamlab::viz

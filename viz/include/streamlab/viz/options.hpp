@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "streamlab/model/op.hpp"
+#include "streamlab/viz/lanes.hpp"
 
 namespace streamlab::viz {
 
@@ -17,6 +18,8 @@ namespace streamlab::viz {
 [[nodiscard]] std::pair<model::Nanos, model::Nanos> parse_view_range(std::string_view text);
 /// "X,Y" pixel coordinates, each 0..16384.
 [[nodiscard]] std::pair<int, int> parse_point(std::string_view text, std::string_view flag);
+/// "stream" or "engine".
+[[nodiscard]] LaneMode parse_lane_mode(std::string_view text);
 /// "WIDTHxHEIGHT", each 64..16384.
 [[nodiscard]] std::pair<int, int> parse_size(std::string_view text);
 

@@ -20,6 +20,7 @@ struct Rgba {
 };
 
 /// Fill colour of a span of this kind (Material palette, chosen to stay apart from ImGui's dark theme).
+/// Kinds added to the model after these nine get colours from a second fixed list, by value.
 [[nodiscard]] Rgba kind_color(model::OpKind k) noexcept;
 /// Fill of a run of folded sub-pixel spans whose majority kind is `k`: the kind colour at 55% brightness,
 /// so a folded block reads as "many small things of this kind" and never as one long op.
@@ -32,8 +33,10 @@ inline constexpr Rgba kDependentOutline{255, 64, 255, 255};   ///< ops waiting f
 inline constexpr Rgba kCriticalPathOutline{255, 45, 45, 255};  ///< ops on the workload's critical path
 /// Bars of the SM occupancy strip (height = fraction of SMs busy).
 inline constexpr Rgba kOccupancyFill{120, 144, 156, 255};
-/// Lane backgrounds: predicted and measured lanes are told apart by a tint, spans keep their kind colour.
-inline constexpr Rgba kPredictedLaneBg{38, 40, 52, 255};
-inline constexpr Rgba kMeasuredLaneBg{52, 44, 38, 255};
+/// A trace's identity colour (its tag in lane labels, the header, the concurrency plot): a fixed cycle
+/// of hues that none of the kind colours uses.
+[[nodiscard]] Rgba trace_color(std::uint32_t trace) noexcept;
+/// A trace's lane background: a dark tint of its identity colour, so spans keep their kind colour.
+[[nodiscard]] Rgba trace_lane_bg(std::uint32_t trace) noexcept;
 
 }  // namespace streamlab::viz

@@ -1,33 +1,34 @@
 #pragma once
 /// \file summary.hpp
 /// The overlap summary panel's numbers: model::compute_metrics of each trace (definitions in
-/// docs/formats.md), the makespan error, per-stream busy fractions side by side, and the concurrency step
-/// functions the panel plots.
+/// docs/formats.md), each trace's makespan error against trace 0, per-stream and per-engine busy
+/// fractions side by side, and the concurrency step functions the panel plots.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <vector>
 
 #include "streamlab/model/metrics.hpp"
 #include "streamlab/viz/step_function.hpp"
-#include "streamlab/viz/trace_pair.hpp"
+#include "streamlab/viz/trace_set.hpp"
 
 namespace streamlab::viz {
 
-struct StreamBusy {
-  std::uint32_t stream = 0;
-  std::optional<double> predicted, measured;  ///< busy fraction of the makespan, absent if unused
+/// Busy fraction of one stream or engine in each trace (absent where the trace does not use it).
+struct BusyRow {
+  std::uint32_t id = 0;  ///< stream id, or the model::Engine value
+  std::vector<std::optional<double>> busy;
 };
 
 struct OverlapSummary {
-  model::TraceMetrics predicted;
-  std::optional<model::TraceMetrics> measured;
-  std::optional<double> makespan_rel_error;  ///< (predicted - measured) / measured
-  std::vector<StreamBusy> streams;           ///< ascending stream id
-  StepFunction concurrency_predicted, concurrency_measured;
-  std::size_t matched_ops = 0;               ///< (op, engine) pairs present in both traces
+  std::vector<model::TraceMetrics> metrics;                ///< per trace
+  std::vector<std::optional<double>> makespan_rel_error;   ///< per trace: (t - trace 0) / trace 0; none for 0
+  std::vector<BusyRow> streams;                            ///< ascending stream id
+  std::vector<BusyRow> engines;                            ///< ascending engine
+  std::vector<StepFunction> concurrency;                   ///< per trace, on its own clock
 };
 
-[[nodiscard]] OverlapSummary summarize(const TracePair& pair);
+[[nodiscard]] OverlapSummary summarize(const TraceSet& set);
 
 }  // namespace streamlab::viz

@@ -1,0 +1,281 @@
+// The trace set and its lanes: op matching across any number of traces (by op id and engine, never by
+// stream), lanes by stream and by engine with a host lane, rows for overlapping spans, alignment and search.
+#include <gtest/gtest.h>
+
+#include "streamlab/model/errors.hpp"
+#include "streamlab/viz/alignment.hpp"
+#include "streamlab/viz/frame.hpp"
+#include "streamlab/viz/lanes.hpp"
+#include "streamlab/viz/search.hpp"
+#include "streamlab/viz/trace_set.hpp"
+#include "viz_test_util.hpp"
+
+namespace streamlab::viz {
+namespace {
+
+using model::Engine;
+using model::OpKind;
+using test::make_span;
+using test::make_trace;
+
+TraceSet set_of(std::vector<model::Trace> traces) { return TraceSet(std::move(traces)); }
+
+// Three runs of one workload: a measurement (first op 50 ns after prepare()), and two predictions under
+// policies that put the ops on different streams. Spans listed out of order on purpose.
+TraceSet three_runs() {
+  auto meas = make_trace({make_span("k1", OpKind::kernel, 3, 550, 950), make_span("up", OpKind::h2d, 1, 50, 250),
+                          make_span("k0", OpKind::kernel, 1, 260, 500), make_span("down", OpKind::d2h, 1, 500, 560)});
+  meas.meta.backend = "cuda";
+  meas.meta.device_name = "NVIDIA H100 80GB HBM3";
+  meas.meta.policy = "round-robin";
+  meas.meta.date = "2026-11-21T21:50:22Z";
+  auto rr = make_trace({make_span("up", OpKind::h2d, 1, 0, 200), make_span("k0", OpKind::kernel, 1, 200, 400),
+                        make_span("k1", OpKind::kernel, 3, 450, 900), make_span("down", OpKind::d2h, 1, 400, 460)});
+  rr.meta.policy = "round-robin";
+  auto other = make_trace({make_span("up", OpKind::h2d, 2, 0, 200), make_span("k0", OpKind::kernel, 5, 200, 400),
+                           make_span("k1", OpKind::kernel, 2, 200, 650), make_span("down", OpKind::d2h, 5, 400, 460),
+                           make_span("only_here", OpKind::memset, 5, 460, 470)});
+  other.meta.policy = "priority";
+  return set_of({std::move(meas), std::move(rr), std::move(other)});
+}
+
+TEST(TraceSet, OpsPairByIdAndEngineWhateverTheStream) {
+  const TraceSet s = three_runs();
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(s.op_key_count(), 5u);
+  for (const char* id : {"up", "k0", "k1", "down"}) {
+    const auto keys = s.keys_of_op_id(id);
+    ASSERT_EQ(keys.size(), 1u) << id;
+    for (TraceIndex t = 0; t < 3; ++t) {
+      const auto span = s.span_of_key(t, keys[0]);
+      ASSERT_NE(span, kNone) << id << " in " << t;
+      EXPECT_EQ(s.trace(t).spans[span].op_id, id);
+      EXPECT_EQ(s.op_key(t, span), keys[0]);
+    }
+  }
+  const auto only = s.keys_of_op_id("only_here");
+  ASSERT_EQ(only.size(), 1u);
+  EXPECT_EQ(s.span_of_key(0, only[0]), kNone);
+  EXPECT_EQ(s.any_span_of_key(only[0]).first, 2u);
+  EXPECT_EQ(s.common_op_count(1), 4u);
+  EXPECT_EQ(s.common_op_count(2), 4u);
+  EXPECT_TRUE(s.keys_of_op_id("nope").empty());
+  EXPECT_EQ(s.tag(0), "A");
+  EXPECT_EQ(s.tag(2), "C");
+}
+
+TEST(TraceSet, LabelsComeFromTheMetadata) {
+  const TraceSet s = three_runs();
+  EXPECT_EQ(s.label(0), "measured (cuda) \xc2\xb7 NVIDIA H100 80GB HBM3 \xc2\xb7 policy round-robin \xc2\xb7 2026-11-21");
+  EXPECT_EQ(s.label(2), "simulated \xc2\xb7 policy priority");
+  EXPECT_EQ(describe_trace({}), "trace");
+}
+
+TEST(TraceSet, SameIdOnAnotherEngineIsAnotherKey) {
+  auto a = make_span("x", OpKind::h2d, 1, 0, 10);
+  auto b = make_span("x", OpKind::h2d, 1, 10, 20);
+  b.engine = Engine::host;  // e.g. the host side of a pageable copy
+  const TraceSet s = set_of({make_trace({a, b})});
+  EXPECT_EQ(s.op_key_count(), 2u);
+  EXPECT_EQ(s.keys_of_op_id("x").size(), 2u);
+}
+
+TEST(TraceSet, ManyIdsCollidingInTheTableStillMatch) {
+  // Enough keys to fill many probe chains; every id must find its own key in every trace.
+  std::vector<model::Span> a, b;
+  for (int i = 0; i < 5000; ++i) {
+    a.push_back(make_span("op_" + std::to_string(i), OpKind::kernel, 1, i, i + 1));
+    b.push_back(make_span("op_" + std::to_string(4999 - i), OpKind::kernel, 2, i, i + 1));
+  }
+  const TraceSet s = set_of({make_trace(a), make_trace(b)});
+  ASSERT_EQ(s.op_key_count(), 5000u);
+  for (std::uint32_t k = 0; k < s.op_key_count(); ++k) {
+    const auto& x = s.trace(0).spans[s.span_of_key(0, k)];
+    const auto& y = s.trace(1).spans[s.span_of_key(1, k)];
+    ASSERT_EQ(x.op_id, y.op_id);
+  }
+  EXPECT_EQ(s.common_op_count(1), 5000u);
+}
+
+TEST(Lanes, EngineModeGroupsEachEngineWithOneLanePerTrace) {
+  const TraceSet s = three_runs();
+  const LaneSet lanes(s, LaneMode::engine);
+  const auto l = lanes.lanes();
+  // copy H2D, SMs, copy D2H x 3 traces (memset runs on the SMs: it joins the SM group).
+  ASSERT_EQ(l.size(), 9u);
+  const char* labels[] = {"copy H2D", "SMs", "copy D2H"};
+  for (std::size_t i = 0; i < l.size(); ++i) {
+    EXPECT_EQ(l[i].label, labels[i / 3]) << i;
+    EXPECT_EQ(l[i].trace, i % 3) << i;
+    EXPECT_EQ(l[i].group, i / 3) << i;
+  }
+  // C's SM lane: k0 [200,400) and k1 [200,650) overlap, so two rows; the memset fits after k0.
+  ASSERT_EQ(l[5].rows.size(), 2u);
+  EXPECT_EQ(l[5].rows[0].start, (std::vector<model::Nanos>{200, 460}));
+  EXPECT_EQ(l[5].rows[1].start, (std::vector<model::Nanos>{200}));
+  const LaneLayout layout = layout_lanes(lanes);
+  const LaneLayoutOptions o;
+  EXPECT_FLOAT_EQ(layout.lanes[1].y0 - layout.lanes[0].y1(), o.lane_gap);   // same engine
+  EXPECT_FLOAT_EQ(layout.lanes[3].y0 - layout.lanes[2].y1(), o.group_gap);  // next engine
+  EXPECT_FLOAT_EQ(layout.lanes[5].height, 2 * o.row_height);
+  // Every span is locatable where it is drawn.
+  for (TraceIndex t = 0; t < s.size(); ++t)
+    for (std::uint32_t i = 0; i < s.trace(t).spans.size(); ++i) {
+      const auto loc = lanes.locate(t, i);
+      ASSERT_NE(loc.lane, kNone);
+      EXPECT_EQ(l[loc.lane].trace, t);
+      EXPECT_EQ(l[loc.lane].rows[loc.row].span[loc.pos], i);
+    }
+}
+
+TEST(Lanes, StreamModeKeepsEachTracesStreamsTogether) {
+  const TraceSet s = three_runs();
+  const LaneSet lanes(s, LaneMode::stream);
+  const auto l = lanes.lanes();
+  // A: streams 1, 3; B: 1, 3; C: 2, 5. Stream numbers of different runs are not put side by side.
+  ASSERT_EQ(l.size(), 6u);
+  const std::uint32_t streams[] = {1, 3, 1, 3, 2, 5};
+  for (std::size_t i = 0; i < l.size(); ++i) {
+    EXPECT_EQ(l[i].stream, streams[i]) << i;
+    EXPECT_EQ(l[i].trace, i / 2) << i;
+    EXPECT_EQ(l[i].group, i / 2) << i;
+  }
+  EXPECT_EQ(l[0].label, "stream 1");
+  const auto& row = l[0].rows.at(0);
+  EXPECT_EQ(row.start, (std::vector<model::Nanos>{50, 260, 500}));
+  EXPECT_EQ(s.trace(0).spans[row.span[0]].op_id, "up");
+}
+
+TEST(Lanes, HostCallsGetAHostLaneInBothModes) {
+  auto call = make_span("k", OpKind::kernel, 1, 0, 5);
+  call.engine = Engine::host;  // the launch call on the host
+  auto t = make_trace({call, make_span("k", OpKind::kernel, 1, 10, 100), make_span("f", OpKind::host_func, 1, 100, 120)});
+  const TraceSet s = set_of({std::move(t)});
+  EXPECT_TRUE(s.has_host_calls(0));
+  EXPECT_EQ(s.first_device_start(0), 10);  // the call is not a device span
+  const LaneSet by_stream(s, LaneMode::stream);
+  ASSERT_EQ(by_stream.lanes().size(), 2u);
+  EXPECT_TRUE(by_stream.lanes()[0].host_calls);
+  EXPECT_EQ(by_stream.lanes()[0].label, "host calls");
+  EXPECT_EQ(by_stream.lanes()[0].rows.at(0).size(), 1u);
+  // A host function runs in stream order: it stays on its stream.
+  EXPECT_EQ(by_stream.lanes()[1].rows.at(0).size(), 2u);
+  const LaneSet by_engine(s, LaneMode::engine);
+  ASSERT_EQ(by_engine.lanes().size(), 2u);
+  EXPECT_EQ(by_engine.lanes()[0].label, "host");  // host first: work flows host -> device
+  EXPECT_EQ(by_engine.lanes()[0].rows.at(0).size(), 2u);
+  EXPECT_EQ(by_engine.lanes()[1].label, "SMs");
+}
+
+TEST(Lanes, DevicesOrderLanesAndAppearInLabels) {
+  const TraceSet s = set_of({make_trace({make_span("a", OpKind::kernel, 1, 0, 10, 1), make_span("b", OpKind::kernel, 2, 0, 10, 0)})});
+  const LaneSet lanes(s, LaneMode::stream);
+  ASSERT_EQ(lanes.lanes().size(), 2u);
+  EXPECT_EQ(lanes.lanes()[0].device, 0u);
+  EXPECT_EQ(lanes.lanes()[0].stream, 2u);
+  EXPECT_EQ(lanes.lanes()[1].label, "dev 1 stream 1");
+  EXPECT_EQ(LaneSet(s, LaneMode::engine).lanes()[1].label, "dev 1 SMs");
+}
+
+TEST(Lanes, BlocksGiveAnSmOccupancyLane) {
+  auto t = make_trace({make_span("k", OpKind::kernel, 1, 0, 100)});
+  // SM 0 busy [0,60) as two touching blocks, SM 3 busy [20,100): 1, 2, then 1 SM busy.
+  t.blocks = {{0, 0, 0, 0, 30}, {0, 1, 0, 30, 60}, {0, 2, 3, 20, 100}};
+  const TraceSet s = set_of({std::move(t), make_trace({make_span("k", OpKind::kernel, 1, 0, 100)})});
+  const LaneSet lanes(s, LaneMode::engine);
+  ASSERT_EQ(lanes.lanes().size(), 3u);
+  EXPECT_EQ(lanes.lanes()[2].kind, LaneKind::sm_occupancy);
+  EXPECT_EQ(lanes.lanes()[2].trace, 0u);
+  const auto& occ = s.occupancy(0);
+  ASSERT_TRUE(occ.has_value());
+  EXPECT_EQ(occ->sm_count, 4u);
+  EXPECT_EQ(occ->busy_sms.value_at(10), 1.0);
+  EXPECT_EQ(occ->busy_sms.value_at(30), 2.0);  // touching blocks on SM 0 do not count twice
+  EXPECT_EQ(occ->busy_sms.value_at(70), 1.0);
+  EXPECT_EQ(occ->busy_sms.value_at(100), 0.0);
+  EXPECT_FALSE(s.occupancy(1).has_value());
+}
+
+TEST(LaneRow, MajorityKindUsesPrefixCountsForAnyKindValue) {
+  // A kind beyond the nine the viewer was written with (the model may grow): tables size themselves.
+  const auto later = static_cast<OpKind>(12);
+  auto e = make_span("e", OpKind::h2d, 1, 4, 5);
+  auto f = make_span("f", OpKind::h2d, 1, 5, 6);
+  f.kind = later;
+  auto g = f;
+  g.op_id = "g", g.start_ns = 6, g.end_ns = 7;
+  const TraceSet s = set_of({make_trace({make_span("a", OpKind::h2d, 1, 0, 1), make_span("b", OpKind::kernel, 1, 1, 2),
+                                         make_span("c", OpKind::kernel, 1, 2, 3), make_span("d", OpKind::h2d, 1, 3, 4), e,
+                                         f, g})});
+  const LaneSet lanes(s, LaneMode::stream);
+  ASSERT_EQ(lanes.lanes().size(), 1u);
+  const auto& row = lanes.lanes()[0].rows.at(0);
+  EXPECT_EQ(row.majority_kind(0, 3), OpKind::kernel);
+  EXPECT_EQ(row.majority_kind(0, 5), OpKind::h2d);
+  EXPECT_EQ(row.majority_kind(5, 2), later);
+  EXPECT_EQ(row.count_of(OpKind::h2d, 1, 4), 2u);
+  EXPECT_EQ(row.count_of(OpKind::d2h, 0, 5), 0u);
+  EXPECT_EQ(row.count_of(later, 0, 7), 2u);
+  EXPECT_TRUE(s.kinds()[12]);
+}
+
+TEST(Alignment, FirstDeviceSpanNoneOrANamedOp) {
+  const TraceSet s = three_runs();
+  EXPECT_EQ(alignment_offsets(s, {}).offsets, (std::vector<model::Nanos>{50, 0, 0}));
+  EXPECT_EQ(alignment_offsets(s, {Alignment::Mode::none, {}}).offsets, (std::vector<model::Nanos>{0, 0, 0}));
+  const auto on_k0 = alignment_offsets(s, {Alignment::Mode::op, "k0"});
+  EXPECT_EQ(on_k0.offsets, (std::vector<model::Nanos>{260, 200, 200}));
+  EXPECT_TRUE(on_k0.problem.empty());
+  // An op missing from a trace: that trace falls back to its first device span, and it is said.
+  const auto on_only = alignment_offsets(s, {Alignment::Mode::op, "only_here"});
+  EXPECT_EQ(on_only.offsets, (std::vector<model::Nanos>{50, 0, 460}));
+  EXPECT_NE(on_only.problem.find("not in traces A, B"), std::string::npos) << on_only.problem;
+  const auto on_nothing = alignment_offsets(s, {Alignment::Mode::op, "nope"});
+  EXPECT_NE(on_nothing.problem.find("nor in any other trace"), std::string::npos) << on_nothing.problem;
+}
+
+TEST(Alignment, ParsesTheFlag) {
+  EXPECT_EQ(parse_alignment("first"), Alignment{});
+  EXPECT_EQ(parse_alignment("none").mode, Alignment::Mode::none);
+  const auto op = parse_alignment("op:compute_3");
+  EXPECT_EQ(op.mode, Alignment::Mode::op);
+  EXPECT_EQ(op.op_id, "compute_3");
+  EXPECT_EQ(to_string(op), "op:compute_3");
+  for (const char* bad : {"", "op:", "start", "First"}) EXPECT_THROW((void)parse_alignment(bad), model::InputError) << bad;
+}
+
+TEST(Frame, OffsetsShiftEachTracesLanes) {
+  const TraceSet s = three_runs();
+  const LaneSet lanes(s, LaneMode::engine);
+  const LaneLayout layout = layout_lanes(lanes);
+  const auto offsets = alignment_offsets(s, {}).offsets;
+  FrameDraw draw;
+  build_frame(s, lanes, layout, TimelineView(0, 1000, 1000), offsets, draw);  // 1 px = 1 ns
+  // "up" starts at 50 in A and at 0 in B: aligned, both at x = 0.
+  ASSERT_EQ(draw.lanes[0].rows.at(0).size(), 1u);
+  EXPECT_FLOAT_EQ(draw.lanes[0].rows[0][0].x0, 0.0f);
+  EXPECT_FLOAT_EQ(draw.lanes[1].rows[0][0].x0, 0.0f);
+  build_frame(s, lanes, layout, TimelineView(0, 1000, 1000), {}, draw);
+  EXPECT_FLOAT_EQ(draw.lanes[0].rows[0][0].x0, 50.0f);
+}
+
+TEST(Search, ByIdOrNameIgnoringCase) {
+  auto a = make_span("compute_3", OpKind::kernel, 1, 0, 10);
+  a.name = "GEMM tile 3";
+  auto b = make_span("upload_3", OpKind::h2d, 1, 10, 20);
+  const TraceSet s = set_of({make_trace({a, b})});
+  auto ids = [&](std::string_view q) {
+    std::vector<std::string> out;
+    for (const auto k : search_ops(s, q)) out.emplace_back(s.op_id_of_key(k));
+    return out;
+  };
+  EXPECT_EQ(ids("_3"), (std::vector<std::string>{"compute_3", "upload_3"}));
+  EXPECT_EQ(ids("gemm"), (std::vector<std::string>{"compute_3"}));
+  EXPECT_EQ(ids("UPLOAD"), (std::vector<std::string>{"upload_3"}));
+  EXPECT_TRUE(ids("").empty());
+  EXPECT_TRUE(ids("nothing").empty());
+  EXPECT_EQ(op_name_of_key(s, s.keys_of_op_id("compute_3")[0]), "GEMM tile 3");
+}
+
+}  // namespace
+}  // namespace streamlab::viz

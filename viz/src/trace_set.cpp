@@ -1,0 +1,166 @@
+#include "streamlab/viz/trace_set.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <functional>
+#include <numeric>
+#include <tuple>
+
+namespace streamlab::viz {
+
+bool is_host_call(const model::Span& s) noexcept {
+  return s.engine == model::Engine::host && s.kind != model::OpKind::host_func && s.kind != model::OpKind::barrier;
+}
+
+std::string describe_trace(const model::TraceMeta& m) {
+  std::string out;
+  auto add = [&](std::string_view prefix, const std::string& v) {
+    if (v.empty()) return;
+    if (!out.empty()) out += " \xc2\xb7 ";  // middle dot
+    out += prefix;
+    out += v;
+  };
+  add("", m.backend == "cuda" ? std::string("measured (cuda)") : m.backend == "sim" ? std::string("simulated") : m.backend);
+  add("", m.device_name);
+  // A simulation names the profile it ran; a measurement's device name already says where it ran.
+  if (m.backend != "cuda") add("profile ", m.profile);
+  add("policy ", m.policy);
+  add("", m.date.substr(0, std::min<std::size_t>(m.date.size(), 10)));  // the day; the time is noise here
+  return out.empty() ? std::string("trace") : out;
+}
+
+std::optional<SmOccupancy> sm_occupancy(std::span<const model::BlockPlacement> blocks) {
+  if (blocks.empty()) return std::nullopt;
+  // Per SM, the union of its blocks' intervals; then count how many SMs are inside a union interval.
+  std::vector<std::uint32_t> order(blocks.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return std::tie(blocks[a].sm, blocks[a].start_ns) < std::tie(blocks[b].sm, blocks[b].start_ns);
+  });
+  std::vector<std::pair<model::Nanos, model::Nanos>> busy;
+  SmOccupancy occ;
+  for (std::size_t i = 0; i < order.size();) {
+    const std::uint32_t sm = blocks[order[i]].sm;
+    occ.sm_count = std::max(occ.sm_count, sm + 1);
+    model::Nanos s = blocks[order[i]].start_ns, e = blocks[order[i]].end_ns;
+    for (++i; i < order.size() && blocks[order[i]].sm == sm; ++i) {
+      const auto& b = blocks[order[i]];
+      if (b.start_ns > e) {
+        busy.emplace_back(s, e);
+        s = b.start_ns;
+      }
+      e = std::max(e, b.end_ns);
+    }
+    busy.emplace_back(s, e);
+  }
+  const auto changes = count_open_intervals(std::move(busy));
+  occ.busy_sms = StepFunction(changes);
+  return occ;
+}
+
+namespace {
+
+std::uint64_t id_hash(std::string_view id) noexcept {
+  // std::hash of a string_view is a good hash; the multiply spreads it over the table's high bits too.
+  return std::hash<std::string_view>{}(id) * 0x9E3779B97F4A7C15ull;
+}
+
+std::string tag_of(std::size_t i) {
+  std::string t;
+  for (std::size_t n = i + 1; n > 0; n = (n - 1) / 26) t.insert(t.begin(), static_cast<char>('A' + (n - 1) % 26));
+  return t;
+}
+
+}  // namespace
+
+TraceSet::TraceSet(std::vector<model::Trace> traces, std::vector<std::string> files) {
+  traces_.resize(traces.size());
+  for (std::size_t i = 0; i < traces.size(); ++i) {
+    Entry& e = traces_[i];
+    e.trace = std::move(traces[i]);
+    if (i < files.size()) e.file = std::move(files[i]);
+    e.tag = tag_of(i);
+    e.label = describe_trace(e.trace.meta);
+    bool any = false, any_device = false;
+    for (const auto& sp : e.trace.spans) {
+      e.begin = any ? std::min(e.begin, sp.start_ns) : sp.start_ns;
+      e.end = any ? std::max(e.end, sp.end_ns) : sp.end_ns;
+      any = true;
+      if (sp.engine != model::Engine::host) {
+        e.first_device = any_device ? std::min(e.first_device, sp.start_ns) : sp.start_ns;
+        any_device = true;
+      }
+      e.host_calls = e.host_calls || is_host_call(sp);
+      kinds_.set(static_cast<std::size_t>(sp.kind));
+    }
+    if (!any_device) e.first_device = e.begin;
+    e.occupancy = sm_occupancy(e.trace.blocks);
+  }
+  intern_keys();
+}
+
+void TraceSet::intern_keys() {
+  // An open-addressing table keyed on the op id's hash (the engine is compared, not hashed, so every key
+  // of one op id sits on one probe chain: keys_of_op_id walks it). Load factor at most 1/2.
+  std::size_t total = 0;
+  for (const auto& e : traces_) total += e.trace.spans.size();
+  key_slots_.assign(std::bit_ceil(std::max<std::size_t>(2 * total, 16)), kNone);
+  const std::size_t mask = key_slots_.size() - 1;
+  for (auto& e : traces_) {
+    const auto& spans = e.trace.spans;
+    e.keys.resize(spans.size());
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+      const std::string_view id = spans[i].op_id;
+      const model::Engine engine = spans[i].engine;
+      std::size_t slot = id_hash(id) & mask;
+      std::uint32_t k = kNone;
+      for (;; slot = (slot + 1) & mask) {
+        k = key_slots_[slot];
+        if (k == kNone || (key_engines_[k] == engine && key_ids_[k] == id)) break;
+      }
+      if (k == kNone) {
+        k = static_cast<std::uint32_t>(key_ids_.size());
+        key_slots_[slot] = k;
+        key_ids_.push_back(id);  // the string lives in traces_, which never changes again
+        key_engines_.push_back(engine);
+      }
+      e.keys[i] = k;
+    }
+  }
+  for (auto& e : traces_) {
+    e.key_span.assign(key_ids_.size(), kNone);
+    for (std::uint32_t i = 0; i < e.keys.size(); ++i) {
+      auto& slot = e.key_span[e.keys[i]];
+      if (slot == kNone) slot = i;  // a repeated (op, engine) keeps its first span
+    }
+  }
+  if (traces_.empty()) return;
+  const auto& ref = traces_[0].key_span;
+  for (auto& e : traces_) {
+    for (std::uint32_t k = 0; k < key_ids_.size(); ++k) e.common += (ref[k] != kNone && e.key_span[k] != kNone) ? 1 : 0;
+  }
+}
+
+std::size_t TraceSet::span_count() const noexcept {
+  std::size_t n = 0;
+  for (const auto& e : traces_) n += e.trace.spans.size();
+  return n;
+}
+
+std::pair<TraceIndex, std::uint32_t> TraceSet::any_span_of_key(std::uint32_t key) const noexcept {
+  for (TraceIndex t = 0; t < size(); ++t)
+    if (const auto s = span_of_key(t, key); s != kNone) return {t, s};
+  return {kNone, kNone};
+}
+
+std::vector<std::uint32_t> TraceSet::keys_of_op_id(std::string_view op_id) const {
+  std::vector<std::uint32_t> out;
+  if (key_slots_.empty()) return out;
+  const std::size_t mask = key_slots_.size() - 1;
+  for (std::size_t slot = id_hash(op_id) & mask; key_slots_[slot] != kNone; slot = (slot + 1) & mask)
+    if (key_ids_[key_slots_[slot]] == op_id) out.push_back(key_slots_[slot]);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace streamlab::viz
