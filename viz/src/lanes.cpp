@@ -43,47 +43,62 @@ model::OpKind LaneRow::majority_kind(std::uint32_t first, std::uint32_t count) c
   return static_cast<model::OpKind>(best);
 }
 
-std::vector<LaneRow> make_rows(const std::vector<model::Span>& spans, std::vector<std::uint32_t> members) {
-  // Sort compact (start, end, index) records: far fewer cache misses than a comparator reading Spans.
+RowSpan RowSpan::of(const model::Span& s, std::uint32_t index) noexcept {
+  // A negative duration would break the sort on end: such a span is drawn as an instant.
+  return RowSpan{s.start_ns, std::max(s.end_ns, s.start_ns), index, s.kind};
+}
+
+std::vector<LaneRow> make_rows(std::vector<RowSpan> recs) {
   // Spans of a stream are usually already in order, which the check below finds in one pass.
-  struct Rec {
-    model::Nanos start, end;
-    std::uint32_t index;
-  };
-  std::vector<Rec> recs(members.size());
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    const auto& s = spans[members[i]];
-    // A negative duration would break the sort on end: such a span is drawn as an instant.
-    recs[i] = Rec{s.start_ns, std::max(s.end_ns, s.start_ns), members[i]};
-  }
-  members = {};
+  using Rec = RowSpan;
   auto less = [](const Rec& a, const Rec& b) { return std::tie(a.start, a.end, a.index) < std::tie(b.start, b.end, b.index); };
   if (!std::is_sorted(recs.begin(), recs.end(), less)) std::sort(recs.begin(), recs.end(), less);
 
-  std::vector<LaneRow> rows;
-  // Busy rows by the end of their last span; free rows by index (the lowest free row is reused first).
-  using Busy = std::pair<model::Nanos, std::uint32_t>;
-  std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
-  std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> free_rows;
-  for (const Rec& r : recs) {
-    while (!busy.empty() && busy.top().first <= r.start) {
-      free_rows.push(busy.top().second);
-      busy.pop();
+  // Pass 1: each record's row. Busy rows by the end of their last span; free rows by index (the lowest
+  // free row is reused first). A lane whose spans never overlap (every stream lane of a sane trace)
+  // skips the heaps.
+  std::vector<std::uint32_t> row_of(recs.size(), 0);
+  std::vector<std::uint32_t> row_size;
+  bool overlaps = false;
+  for (std::size_t i = 1; i < recs.size() && !overlaps; ++i) overlaps = recs[i].start < recs[i - 1].end;
+  if (!overlaps) {
+    if (!recs.empty()) row_size.push_back(static_cast<std::uint32_t>(recs.size()));
+  } else {
+    using Busy = std::pair<model::Nanos, std::uint32_t>;
+    std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
+    std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> free_rows;
+    for (std::size_t i = 0; i < recs.size(); ++i) {
+      while (!busy.empty() && busy.top().first <= recs[i].start) {
+        free_rows.push(busy.top().second);
+        busy.pop();
+      }
+      std::uint32_t row = 0;
+      if (free_rows.empty()) {
+        row = static_cast<std::uint32_t>(row_size.size());
+        row_size.push_back(0);
+      } else {
+        row = free_rows.top();
+        free_rows.pop();
+      }
+      row_of[i] = row;
+      ++row_size[row];
+      busy.emplace(recs[i].end, row);
     }
-    std::uint32_t row = 0;
-    if (free_rows.empty()) {
-      row = static_cast<std::uint32_t>(rows.size());
-      rows.emplace_back();
-    } else {
-      row = free_rows.top();
-      free_rows.pop();
-    }
-    LaneRow& lr = rows[row];
-    lr.start.push_back(r.start);
-    lr.end.push_back(r.end);
-    lr.span.push_back(r.index);
-    lr.kind.push_back(spans[r.index].kind);
-    busy.emplace(r.end, row);
+  }
+  // Pass 2: fill rows of known sizes.
+  std::vector<LaneRow> rows(row_size.size());
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    rows[r].start.reserve(row_size[r]);
+    rows[r].end.reserve(row_size[r]);
+    rows[r].span.reserve(row_size[r]);
+    rows[r].kind.reserve(row_size[r]);
+  }
+  for (std::size_t i = 0; i < recs.size(); ++i) {
+    LaneRow& lr = rows[row_of[i]];
+    lr.start.push_back(recs[i].start);
+    lr.end.push_back(recs[i].end);
+    lr.span.push_back(recs[i].index);
+    lr.kind.push_back(recs[i].kind);
   }
   for (auto& r : rows) {
     KindSet present;
@@ -105,9 +120,9 @@ std::vector<LaneRow> make_rows(const std::vector<model::Span>& spans, std::vecto
   return rows;
 }
 
-void LaneSet::add_span_lane(const TraceSet& set, Lane lane, std::vector<std::uint32_t> members) {
+void LaneSet::add_span_lane(Lane lane, std::vector<RowSpan> members) {
   lane.kind = LaneKind::spans;
-  lane.rows = make_rows(set.trace(lane.trace).spans, std::move(members));
+  lane.rows = make_rows(std::move(members));
   const auto index = static_cast<std::uint32_t>(lanes_.size());
   auto& where = where_[lane.trace];
   for (std::uint32_t r = 0; r < lane.rows.size(); ++r)
@@ -139,24 +154,29 @@ LaneSet::LaneSet(const TraceSet& set, LaneMode mode) : mode_(mode), where_(set.s
     // two runs (two policies) may use the same stream number for different ops; ops pair by key instead.
     for (TraceIndex t = 0; t < set.size(); ++t, ++group) {
       const auto& spans = set.trace(t).spans;
-      std::vector<std::uint32_t> host;
-      std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::uint32_t>> streams;
+      std::vector<RowSpan> host;
+      std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<model::Engine, std::vector<RowSpan>>> streams;
       for (std::uint32_t i = 0; i < spans.size(); ++i) {
-        if (is_host_call(spans[i])) host.push_back(i);
-        else streams[{spans[i].device, spans[i].stream}].push_back(i);
+        if (is_host_call(spans[i])) {
+          host.push_back(RowSpan::of(spans[i], i));
+          continue;
+        }
+        auto& [engine, members] = streams[{spans[i].device, spans[i].stream}];
+        if (members.empty()) engine = spans[i].engine;
+        members.push_back(RowSpan::of(spans[i], i));
       }
       if (!host.empty()) {
         Lane lane;
         lane.trace = t, lane.engine = model::Engine::host, lane.host_calls = true, lane.group = group;
         lane.label = "host calls";
-        add_span_lane(set, std::move(lane), std::move(host));
+        add_span_lane(std::move(lane), std::move(host));
       }
-      for (auto& [key, members] : streams) {
+      for (auto& [key, engine_members] : streams) {
         Lane lane;
         lane.trace = t, lane.device = key.first, lane.stream = key.second, lane.group = group;
         lane.label = device_prefix(key.first) + "stream " + std::to_string(key.second);
-        lane.engine = set.trace(t).spans[members.front()].engine;
-        add_span_lane(set, std::move(lane), std::move(members));
+        lane.engine = engine_members.first;  // of its first span (a stream may mix engines)
+        add_span_lane(std::move(lane), std::move(engine_members.second));
       }
       add_occupancy_lane(t);
     }
@@ -170,25 +190,36 @@ LaneSet::LaneSet(const TraceSet& set, LaneMode mode) : mode_(mode), where_(set.s
       return std::size(kOrder) + static_cast<std::size_t>(e);
     };
     // (device, engine rank) -> per trace members
-    std::map<std::pair<std::uint32_t, std::size_t>, std::vector<std::vector<std::uint32_t>>> groups;
+    struct Group {
+      model::Engine engine = model::Engine::sm;
+      std::vector<std::vector<RowSpan>> per_trace;
+    };
+    std::map<std::pair<std::uint32_t, std::size_t>, Group> groups;
     for (TraceIndex t = 0; t < set.size(); ++t) {
       const auto& spans = set.trace(t).spans;
+      // Consecutive spans are often of one group: remember the last one instead of a map lookup each.
+      std::pair<std::uint32_t, std::size_t> last_key{kNone, 0};
+      Group* last = nullptr;
       for (std::uint32_t i = 0; i < spans.size(); ++i) {
-        auto& g = groups[{spans[i].device, rank(spans[i].engine)}];
-        if (g.empty()) g.resize(set.size());
-        g[t].push_back(i);
+        const std::pair<std::uint32_t, std::size_t> key{spans[i].device, rank(spans[i].engine)};
+        if (last == nullptr || key != last_key) {
+          last = &groups[key];
+          last_key = key;
+          if (last->per_trace.empty()) {
+            last->per_trace.resize(set.size());
+            last->engine = spans[i].engine;
+          }
+        }
+        last->per_trace[t].push_back(RowSpan::of(spans[i], i));
       }
     }
-    for (auto& [key, per_trace] : groups) {
+    for (auto& [key, g] : groups) {
       // Every trace gets the lane, empty or not, so the traces' lanes stay in the same order in each group.
-      model::Engine engine = model::Engine::sm;
-      for (TraceIndex t = 0; t < set.size(); ++t)
-        if (!per_trace[t].empty()) engine = set.trace(t).spans[per_trace[t].front()].engine;
       for (TraceIndex t = 0; t < set.size(); ++t) {
         Lane lane;
-        lane.trace = t, lane.device = key.first, lane.engine = engine, lane.group = group;
-        lane.label = device_prefix(key.first) + std::string(engine_label(engine));
-        add_span_lane(set, std::move(lane), std::move(per_trace[t]));
+        lane.trace = t, lane.device = key.first, lane.engine = g.engine, lane.group = group;
+        lane.label = device_prefix(key.first) + std::string(engine_label(g.engine));
+        add_span_lane(std::move(lane), std::move(g.per_trace[t]));
       }
       ++group;
     }

@@ -101,10 +101,13 @@ TraceSet::TraceSet(std::vector<model::Trace> traces, std::vector<std::string> fi
 
 void TraceSet::intern_keys() {
   // An open-addressing table keyed on the op id's hash (the engine is compared, not hashed, so every key
-  // of one op id sits on one probe chain: keys_of_op_id walks it). Load factor at most 1/2.
+  // of one op id sits on one probe chain: keys_of_op_id walks it). Load factor at most 1/2. A slot holds
+  // the key and 32 bits of its hash, so a probe past another id rarely reads that id's string.
   std::size_t total = 0;
   for (const auto& e : traces_) total += e.trace.spans.size();
-  key_slots_.assign(std::bit_ceil(std::max<std::size_t>(2 * total, 16)), kNone);
+  key_slots_.assign(std::bit_ceil(std::max<std::size_t>(2 * total, 16)), kEmptySlot);
+  key_ids_.reserve(traces_.empty() ? 0 : traces_[0].trace.spans.size());
+  key_engines_.reserve(key_ids_.capacity());
   const std::size_t mask = key_slots_.size() - 1;
   for (auto& e : traces_) {
     const auto& spans = e.trace.spans;
@@ -112,15 +115,23 @@ void TraceSet::intern_keys() {
     for (std::size_t i = 0; i < spans.size(); ++i) {
       const std::string_view id = spans[i].op_id;
       const model::Engine engine = spans[i].engine;
-      std::size_t slot = id_hash(id) & mask;
+      const std::uint64_t h = id_hash(id);
+      const auto fp = static_cast<std::uint32_t>(h >> 32);
+      std::size_t slot = h & mask;
       std::uint32_t k = kNone;
       for (;; slot = (slot + 1) & mask) {
-        k = key_slots_[slot];
-        if (k == kNone || (key_engines_[k] == engine && key_ids_[k] == id)) break;
+        const std::uint64_t v = key_slots_[slot];
+        if (v == kEmptySlot) break;
+        if (static_cast<std::uint32_t>(v >> 32) != fp) continue;
+        const auto cand = static_cast<std::uint32_t>(v);
+        if (key_engines_[cand] == engine && key_ids_[cand] == id) {
+          k = cand;
+          break;
+        }
       }
       if (k == kNone) {
         k = static_cast<std::uint32_t>(key_ids_.size());
-        key_slots_[slot] = k;
+        key_slots_[slot] = (std::uint64_t{fp} << 32) | k;
         key_ids_.push_back(id);  // the string lives in traces_, which never changes again
         key_engines_.push_back(engine);
       }
@@ -157,8 +168,12 @@ std::vector<std::uint32_t> TraceSet::keys_of_op_id(std::string_view op_id) const
   std::vector<std::uint32_t> out;
   if (key_slots_.empty()) return out;
   const std::size_t mask = key_slots_.size() - 1;
-  for (std::size_t slot = id_hash(op_id) & mask; key_slots_[slot] != kNone; slot = (slot + 1) & mask)
-    if (key_ids_[key_slots_[slot]] == op_id) out.push_back(key_slots_[slot]);
+  const std::uint64_t h = id_hash(op_id);
+  const auto fp = static_cast<std::uint32_t>(h >> 32);
+  for (std::size_t slot = h & mask; key_slots_[slot] != kEmptySlot; slot = (slot + 1) & mask) {
+    const auto k = static_cast<std::uint32_t>(key_slots_[slot]);
+    if (static_cast<std::uint32_t>(key_slots_[slot] >> 32) == fp && key_ids_[k] == op_id) out.push_back(k);
+  }
   std::sort(out.begin(), out.end());
   return out;
 }

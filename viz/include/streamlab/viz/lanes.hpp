@@ -32,10 +32,18 @@ struct LaneRow {
   [[nodiscard]] model::OpKind majority_kind(std::uint32_t first, std::uint32_t count) const noexcept;
 };
 
-/// Splits spans (indices into `spans`, any order) into rows: sorted by (start, end, index), each span
-/// goes to the lowest-numbered row free at its start. Spans of one stream run in order, so a stream lane
-/// is almost always one row; the SM engine gets a row per concurrently running kernel.
-[[nodiscard]] std::vector<LaneRow> make_rows(const std::vector<model::Span>& spans, std::vector<std::uint32_t> members);
+/// What building rows needs of a span, read from the trace once (a Span is ~100 bytes; these are 24).
+struct RowSpan {
+  model::Nanos start = 0, end = 0;  ///< end >= start
+  std::uint32_t index = 0;          ///< in the trace's spans
+  model::OpKind kind = model::OpKind::kernel;
+  [[nodiscard]] static RowSpan of(const model::Span& s, std::uint32_t index) noexcept;
+};
+
+/// Splits spans (any order) into rows: sorted by (start, end, index), each span goes to the
+/// lowest-numbered row free at its start. Spans of one stream run in order, so a stream lane is almost
+/// always one row; the SM engine gets a row per concurrently running kernel.
+[[nodiscard]] std::vector<LaneRow> make_rows(std::vector<RowSpan> spans);
 
 enum class LaneMode : std::uint8_t {
   stream,  ///< per trace: its host calls, then one lane per (device, stream)
@@ -76,7 +84,7 @@ class LaneSet {
   [[nodiscard]] SpanLocation locate(TraceIndex t, std::uint32_t span) const noexcept { return where_[t][span]; }
 
  private:
-  void add_span_lane(const TraceSet& set, Lane lane, std::vector<std::uint32_t> members);
+  void add_span_lane(Lane lane, std::vector<RowSpan> members);
 
   LaneMode mode_ = LaneMode::engine;
   std::vector<Lane> lanes_;

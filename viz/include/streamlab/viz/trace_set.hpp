@@ -113,7 +113,9 @@ class TraceSet {
   std::vector<Entry> traces_;
   std::vector<std::string_view> key_ids_;  ///< views the op id of the key's first span
   std::vector<model::Engine> key_engines_;
-  std::vector<std::uint32_t> key_slots_;   ///< open-addressing table over (op id, engine) -> key
+  /// Open-addressing table over op ids: (32 bits of the id's hash << 32) | key, or kEmptySlot.
+  std::vector<std::uint64_t> key_slots_;
+  static constexpr std::uint64_t kEmptySlot = ~std::uint64_t{0};
   KindSet kinds_;
 };
 
