@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "streamlab/model/units.hpp"
 #include "streamlab/model/dag.hpp"
 #include "streamlab/model/device_profile.hpp"
 #include "streamlab/model/estimate.hpp"
@@ -26,19 +27,7 @@ namespace {
 constexpr std::uint32_t kMaxReductionOps = 200'000;
 constexpr std::size_t kShownOps = 20;
 
-std::string format_ns(model::Nanos ns) {
-  char buf[64];
-  const double v = static_cast<double>(ns);
-  if (ns < 1'000)
-    std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
-  else if (ns < 1'000'000)
-    std::snprintf(buf, sizeof buf, "%.2f us", v / 1e3);
-  else if (ns < 1'000'000'000)
-    std::snprintf(buf, sizeof buf, "%.2f ms", v / 1e6);
-  else
-    std::snprintf(buf, sizeof buf, "%.3f s", v / 1e9);
-  return buf;
-}
+std::string format_ns(model::Nanos ns) { return model::format_duration(static_cast<double>(ns)); }
 
 std::string fixed2(double v) {
   char buf[64];

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "streamlab/model/units.hpp"
 #include "streamlab/model/metrics.hpp"
 #include "streamlab/model/trace.hpp"
 
@@ -33,18 +34,8 @@ std::string percent(double v) {
   std::snprintf(buf, sizeof buf, "%+.2f%%", v * 100);
   return buf;
 }
-std::string format_ns(double ns) {
-  char buf[64];
-  const double a = std::abs(ns);
-  if (a < 1'000)
-    std::snprintf(buf, sizeof buf, "%.0f ns", ns);
-  else if (a < 1'000'000)
-    std::snprintf(buf, sizeof buf, "%.2f us", ns / 1e3);
-  else
-    std::snprintf(buf, sizeof buf, "%.2f ms", ns / 1e6);
-  return buf;
-}
-std::string signed_ns(model::Nanos ns) { return (ns > 0 ? "+" : "") + format_ns(static_cast<double>(ns)); }
+std::string format_ns(double ns) { return model::format_duration(ns); }
+std::string signed_ns(model::Nanos ns) { return model::format_signed_duration(static_cast<double>(ns)); }
 
 /// The worst ops by the larger of |start error| and |end error| (both relative to each trace's start).
 model::Nanos op_error(const model::OpDelta& d) { return std::max(std::abs(d.start_error()), std::abs(d.end_error())); }

@@ -73,6 +73,7 @@ void draw_charts(const fs::path& dir, const std::vector<std::string>& only, bool
   const ex::ChartsRun run = ex::draw_charts(dir, only);
   if (run.outcome == ex::ChartsOutcome::drawn) return;
   if (required) {
+    if (run.outcome == ex::ChartsOutcome::bad_input) throw CLI::RuntimeError(2);  // the script said why
     if (run.outcome == ex::ChartsOutcome::failed) throw std::runtime_error(run.detail);
     throw streamlab::cli::MissingDependency(run.detail);
   }
@@ -179,7 +180,8 @@ void run_experiments(const ExperimentOptions& o) {
 
 void render_dirs(const ExperimentOptions& o) {
   for (const auto& d : o.render_dirs) {
-    (void)ex::load_results(d);  // a folder without valid results is an input error before anything is drawn
+    // A folder without valid results is an input error before anything is drawn.
+    if (ex::load_results(d).empty()) throw InputError(d, "", "", "no experiment results (<E>.json) in this folder");
     draw_charts(d, {}, true);
   }
 }

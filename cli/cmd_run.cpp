@@ -8,6 +8,7 @@
 #include <string>
 
 #include "command.hpp"
+#include "streamlab/model/units.hpp"
 #include "policy_options.hpp"
 #include "streamlab/model/errors.hpp"
 
@@ -39,11 +40,7 @@ struct RunCommandOptions {
 
 #ifdef STREAMLAB_HAVE_CUDA
 
-std::string us(model::Nanos ns) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.3f us", static_cast<double>(ns) / 1000.0);
-  return buf;
-}
+std::string us(model::Nanos ns) { return model::format_duration(static_cast<double>(ns)); }
 
 executor::TimingMode parse_timing(const std::string& s) {
   if (s == "auto") return executor::TimingMode::automatic;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "command.hpp"
+#include "streamlab/model/units.hpp"
 #include "policy_options.hpp"
 #include "streamlab/model/device_profile.hpp"
 #include "streamlab/model/errors.hpp"
@@ -35,11 +36,7 @@ struct SimCommandOptions {
   PolicyOptions policy;
 };
 
-std::string us(model::Nanos ns) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.3f us", static_cast<double>(ns) / 1000.0);
-  return buf;
-}
+std::string us(model::Nanos ns) { return model::format_duration(static_cast<double>(ns)); }
 
 void run(const SimCommandOptions& o) {
   const model::DeviceProfile profile =

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -45,6 +46,28 @@ std::string subcommand_path(const CLI::App& app) {
   return path;
 }
 
+// The first option the command line gives that the subcommands it names do not know (CLI11 reports a
+// missing required argument first, which hides the real mistake), or "".
+std::string unknown_option(const CLI::App& app, int argc, char** argv) {
+  std::vector<const CLI::App*> chain = {&app};
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg.size() > 1 && arg.front() == '-') {
+      std::string name(arg.substr(0, arg.find('=')));
+      if (name.size() > 2 && name[1] != '-') name.resize(2);  // -ofile, -abc
+      const bool known = std::any_of(chain.begin(), chain.end(), [&](const CLI::App* a) {
+        return a->get_option_no_throw(name) != nullptr || name == "-h" || name == "--help";
+      });
+      if (!known) return name;
+      continue;
+    }
+    const auto subs = chain.back()->get_subcommands([&](const CLI::App* a) { return a->get_name() == arg; });
+    if (!subs.empty()) chain.push_back(subs.front());
+  }
+  return "";
+}
+
 // The first argument names the subcommand; name an unknown one before CLI11 reports something vaguer.
 std::string unknown_subcommand(int argc, char** argv) {
   if (argc < 2) return "";
@@ -80,7 +103,9 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     const std::string where = subcommand_path(app);
     const std::string help = where.empty() ? "streamlab --help" : "streamlab " + where + " --help";
-    return fail((where.empty() ? "" : where + ": ") + e.what() + " (see `" + help + "`)", cli::exit_code::input);
+    const std::string bad = unknown_option(app, argc, argv);
+    const std::string what = bad.empty() ? std::string(e.what()) : "unknown option '" + bad + "'";
+    return fail((where.empty() ? "" : where + ": ") + what + " (see `" + help + "`)", cli::exit_code::input);
   } catch (const streamlab::model::InputError& e) {
     return fail(e.what(), cli::exit_code::input);
   } catch (const cli::NoGpu& e) {

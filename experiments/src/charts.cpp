@@ -20,6 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kScript = "experiment_charts.py";
+constexpr int kExitInput = 2;         // scripts/plot/streamlab_style.py EXIT_INPUT
 constexpr int kExitNoMatplotlib = 3;  // scripts/plot/streamlab_style.py EXIT_NO_MATPLOTLIB
 
 bool has_script(const fs::path& dir) {
@@ -73,6 +74,8 @@ ChartsRun draw_charts(const fs::path& dir, const std::vector<std::string>& only)
   if (WIFEXITED(status) && WEXITSTATUS(status) == kExitNoMatplotlib)
     return {ChartsOutcome::no_matplotlib, python + " has no matplotlib (Debian: apt install python3-matplotlib, or "
                                                    "set STREAMLAB_PYTHON to an interpreter that has it)"};
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kExitInput)
+    return {ChartsOutcome::bad_input, "the chart script could not read the results in " + dir.string() + " (exit 2)"};
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
     return {ChartsOutcome::no_python, "cannot start " + python + " (charts need Python 3 with matplotlib)"};
   return {ChartsOutcome::failed, "the chart script " + (scripts / kScript).string() + " failed on " + dir.string() +

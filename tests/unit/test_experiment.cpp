@@ -321,7 +321,7 @@ TEST(ExperimentCharts, DrawsSvgPdfPngFromTheCsvAndReportsABrokenOne) {
   // A CSV without rows is an input error of the script: reported as failed, nothing half-written.
   streamlab::model::write_file_atomically(dir / "E6.csv", "experiment,config\n");
   const ex::ChartsRun bad = ex::draw_charts(dir, {"E6"});
-  EXPECT_EQ(bad.outcome, ex::ChartsOutcome::failed);
+  EXPECT_EQ(bad.outcome, ex::ChartsOutcome::bad_input);
   EXPECT_NE(bad.detail.find("exit 2"), std::string::npos) << bad.detail;
   for (const auto& f : fs::directory_iterator(dir)) EXPECT_NE(f.path().filename().string().front(), '.') << f.path();
 }

@@ -22,7 +22,8 @@ enum class ChartsOutcome : std::uint8_t {
   no_script,      ///< experiment_charts.py not found
   no_python,      ///< no interpreter could be started
   no_matplotlib,  ///< the interpreter has no matplotlib (script exit 3)
-  failed,         ///< the script failed (bad CSV: exit 2, or anything else)
+  bad_input,      ///< a result CSV/JSON the script cannot read (script exit 2; it printed why)
+  failed,         ///< the script failed otherwise
 };
 
 struct ChartsRun {
