@@ -39,32 +39,37 @@ std::string percent(std::optional<double> f) {
 
 std::string sv(std::string_view s) { return std::string(s); }
 
-// Text centred vertically at (x, mid_y) within [x, x_max): shortened with ".." when it does not fit,
-// never cut through a glyph; nothing when not even one character and the dots fit.
+// Text centred vertically at (x, mid_y) within [x, x_max): when it does not fit, its middle gives way to
+// ".." (op ids differ mostly at their ends: "upload_3" becomes "up..d_3", not "uploa.."), never cut
+// through a glyph; nothing when not even "x..y" fits. The full text is in the tooltip.
 void fitted_text(ImDrawList* dl, float x, float mid_y, float x_max, ImU32 colour, std::string_view text) {
   const float avail = x_max - x;
   if (avail <= 0 || text.empty()) return;
   const ImVec2 at(x, mid_y - ImGui::GetFontSize() * 0.5f);
-  const char* b = text.data();
-  const char* e = b + text.size();
-  if (ImGui::CalcTextSize(b, e).x <= avail) {
-    dl->AddText(at, colour, b, e);
+  auto width = [](std::string_view t) { return ImGui::CalcTextSize(t.data(), t.data() + t.size()).x; };
+  if (width(text) <= avail) {
+    dl->AddText(at, colour, text.data(), text.data() + text.size());
     return;
   }
-  const float dots = ImGui::CalcTextSize("..").x;
-  // Longest prefix that fits with the dots (binary search on byte length; UTF-8 continuation bytes are
-  // skipped so a multi-byte character is never split).
-  std::size_t lo = 0, hi = text.size();
-  while (lo < hi) {
-    const std::size_t mid = (lo + hi + 1) / 2;
-    if (ImGui::CalcTextSize(b, b + mid).x + dots <= avail) lo = mid;
-    else hi = mid - 1;
+  // Character boundaries (UTF-8 continuation bytes are never split off).
+  auto boundary = [&](std::size_t i, int dir) {
+    while (i > 0 && i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) i = dir < 0 ? i - 1 : i + 1;
+    return i;
+  };
+  // Keep up to a third of the characters (at most 4) from the end, the rest from the start, shrinking both.
+  for (std::size_t keep = text.size() - 1; keep >= 2; --keep) {
+    const std::size_t tail_n = std::min<std::size_t>(4, keep / 3);
+    const std::size_t head = boundary(keep - tail_n, -1);
+    const std::size_t tail = boundary(text.size() - tail_n, +1);
+    if (head == 0 || tail > text.size()) continue;
+    std::string s(text.substr(0, head));
+    s += "..";
+    s += text.substr(tail);
+    if (width(s) <= avail) {
+      dl->AddText(at, colour, s.c_str(), s.c_str() + s.size());
+      return;
+    }
   }
-  while (lo > 0 && (static_cast<unsigned char>(text[lo]) & 0xC0) == 0x80) --lo;
-  if (lo == 0) return;
-  std::string s(text.substr(0, lo));
-  s += "..";
-  dl->AddText(at, colour, s.c_str(), s.c_str() + s.size());
 }
 
 // Black or white, whichever reads better on `bg`.
