@@ -9,7 +9,7 @@ namespace {
 template <class E, std::size_t N>
 using Names = std::array<std::pair<E, std::string_view>, N>;
 
-constexpr Names<OpKind, 9> kOpKinds{{{OpKind::kernel, "kernel"},
+constexpr Names<OpKind, 14> kOpKinds{{{OpKind::kernel, "kernel"},
                                      {OpKind::h2d, "h2d"},
                                      {OpKind::d2h, "d2h"},
                                      {OpKind::d2d, "d2d"},
@@ -17,7 +17,12 @@ constexpr Names<OpKind, 9> kOpKinds{{{OpKind::kernel, "kernel"},
                                      {OpKind::prefetch, "prefetch"},
                                      {OpKind::host_func, "host_func"},
                                      {OpKind::barrier, "barrier"},
-                                     {OpKind::task_pool, "task_pool"}}};
+                                     {OpKind::task_pool, "task_pool"},
+                                     {OpKind::event_record, "event_record"},
+                                     {OpKind::event_wait, "event_wait"},
+                                     {OpKind::stream_sync, "stream_sync"},
+                                     {OpKind::event_sync, "event_sync"},
+                                     {OpKind::device_sync, "device_sync"}}};
 constexpr Names<Priority, 5> kPriorities{{{Priority::critical, "critical"},
                                           {Priority::high, "high"},
                                           {Priority::normal, "normal"},

@@ -42,6 +42,23 @@ WorkloadType default_workload_type(OpKind k) noexcept {
   return WorkloadType::compute;
 }
 
+std::optional<StreamKind> parse_stream_kind(std::string_view t) noexcept {
+  if (t == "blocking") return StreamKind::blocking;
+  if (t == "non-blocking") return StreamKind::non_blocking;
+  if (t == "legacy") return StreamKind::legacy_default;
+  if (t == "per-thread") return StreamKind::per_thread_default;
+  return std::nullopt;
+}
+std::string_view to_string(StreamKind k) noexcept {
+  switch (k) {
+    case StreamKind::blocking: return "blocking";
+    case StreamKind::non_blocking: return "non-blocking";
+    case StreamKind::legacy_default: return "legacy";
+    case StreamKind::per_thread_default: return "per-thread";
+  }
+  return "?";
+}
+
 OpIndex Workload::index_of(std::string_view id) const {
   for (std::size_t i = 0; i < ops.size(); ++i)
     if (ops[i].id == id) return static_cast<OpIndex>(i);

@@ -103,22 +103,6 @@ std::string to_string(const PriorityMap& m) {
   return out.empty() ? "spread" : out;
 }
 
-std::optional<StreamKind> parse_stream_kind(std::string_view t) noexcept {
-  if (t == "blocking") return StreamKind::blocking;
-  if (t == "non-blocking") return StreamKind::non_blocking;
-  if (t == "legacy") return StreamKind::legacy_default;
-  if (t == "per-thread") return StreamKind::per_thread_default;
-  return std::nullopt;
-}
-std::string_view to_string(StreamKind k) noexcept {
-  switch (k) {
-    case StreamKind::blocking: return "blocking";
-    case StreamKind::non_blocking: return "non-blocking";
-    case StreamKind::legacy_default: return "legacy";
-    case StreamKind::per_thread_default: return "per-thread";
-  }
-  return "?";
-}
 std::optional<HintMode> parse_hint_mode(std::string_view t) noexcept {
   if (t == "honor") return HintMode::honor;
   if (t == "ignore") return HintMode::ignore;

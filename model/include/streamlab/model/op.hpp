@@ -29,6 +29,12 @@ enum class OpKind : std::uint8_t {
   host_func,  ///< cudaLaunchHostFunc: runs on a host thread in stream order
   barrier,    ///< joins its deps across streams; does no work itself
   task_pool,  ///< persistent grid drawing variable-length tasks (static index or shared queue)
+  // Program-only kinds (Workload::program): host-side calls with no device work of their own.
+  event_record,  ///< cudaEventRecord(Op::event, stream)
+  event_wait,    ///< cudaStreamWaitEvent(stream, Op::event): later work on the stream waits
+  stream_sync,   ///< cudaStreamSynchronize(stream): the host blocks
+  event_sync,    ///< cudaEventSynchronize(Op::event): the host blocks
+  device_sync,   ///< cudaDeviceSynchronize(): the host blocks (no stream)
 };
 
 enum class Priority : std::uint8_t { critical, high, normal, low, cleanup };
@@ -108,6 +114,14 @@ struct Op {
   // host_func: how long the host function runs.
   Nanos host_ns = 0;
 
+  // Programs (Workload::program) only.
+  /// Host time the program spends before this call (its own work since the previous call returned).
+  Nanos host_gap_ns = 0;
+  /// The event an event_record / event_wait / event_sync names (a program-wide name).
+  std::string event;
+  /// Copies and memsets: the call is synchronous for the host (cudaMemcpy rather than cudaMemcpyAsync).
+  bool blocking = false;
+
   std::vector<std::string> deps;     ///< ids, as written
   std::vector<OpIndex> dep_indices;  ///< resolved by validation, same order as deps
 
@@ -132,6 +146,15 @@ struct Op {
 /// True for the kinds whose work is blocks on the SMs.
 [[nodiscard]] constexpr bool runs_on_sms(OpKind k) noexcept {
   return k == OpKind::kernel || k == OpKind::task_pool;
+}
+/// True for the program-only host calls (event record/wait, the three synchronizes).
+[[nodiscard]] constexpr bool is_program_call(OpKind k) noexcept {
+  return k == OpKind::event_record || k == OpKind::event_wait || k == OpKind::stream_sync ||
+         k == OpKind::event_sync || k == OpKind::device_sync;
+}
+/// True for the kinds whose call blocks the host until device work completes.
+[[nodiscard]] constexpr bool is_host_sync(OpKind k) noexcept {
+  return k == OpKind::stream_sync || k == OpKind::event_sync || k == OpKind::device_sync;
 }
 
 }  // namespace streamlab::model

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -13,12 +14,38 @@
 
 namespace streamlab::model {
 
-/// Current workload format version; readers refuse other versions with a clear message.
-inline constexpr int kWorkloadFormatVersion = 1;
+/// Current workload format version; readers accept 1 (DAG workloads) and 2 (adds programs and declared
+/// streams) and refuse others with a clear message.
+inline constexpr int kWorkloadFormatVersion = 2;
+
+/// CUDA's stream flavours, which differ in implicit synchronization with the legacy NULL stream.
+enum class StreamKind : std::uint8_t {
+  blocking,            ///< cudaStreamDefault: synchronizes with the legacy default stream
+  non_blocking,        ///< cudaStreamNonBlocking: exempt from the legacy barrier
+  legacy_default,      ///< the NULL stream under legacy semantics: an implicit barrier
+  per_thread_default,  ///< cudaStreamPerThread: an ordinary stream, exempt from the barrier
+};
+[[nodiscard]] std::string_view to_string(StreamKind) noexcept;
+[[nodiscard]] std::optional<StreamKind> parse_stream_kind(std::string_view) noexcept;
+
+/// A stream a workload declares: the id ops name in "stream", its CUDA priority and kind.
+/// Id 0 is the legacy NULL stream (kind legacy_default, priority 0) and need not be declared.
+struct StreamDecl {
+  std::uint32_t id = 1;
+  int priority = 0;  ///< CUDA convention: lower = higher priority (H100: 0 .. -5)
+  StreamKind kind = StreamKind::non_blocking;
+  std::string label;
+  friend bool operator==(const StreamDecl&, const StreamDecl&) = default;
+};
 
 struct Workload {
   std::string name;
   std::string description;
+  /// A program: ops are the host's calls in issue order, each on its declared stream; cross-stream
+  /// ordering comes only from its event_record / event_wait ops. Otherwise a DAG a policy schedules.
+  bool program = false;
+  /// Declared streams (format 2). A program's ops name only these (or 0, the legacy NULL stream).
+  std::vector<StreamDecl> streams;
   std::vector<Op> ops;  ///< dep_indices resolved (validated workloads only)
 
   [[nodiscard]] std::size_t size() const noexcept { return ops.size(); }

@@ -23,13 +23,8 @@ namespace streamlab::policies {
 using model::Nanos;
 using model::OpIndex;
 
-/// CUDA's stream flavours, which differ in implicit synchronization.
-enum class StreamKind : std::uint8_t {
-  blocking,            ///< cudaStreamDefault: synchronizes with the legacy default stream
-  non_blocking,        ///< cudaStreamNonBlocking: exempt from the legacy barrier
-  legacy_default,      ///< the NULL stream under legacy semantics: an implicit barrier
-  per_thread_default,  ///< cudaStreamPerThread: an ordinary stream, exempt from the barrier
-};
+/// CUDA's stream flavours (model::StreamKind: workloads declare them too).
+using model::StreamKind;
 
 struct StreamDesc {
   int priority = 0;  ///< CUDA convention: lower number = higher priority, within priority_range()

@@ -24,9 +24,9 @@ namespace streamlab::policies {
 [[nodiscard]] PriorityMap parse_priority_map(std::string_view text);
 [[nodiscard]] std::string to_string(const PriorityMap& m);
 
-/// "blocking", "non-blocking", "legacy" (the legacy NULL stream), "per-thread".
-[[nodiscard]] std::optional<StreamKind> parse_stream_kind(std::string_view text) noexcept;
-[[nodiscard]] std::string_view to_string(StreamKind k) noexcept;
+/// "blocking", "non-blocking", "legacy" (the legacy NULL stream), "per-thread" (defined in model/).
+using model::parse_stream_kind;
+using model::to_string;
 
 /// "honor", "ignore".
 [[nodiscard]] std::optional<HintMode> parse_hint_mode(std::string_view text) noexcept;
