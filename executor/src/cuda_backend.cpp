@@ -225,6 +225,12 @@ void CudaBackend::prepare(const model::Workload& workload) {
         r.host_state->host_ns = o.host_ns;
         break;
       case OpKind::barrier:
+      // Program calls need no resources: the replay makes them as event / synchronize calls.
+      case OpKind::event_record:
+      case OpKind::event_wait:
+      case OpKind::stream_sync:
+      case OpKind::event_sync:
+      case OpKind::device_sync:
         break;
     }
     if (o.shape) r.shared_bytes = effective_shared_bytes(*o.shape, props_);
@@ -371,6 +377,12 @@ void CudaBackend::issue(cudaStream_t s, model::OpIndex op) {
       break;
     case OpKind::barrier:
       break;  // joins its deps through the waits the Dispatcher inserted; no device work
+    case OpKind::event_record:
+    case OpKind::event_wait:
+    case OpKind::stream_sync:
+    case OpKind::event_sync:
+    case OpKind::device_sync:
+      throw std::logic_error("CudaBackend: " + describe_op(op) + " is a program call; the replay makes it as its own call");
   }
 }
 

@@ -111,6 +111,13 @@ Nanos estimate_duration(const Op& op, const DeviceProfile& p) {
     case OpKind::host_func:
       return std::max<Nanos>(op.host_ns, 0) + ceil_ns(p.host_func_roundtrip_ns.value);
     case OpKind::barrier:
+    // Program calls occupy no device engine; what they cost the host is the profile's per-call cost,
+    // which the backends charge when the call is made.
+    case OpKind::event_record:
+    case OpKind::event_wait:
+    case OpKind::stream_sync:
+    case OpKind::event_sync:
+    case OpKind::device_sync:
       return 0;
   }
   return 0;

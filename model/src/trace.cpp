@@ -47,7 +47,12 @@ Engine engine_for(OpKind k) noexcept {
     case OpKind::d2h: return Engine::copy_d2h;
     case OpKind::d2d: return Engine::copy_d2d;
     case OpKind::host_func:
-    case OpKind::barrier: return Engine::host;  // a barrier is event bookkeeping, no device work
+    case OpKind::barrier:  // a barrier is event bookkeeping, no device work
+    case OpKind::event_record:
+    case OpKind::event_wait:
+    case OpKind::stream_sync:
+    case OpKind::event_sync:
+    case OpKind::device_sync: return Engine::host;  // program calls: host API spans only
   }
   return Engine::sm;
 }

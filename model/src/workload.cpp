@@ -37,7 +37,12 @@ WorkloadType default_workload_type(OpKind k) noexcept {
     case OpKind::memset:
     case OpKind::prefetch: return WorkloadType::memory;
     case OpKind::host_func:
-    case OpKind::barrier: return WorkloadType::coordination;
+    case OpKind::barrier:
+    case OpKind::event_record:
+    case OpKind::event_wait:
+    case OpKind::stream_sync:
+    case OpKind::event_sync:
+    case OpKind::device_sync: return WorkloadType::coordination;
   }
   return WorkloadType::compute;
 }
@@ -76,12 +81,16 @@ namespace {
 // ---------------------------------------------------------------------------------------------------
 // Which keys each kind takes. Common keys apply to every op.
 
-constexpr std::array<std::string_view, 7> kCommonKeys{"id", "name", "kind", "priority", "type", "stream", "deps"};
+// host_gap_ns is common syntax but only programs may use it (checked with the rest of the program rules).
+constexpr std::array<std::string_view, 8> kCommonKeys{"id",     "name", "kind", "priority",
+                                                      "type",   "stream", "deps", "host_gap_ns"};
 constexpr std::array<std::string_view, 5> kKernelKeys{"grid", "block", "registers", "shared_mem", "duration"};
 constexpr std::array<std::string_view, 5> kTaskPoolKeys{"grid", "block", "registers", "shared_mem", "tasks"};
-constexpr std::array<std::string_view, 2> kHostCopyKeys{"bytes", "host_memory"};
+constexpr std::array<std::string_view, 3> kHostCopyKeys{"bytes", "host_memory", "blocking"};
+constexpr std::array<std::string_view, 2> kDeviceCopyKeys{"bytes", "blocking"};
 constexpr std::array<std::string_view, 1> kDeviceBytesKeys{"bytes"};
 constexpr std::array<std::string_view, 1> kHostFuncKeys{"host_ns"};
+constexpr std::array<std::string_view, 1> kEventKeys{"event"};
 constexpr std::array<std::string_view, 3> kKernelRequired{"grid", "block", "duration"};
 constexpr std::array<std::string_view, 3> kTaskPoolRequired{"grid", "block", "tasks"};
 
@@ -97,10 +106,15 @@ KindRule rule_for(OpKind k) {
     case OpKind::h2d:
     case OpKind::d2h: return {kHostCopyKeys, std::span(kHostCopyKeys).first(1)};
     case OpKind::d2d:
-    case OpKind::memset:
+    case OpKind::memset: return {kDeviceCopyKeys, std::span(kDeviceCopyKeys).first(1)};
     case OpKind::prefetch: return {kDeviceBytesKeys, kDeviceBytesKeys};
     case OpKind::host_func: return {kHostFuncKeys, kHostFuncKeys};
-    case OpKind::barrier: return {};
+    case OpKind::event_record:
+    case OpKind::event_wait:
+    case OpKind::event_sync: return {kEventKeys, kEventKeys};
+    case OpKind::barrier:
+    case OpKind::stream_sync:
+    case OpKind::device_sync: return {};
   }
   return {};
 }
@@ -117,7 +131,8 @@ std::string join(std::span<const std::string_view> keys) {
 
 std::string a_kind(OpKind k) {
   const std::string_view n = to_string(k);
-  return std::string(n.front() == 'h' && n != "host_func" ? "an " : "a ") + std::string(n) + " op";
+  const bool vowel_sound = (n.front() == 'h' && n != "host_func") || n.front() == 'e';  // "an h2d", "an event_wait"
+  return std::string(vowel_sound ? "an " : "a ") + std::string(n) + " op";
 }
 
 std::string kind_needs(OpKind k) {
@@ -136,8 +151,10 @@ E parse_enum(const Reader& r, const Json& j, const std::string& ptr, ParseFn par
   r.fail(ptr, "unknown " + std::string(what) + " '" + s + "' (one of: " + choices + ")");
 }
 
-constexpr std::array kAllKinds{OpKind::kernel, OpKind::h2d,       OpKind::d2h,     OpKind::d2d,      OpKind::memset,
-                               OpKind::prefetch, OpKind::host_func, OpKind::barrier, OpKind::task_pool};
+constexpr std::array kAllKinds{OpKind::kernel,       OpKind::h2d,        OpKind::d2h,         OpKind::d2d,
+                               OpKind::memset,       OpKind::prefetch,   OpKind::host_func,   OpKind::barrier,
+                               OpKind::task_pool,    OpKind::event_record, OpKind::event_wait, OpKind::stream_sync,
+                               OpKind::event_sync,   OpKind::device_sync};
 constexpr std::array kAllPriorities{Priority::critical, Priority::high, Priority::normal, Priority::low,
                                     Priority::cleanup};
 constexpr std::array kAllTypes{WorkloadType::compute, WorkloadType::memory, WorkloadType::mixed,
@@ -257,7 +274,40 @@ Op parse_op(const Json& j, std::size_t i, Reader& r) {
     op.host_memory = parse_enum(r, j["host_memory"], p + "/host_memory", parse_host_memory, "host memory",
                                 kAllHostMemory);
   if (j.contains("host_ns")) op.host_ns = r.get_int(j["host_ns"], p + "/host_ns");
+  if (j.contains("host_gap_ns")) op.host_gap_ns = r.get_int(j["host_gap_ns"], p + "/host_gap_ns");
+  if (j.contains("event")) op.event = r.get_string(j["event"], p + "/event");
+  if (j.contains("blocking")) {
+    if (!j["blocking"].is_boolean())
+      r.fail(p + "/blocking", "expected true or false, got " + detail::describe_type(j["blocking"]));
+    op.blocking = j["blocking"].get<bool>();
+  }
   return op;
+}
+
+std::vector<StreamDecl> parse_streams(const Json& j, Reader& r) {
+  r.set_op("");
+  r.expect_array(j, "/streams");
+  std::vector<StreamDecl> out;
+  out.reserve(j.size());
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const std::string p = "/streams/" + std::to_string(i);
+    const Json& s = j[i];
+    r.check_keys(s, p, {"id", "priority", "kind", "label"}, "a stream declaration");
+    StreamDecl d;
+    d.id = r.get_u32(r.required(s, p, "id"), p + "/id");
+    if (s.contains("priority"))
+      d.priority = static_cast<int>(r.get_int(s["priority"], p + "/priority", std::numeric_limits<int>::min(),
+                                              std::numeric_limits<int>::max()));
+    if (s.contains("kind")) {
+      const std::string k = r.get_string(s["kind"], p + "/kind");
+      const auto kind = parse_stream_kind(k);
+      if (!kind) r.fail(p + "/kind", "unknown stream kind '" + k + "' (one of: blocking, non-blocking, legacy, per-thread)");
+      d.kind = *kind;
+    }
+    if (s.contains("label")) d.label = r.get_string(s["label"], p + "/label");
+    out.push_back(std::move(d));
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -275,6 +325,7 @@ void check_op(const Op& op, std::size_t i, const ShapeLimits& lim, Reader& r) {
   const std::string p = "/ops/" + std::to_string(i);
   r.set_op(op.id);
   if (op.id.empty()) r.fail(p + "/id", "op id must not be empty");
+  check_nonnegative(r, op.host_gap_ns, p + "/host_gap_ns", "host_gap_ns");
 
   if (!runs_on_sms(op.kind)) {
     if (op.shape) r.fail(p, a_kind(op.kind) + " has no launch shape (grid/block belong to kernels and task pools)");
@@ -541,6 +592,10 @@ void append_op(std::string& out, const Op& op) {
     append_key(out, "stream");
     append_int(out, *op.stream_hint);
   }
+  if (op.host_gap_ns != 0) {  // programs only; absent keeps version 1 text (and hashes) unchanged
+    append_key(out, "host_gap_ns");
+    append_int(out, op.host_gap_ns);
+  }
   switch (op.kind) {
     case OpKind::kernel:
     case OpKind::task_pool: {
@@ -597,7 +652,19 @@ void append_op(std::string& out, const Op& op) {
       append_key(out, "host_ns");
       append_int(out, op.host_ns);
       break;
-    case OpKind::barrier: break;
+    case OpKind::event_record:
+    case OpKind::event_wait:
+    case OpKind::event_sync:
+      append_key(out, "event");
+      append_string(out, op.event);
+      break;
+    case OpKind::barrier:
+    case OpKind::stream_sync:
+    case OpKind::device_sync: break;
+  }
+  if (op.blocking) {
+    append_key(out, "blocking");
+    out += "true";
   }
   append_key(out, "deps");
   out += '[';
@@ -609,46 +676,181 @@ void append_op(std::string& out, const Op& op) {
 }
 
 // Calls sink(text) with consecutive pieces of the canonical text; indent < 0 gives the compact form.
+void append_stream(std::string& out, const StreamDecl& d) {
+  out += "{\"id\":";
+  append_int(out, d.id);
+  append_key(out, "priority");
+  append_int(out, d.priority);
+  append_key(out, "kind");
+  append_string(out, to_string(d.kind));
+  append_key(out, "label");
+  append_string(out, d.label);
+  out += '}';
+}
+
+/// Version 1 for a plain DAG (its canonical text, and so its hash, is what it was before version 2),
+/// 2 when the workload is a program or declares streams.
+int written_version(const Workload& w) { return w.program || !w.streams.empty() ? 2 : 1; }
+
+// Calls sink(text) with consecutive pieces of the canonical text; indent < 0 gives the compact form.
 template <class Sink>
 void write_canonical(const Workload& w, int indent, Sink&& sink) {
+  const int version = written_version(w);
+  // Compact: no whitespace at all. Indented: the top-level keys one per line, each stream and each op
+  // on one line (a workload of thousands of ops stays readable and diffs line by line).
+  const std::string pad = indent < 0 ? std::string() : std::string(static_cast<std::size_t>(indent), ' ');
+  const std::string nl = indent < 0 ? std::string() : "\n";
+  const std::string colon = indent < 0 ? ":" : ": ";
+  const auto key = [&](std::string& out, std::string_view k, bool first = false) {
+    out += first ? "{" + nl : "," + nl;
+    out += pad;
+    out += '"';
+    out += k;
+    out += '"';
+    out += colon;
+  };
+  const auto item = [&](std::string& out, std::size_t i) {
+    out += i == 0 ? nl : "," + nl;
+    out += pad;
+    out += pad;
+  };
+  const auto close_list = [&](std::string& out, bool empty) { out += empty ? "]" : nl + pad + "]"; };
+
   std::string buf;
-  if (indent < 0) {
-    buf = "{\"format_version\":" + std::to_string(kWorkloadFormatVersion) + ",\"name\":";
-    append_string(buf, w.name);
-    append_key(buf, "description");
-    append_string(buf, w.description);
-    buf += ",\"ops\":[";
-    for (std::size_t i = 0; i < w.ops.size(); ++i) {
-      if (i != 0) buf += ',';
-      append_op(buf, w.ops[i]);
-      if (buf.size() > (1u << 16)) {
-        sink(std::string_view(buf));
-        buf.clear();
-      }
-    }
-    buf += "]}";
-    sink(std::string_view(buf));
-    return;
-  }
-  // One op per line: a workload of thousands of ops stays readable and diffs line by line.
-  const std::string pad(static_cast<std::size_t>(indent), ' ');
-  buf = "{\n" + pad + "\"format_version\": " + std::to_string(kWorkloadFormatVersion) + ",\n" + pad + "\"name\": ";
+  key(buf, "format_version", true);
+  buf += std::to_string(version);
+  key(buf, "name");
   append_string(buf, w.name);
-  buf += ",\n" + pad + "\"description\": ";
+  key(buf, "description");
   append_string(buf, w.description);
-  buf += ",\n" + pad + "\"ops\": [";
+  if (version >= 2) {
+    key(buf, "program");
+    buf += w.program ? "true" : "false";
+    key(buf, "streams");
+    buf += '[';
+    for (std::size_t i = 0; i < w.streams.size(); ++i) {
+      item(buf, i);
+      append_stream(buf, w.streams[i]);
+    }
+    close_list(buf, w.streams.empty());
+  }
+  key(buf, "ops");
+  buf += '[';
   for (std::size_t i = 0; i < w.ops.size(); ++i) {
-    buf += (i == 0 ? "\n" : ",\n");
-    buf += pad;
-    buf += pad;
+    item(buf, i);
     append_op(buf, w.ops[i]);
     if (buf.size() > (1u << 16)) {
       sink(std::string_view(buf));
       buf.clear();
     }
   }
-  buf += w.ops.empty() ? "]\n}\n" : "\n" + pad + "]\n}\n";
+  close_list(buf, w.ops.empty());
+  buf += nl + "}" + nl;
   sink(std::string_view(buf));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Program rules (format 2): declared streams, every op on a stream, events recorded somewhere, no deps.
+
+/// Widest CUDA priority range streamlab accepts in a file (H100: 0 .. -5). Backends clamp a declared
+/// priority into their own priority_range(), as cudaStreamCreateWithPriority does.
+constexpr int kMinStreamPriority = -16;
+constexpr int kMaxStreamPriority = 0;
+
+std::string declared_ids(const Workload& w) {
+  std::string s;
+  for (const auto& d : w.streams) s += (s.empty() ? "" : ", ") + std::to_string(d.id);
+  return s.empty() ? std::string("none") : s;
+}
+
+void check_stream_decls(const Workload& w, Reader& r) {
+  r.set_op("");
+  std::unordered_map<std::uint32_t, std::size_t> seen;
+  const StreamDecl* per_thread = nullptr;
+  for (std::size_t i = 0; i < w.streams.size(); ++i) {
+    const StreamDecl& d = w.streams[i];
+    const std::string p = "/streams/" + std::to_string(i);
+    if (d.id == 0) r.fail(p + "/id", "stream 0 is the legacy NULL stream: ops name it without declaring it");
+    if (const auto [it, fresh] = seen.emplace(d.id, i); !fresh)
+      r.fail(p + "/id", "stream " + std::to_string(d.id) + " is declared twice (also at /streams/" +
+                            std::to_string(it->second) + ")");
+    if (d.priority < kMinStreamPriority || d.priority > kMaxStreamPriority)
+      r.fail(p + "/priority", "priority " + std::to_string(d.priority) + " is outside " +
+                                  std::to_string(kMinStreamPriority) + " .. " + std::to_string(kMaxStreamPriority) +
+                                  " (CUDA convention: 0 is the lowest priority, negative numbers are higher)");
+    if (d.kind == StreamKind::legacy_default)
+      r.fail(p + "/kind",
+             "only stream 0 is the legacy NULL stream; declare this one blocking, non-blocking or per-thread");
+    if (d.kind == StreamKind::per_thread_default) {
+      if (per_thread != nullptr)
+        r.fail(p + "/kind", "a host thread has one per-thread default stream; stream " +
+                                std::to_string(per_thread->id) + " already is it");
+      if (d.priority != 0) r.fail(p + "/priority", "the per-thread default stream has priority 0 (CUDA cannot set it)");
+      per_thread = &d;
+    }
+  }
+}
+
+/// A DAG workload carries none of a program's parts; each one found is named with how to fix it.
+void check_dag_has_no_program_parts(const Workload& w, Reader& r) {
+  if (!w.streams.empty()) {
+    r.set_op("");
+    r.fail("/streams", "streams are declared by programs only: add \"program\": true (format_version 2)");
+  }
+  for (std::size_t i = 0; i < w.ops.size(); ++i) {
+    const Op& op = w.ops[i];
+    const std::string p = "/ops/" + std::to_string(i);
+    r.set_op(op.id);
+    if (is_program_call(op.kind))
+      r.fail(p + "/kind", std::string(to_string(op.kind)) +
+                              " is a program call: it exists only in a program (\"program\": true, format_version 2)");
+    if (op.host_gap_ns != 0)
+      r.fail(p + "/host_gap_ns", "host_gap_ns belongs to programs (\"program\": true): a DAG has no issue order");
+    if (op.blocking)
+      r.fail(p + "/blocking", "blocking copies belong to programs (\"program\": true): a DAG has no host thread");
+  }
+}
+
+void check_program(const Workload& w, Reader& r) {
+  check_stream_decls(w, r);
+  std::unordered_map<std::uint32_t, const StreamDecl*> declared;
+  for (const auto& d : w.streams) declared.emplace(d.id, &d);
+  // Every event name a wait or sync uses must be recorded somewhere in the program (a name no op records
+  // is a typo). Before its first record a wait or sync is a no-op, as in CUDA.
+  std::unordered_map<std::string_view, std::size_t> recorded;
+  for (std::size_t i = 0; i < w.ops.size(); ++i)
+    if (w.ops[i].kind == OpKind::event_record) recorded.emplace(w.ops[i].event, i);
+
+  for (std::size_t i = 0; i < w.ops.size(); ++i) {
+    const Op& op = w.ops[i];
+    const std::string p = "/ops/" + std::to_string(i);
+    r.set_op(op.id);
+    if (!op.deps.empty())
+      r.fail(p + "/deps", "a program orders its streams only through event_record / event_wait ops; deps are "
+                          "not written (remove \"deps\", or drop \"program\": true)");
+    if (op.kind == OpKind::barrier)
+      r.fail(p + "/kind", "barrier is a join of deps, which programs do not have (use event_record + event_wait)");
+    if (op.kind == OpKind::device_sync) {
+      if (op.stream_hint) r.fail(p + "/stream", "device_sync waits for every stream and names none");
+    } else if (!op.stream_hint) {
+      r.fail(p, "every op of a program names its stream (\"stream\": an id from \"streams\", or 0 for the legacy "
+                "NULL stream)");
+    } else if (*op.stream_hint != 0 && !declared.contains(*op.stream_hint)) {
+      r.fail(p + "/stream", "stream " + std::to_string(*op.stream_hint) + " is not declared (declared: " +
+                                declared_ids(w) + "; 0 is the legacy NULL stream)");
+    }
+    const bool names_event =
+        op.kind == OpKind::event_record || op.kind == OpKind::event_wait || op.kind == OpKind::event_sync;
+    if (names_event && op.event.empty())
+      r.fail(p + "/event", std::string(to_string(op.kind)) + " names its event (\"event\": a name)");
+    if (!names_event && !op.event.empty())
+      r.fail(p + "/event", a_kind(op.kind) + " names no event");
+    if ((op.kind == OpKind::event_wait || op.kind == OpKind::event_sync) && !recorded.contains(op.event))
+      r.fail(p + "/event", "no event_record of this program records event '" + op.event + "'");
+    if (op.blocking && op.kind != OpKind::h2d && op.kind != OpKind::d2h && op.kind != OpKind::d2d &&
+        op.kind != OpKind::memset)
+      r.fail(p + "/blocking", "only copies and memsets can be blocking");
+  }
 }
 
 }  // namespace
@@ -658,6 +860,10 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
   if (w.ops.size() >= std::numeric_limits<OpIndex>::max())
     r.fail("/ops", "too many ops (" + std::to_string(w.ops.size()) + ")");
   for (std::size_t i = 0; i < w.ops.size(); ++i) check_op(w.ops[i], i, limits, r);
+  if (w.program)
+    check_program(w, r);
+  else
+    check_dag_has_no_program_parts(w, r);
 
   std::unordered_map<std::string_view, OpIndex> index;
   index.reserve(w.ops.size());
@@ -743,13 +949,24 @@ Workload parse_workload(std::string_view json_text, const std::string& source, c
   r.expect_object(doc, "");
   // The version first: a newer file may legitimately have keys this reader does not know.
   const int version = static_cast<int>(r.get_int(r.required(doc, "", "format_version"), "/format_version"));
-  if (version != kWorkloadFormatVersion)
+  if (version < 1 || version > kWorkloadFormatVersion)
     r.fail("/format_version", "format_version " + std::to_string(version) + " is not supported (this streamlab " +
-                                  "reads version " + std::to_string(kWorkloadFormatVersion) + ")");
-  r.check_keys(doc, "", {"format_version", "name", "description", "ops"}, "a workload");
+                                  "reads versions 1 and " + std::to_string(kWorkloadFormatVersion) + ")");
+  if (version == 1) {
+    for (std::string_view key : {"program", "streams"})
+      if (doc.contains(key))
+        r.fail("/" + std::string(key), "key '" + std::string(key) + "' needs format_version 2 (this file says 1)");
+  }
+  r.check_keys(doc, "", {"format_version", "name", "description", "program", "streams", "ops"}, "a workload");
   Workload w;
   w.name = r.get_string(r.required(doc, "", "name"), "/name");
   if (doc.contains("description")) w.description = r.get_string(doc["description"], "/description");
+  if (doc.contains("program")) {
+    if (!doc["program"].is_boolean())
+      r.fail("/program", "expected true or false, got " + detail::describe_type(doc["program"]));
+    w.program = doc["program"].get<bool>();
+  }
+  if (doc.contains("streams")) w.streams = parse_streams(doc["streams"], r);
   const Json& ops = r.required(doc, "", "ops");
   r.expect_array(ops, "/ops");
   w.ops.reserve(ops.size());

@@ -34,7 +34,13 @@ Work work_of(model::OpKind k) noexcept {
     case model::OpKind::prefetch: return Work::copy;
     case model::OpKind::host_func: return Work::host_worker;
     case model::OpKind::memset: return Work::fixed;
-    case model::OpKind::barrier: return Work::none;
+    case model::OpKind::barrier:
+    // Program calls are backend calls (record, wait, synchronize), never enqueued as stream work.
+    case model::OpKind::event_record:
+    case model::OpKind::event_wait:
+    case model::OpKind::stream_sync:
+    case model::OpKind::event_sync:
+    case model::OpKind::device_sync: return Work::none;
   }
   return Work::none;
 }

@@ -202,6 +202,13 @@ void SimBackend::enqueue(StreamId stream, model::OpIndex op) {
     case model::OpKind::prefetch: cost = m.params.memcpy_issue; break;
     case model::OpKind::host_func: cost = m.params.host_func_issue; break;
     case model::OpKind::barrier: break;  // a position in the stream; no API call of its own
+    case model::OpKind::event_record:
+    case model::OpKind::event_wait:
+    case model::OpKind::stream_sync:
+    case model::OpKind::event_sync:
+    case model::OpKind::device_sync:
+      throw std::logic_error("sim backend: op '" + o.id + "' is a program call (" +
+                             std::string(model::to_string(o.kind)) + "); the replay makes it as its own call");
   }
   m.charge_into(s, cost);
   m.gpu.issue_op(s, op, m.host, m.host + latency);

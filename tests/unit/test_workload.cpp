@@ -289,8 +289,8 @@ TEST(WorkloadErrors, BadEnumStrings) {
 }
 
 TEST(WorkloadErrors, FormatVersionMismatch) {
-  expect_error(R"({"format_version": 2, "name": "t", "ops": [], "future": 1})", "/format_version", "",
-               "format_version 2 is not supported");
+  expect_error(R"({"format_version": 3, "name": "t", "ops": [], "future": 1})", "/format_version", "",
+               "format_version 3 is not supported");
 }
 
 TEST(WorkloadErrors, DuplicateIds) {
