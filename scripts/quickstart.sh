@@ -23,7 +23,7 @@ fail() {
 # --- 1. Debian packages -------------------------------------------------------------------------------
 packages=(build-essential cmake pkg-config git
           libboost-graph-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev
-          nlohmann-json3-dev libcli11-dev
+          nlohmann-json3-dev libcli11-dev libsimdjson-dev libsqlite3-dev zlib1g-dev
           libimgui-dev libglfw3-dev libstb-dev xvfb xauth
           python3-matplotlib fonts-dejavu-core)   # experiment charts (scripts/plot)
 missing=()

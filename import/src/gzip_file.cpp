@@ -15,10 +15,12 @@ std::string read_maybe_gzip(const std::filesystem::path& file) {
     return raw;
   const std::string name = file.string();
   std::string out;
-  // The trailer's ISIZE (size mod 2^32) is a good first guess for the inflated size.
+  // The trailer's ISIZE (size mod 2^32) is a good first guess for the inflated size; deflate never
+  // expands more than ~1032:1, so a larger ISIZE is a damaged or truncated trailer and is not trusted.
   std::uint32_t isize = 0;
   if (raw.size() >= 4) std::memcpy(&isize, raw.data() + raw.size() - 4, 4);
-  out.resize(std::max<std::size_t>(isize, raw.size() * 4) + 1);
+  const std::size_t guess = isize <= raw.size() * 1032 ? isize : raw.size() * 4;
+  out.resize(std::max<std::size_t>(guess, raw.size() * 4) + 1);
   z_stream zs{};
   if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) throw model::InputError(name, "", "", "cannot start gzip inflate");
   zs.next_in = reinterpret_cast<Bytef*>(raw.data());

@@ -194,8 +194,11 @@ Capture parse_kineto(std::string_view json_text, const std::string& source) {
   od::document doc;
   if (auto e = parser.iterate(padded).get(doc)) throw model::InputError(source, "", "", json_error("not JSON", e));
   od::object root;
-  if (doc.get_object().get(root) != simdjson::SUCCESS)
-    throw model::InputError(source, "", "", "not a Kineto trace: the top level is not an object");
+  if (auto e = doc.get_object().get(root)) {
+    if (e == simdjson::INCORRECT_TYPE)
+      throw model::InputError(source, "", "", "not a Kineto trace: the top level is not an object");
+    throw model::InputError(source, "", "", json_error("malformed JSON", e));
+  }
 
   // GPU records whose args lack a correlation id are linked through their ac2g flow's id.
   // Flows are only looked up when some record lacks a correlation id, so they are kept in a plain vector.

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <limits>
 #include <set>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -35,7 +36,7 @@ std::string list(const std::set<std::uint32_t>& xs) {
 struct Item {
   Nanos start = 0, end = 0;
   const ApiCall* call = nullptr;
-  std::vector<const GpuActivity*> acts;  ///< in GPU start order
+  std::span<const GpuActivity* const> acts;  ///< in GPU start order (a range of the correlation index)
   std::uint64_t correlation = 0;
 };
 
@@ -82,16 +83,32 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
       fail("no GPU activity on device " + std::to_string(*opt.device) + "; the trace has device(s) " + list(devices));
     device = *opt.device;
   } else if (devices.size() > 1) {
-    fail("GPU activity on several devices (" + list(devices) + "): choose one with --device");
+    fail("GPU activity on several devices (" + list(devices) + "): choose one with --gpu");
   }
-  std::unordered_map<std::uint64_t, std::vector<const GpuActivity*>> work, work_any_device;
-  for (const auto& a : cap.activities) {
-    work_any_device[a.correlation].push_back(&a);
-    if (a.device == device) work[a.correlation].push_back(&a);
-  }
+  // The chosen device's GPU work grouped by correlation id (most calls have exactly one activity, so a
+  // sorted vector and binary search beat a map of vectors on million-activity traces).
+  std::vector<const GpuActivity*> by_corr;
+  by_corr.reserve(cap.activities.size());
+  for (const auto& a : cap.activities)
+    if (a.device == device) by_corr.push_back(&a);
+  std::sort(by_corr.begin(), by_corr.end(), [](const GpuActivity* a, const GpuActivity* b) {
+    return a->correlation != b->correlation ? a->correlation < b->correlation : a->start < b->start;
+  });
+  auto work_of = [&](std::uint64_t corr) -> std::span<const GpuActivity* const> {
+    const auto lo = std::lower_bound(by_corr.begin(), by_corr.end(), corr,
+                                     [](const GpuActivity* a, std::uint64_t c) { return a->correlation < c; });
+    auto hi = lo;
+    while (hi != by_corr.end() && (*hi)->correlation == corr) ++hi;
+    return {lo, hi};
+  };
+  auto on_other_device = [&](std::uint64_t corr) {
+    if (devices.size() == 1) return false;
+    return std::any_of(cap.activities.begin(), cap.activities.end(),
+                       [&](const GpuActivity& a) { return a.correlation == corr && a.device != device; });
+  };
   std::set<std::uint32_t> processes;
   for (const auto& c : cap.calls)
-    if (work.contains(c.correlation)) processes.insert(c.process);
+    if (makes_gpu_work(c.kind) && !work_of(c.correlation).empty()) processes.insert(c.process);
   std::optional<std::uint32_t> process;
   if (opt.process) {
     std::set<std::uint32_t> all;
@@ -112,8 +129,6 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
   std::sort(calls.begin(), calls.end(), [](const ApiCall* a, const ApiCall* b) {
     return a->start != b->start ? a->start < b->start : a->correlation < b->correlation;
   });
-  for (auto& [corr, acts] : work)
-    std::sort(acts.begin(), acts.end(), [](const GpuActivity* a, const GpuActivity* b) { return a->start < b->start; });
   std::unordered_map<std::uint64_t, const SyncRecord*> sync_of;
   for (const auto& s : cap.syncs) sync_of.emplace(s.correlation, &s);
   std::unordered_map<std::uint64_t, const EventRecordInfo*> event_info;
@@ -124,30 +139,33 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
   ImportStats& st = out.stats;
   std::vector<Item> items;
   items.reserve(calls.size());
-  std::unordered_set<std::uint64_t> called;
+  std::vector<bool> called(by_corr.size(), false);  // by index of an activity in by_corr
   for (const ApiCall* c : calls) {
     if (makes_gpu_work(c->kind)) {
-      const auto it = work.find(c->correlation);
-      if (it == work.end()) {
-        if (work_any_device.contains(c->correlation)) continue;  // work on another device
+      const auto acts = work_of(c->correlation);
+      if (acts.empty()) {
+        if (on_other_device(c->correlation)) continue;
         fail("API call " + c->name + " (correlation " + std::to_string(c->correlation) + ", thread " +
              std::to_string(c->thread) + ") has no GPU activity: the trace lost GPU records or was cut off");
       }
-      called.insert(c->correlation);
-      items.push_back(Item{c->start, c->end, c, it->second, c->correlation});
+      called[static_cast<std::size_t>(acts.data() - by_corr.data())] = true;
+      items.push_back(Item{c->start, c->end, c, acts, c->correlation});
     } else if (c->kind != CallKind::other) {
       items.push_back(Item{c->start, c->end, c, {}, c->correlation});
     }
   }
   {
     std::vector<Item> orphans;
-    for (const auto& [corr, acts] : work)
-      if (!called.contains(corr)) {
+    for (std::size_t k = 0; k < by_corr.size();) {
+      const auto acts = work_of(by_corr[k]->correlation);
+      if (!called[k]) {
         // Work whose call is not in the trace (another thread's calls were not recorded, or it was issued
         // before the window): issued no later than it started.
-        orphans.push_back(Item{acts.front()->start, acts.front()->start, nullptr, acts, corr});
+        orphans.push_back(Item{acts.front()->start, acts.front()->start, nullptr, acts, by_corr[k]->correlation});
         st.activities_without_call += acts.size();
       }
+      k += acts.size();
+    }
     std::sort(orphans.begin(), orphans.end(), [](const Item& a, const Item& b) { return a.start < b.start; });
     std::vector<Item> merged;
     merged.reserve(items.size() + orphans.size());
@@ -324,13 +342,12 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
     model::Trace& t = out.measured;
     const Nanos t0 = items.front().start;
     Nanos prev_end = items.front().start;
-    std::unordered_set<std::string> ids;
     std::map<std::uint32_t, std::optional<int>> stream_prio;
-    auto unique_id = [&](std::string id) {
-      if (ids.insert(id).second) return id;
-      for (int k = 2;; ++k)
-        if (ids.insert(id + "_" + std::to_string(k)).second) return id + "_" + std::to_string(k);
-    };
+    // Ids are unique by construction: one correlation id per call, a kind letter per op, ".k" for a call's
+    // k-th activity (graph launches); resolve_and_check would still refuse a duplicate.
+    auto unique_id = [](std::string id) { return id; };
+    w.ops.reserve(items.size());
+    t.spans.reserve(items.size() * 2);
     auto add_op = [&](model::Op op, const Item& it, bool first_of_item, const GpuActivity* act) {
       if (first_of_item && it.call != nullptr) {
         op.host_gap_ns = std::max<Nanos>(0, it.start - prev_end);

@@ -1,0 +1,478 @@
+// streamlab::import: the Kineto and Nsight Systems readers on fixtures (real H100 Kineto traces, SQLite
+// files built here from SQL), the program they become, and every bad-input kind with its message.
+#include <sqlite3.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "streamlab/import/import.hpp"
+#include "streamlab/import/kineto.hpp"
+#include "streamlab/import/nsys.hpp"
+#include "streamlab/model/device_profile.hpp"
+#include "streamlab/model/errors.hpp"
+#include "streamlab/model/estimate.hpp"
+#include "streamlab/model/file_io.hpp"
+
+namespace streamlab::import {
+namespace {
+
+namespace fs = std::filesystem;
+using model::OpKind;
+
+const fs::path kFixtures = fs::path(STREAMLAB_SOURCE_DIR) / "import" / "fixtures" / "h100-2026-11-23";
+
+fs::path temp_path(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("streamlab_import_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+/// Expects an InputError whose message names the file and contains every needle.
+template <class F>
+void expect_input_error(F&& f, const std::string& file, std::initializer_list<std::string> needles) {
+  try {
+    f();
+    FAIL() << "no InputError";
+  } catch (const model::InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    EXPECT_NE(msg.find(file), std::string::npos) << msg;
+    for (const auto& n : needles) EXPECT_NE(msg.find(n), std::string::npos) << "'" << n << "' not in: " << msg;
+  }
+}
+
+const model::Op& op(const model::Workload& w, const std::string& id) { return w.ops[w.index_of(id)]; }
+
+// ------------------------------------------------------------------------------------------------ names
+TEST(ImportCalls, ClassifiesRuntimeAndDriverNames) {
+  EXPECT_EQ(classify_call("cudaLaunchKernel"), CallKind::launch);
+  EXPECT_EQ(classify_call("cudaLaunchKernel_v7000"), CallKind::launch);
+  EXPECT_EQ(classify_call("cuLaunchKernel"), CallKind::launch);
+  EXPECT_EQ(classify_call("cudaLaunchKernelExC_v11060"), CallKind::launch);
+  EXPECT_EQ(classify_call("cudaGraphLaunch"), CallKind::launch);
+  EXPECT_EQ(classify_call("cudaMemcpyAsync"), CallKind::memcpy_async);
+  EXPECT_EQ(classify_call("cudaMemcpyAsync_ptsz_v7000"), CallKind::memcpy_async);
+  EXPECT_EQ(classify_call("cudaMemcpy"), CallKind::memcpy_sync);
+  EXPECT_EQ(classify_call("cudaMemsetAsync"), CallKind::memset_async);
+  EXPECT_EQ(classify_call("cudaEventRecordWithFlags"), CallKind::event_record);
+  EXPECT_EQ(classify_call("cudaStreamWaitEvent"), CallKind::stream_wait_event);
+  EXPECT_EQ(classify_call("cudaStreamSynchronize"), CallKind::stream_sync);
+  EXPECT_EQ(classify_call("cudaEventSynchronize"), CallKind::event_sync);
+  EXPECT_EQ(classify_call("cudaDeviceSynchronize"), CallKind::device_sync);
+  EXPECT_EQ(classify_call("cudaEventQuery"), CallKind::other);
+  EXPECT_EQ(classify_call("cudaStreamIsCapturing"), CallKind::other);
+}
+
+// ------------------------------------------------------------------------------------- kernel durations
+TEST(ImportKernels, PerBlockDurationReproducesTheSpanOverWaves) {
+  const auto p = model::bundled_h100_profile();
+  const auto pad = static_cast<model::Nanos>(p.traced_span_pad_ns.value);
+  for (std::uint32_t blocks : {1u, 132u, 133u, 1000u, 20000u})
+    for (std::uint32_t threads : {64u, 256u, 1024u})
+      for (model::Nanos span : {5'000, 80'000, 1'000'000}) {
+        model::KernelShape s;
+        s.grid = {blocks, 1, 1};
+        s.block = {threads, 1, 1};
+        const std::uint64_t slots = model::blocks_per_sm(s, p) * static_cast<std::uint64_t>(p.sm_count.value);
+        const auto waves = static_cast<model::Nanos>((blocks + slots - 1) / slots);
+        const model::Nanos per_block = per_block_ns_for_span(s, span, p);
+        EXPECT_LE(std::abs(per_block * waves + pad - span), waves) << blocks << "x" << threads << " " << span;
+      }
+  model::KernelShape tiny;
+  EXPECT_EQ(per_block_ns_for_span(tiny, 10, p), 1);  // shorter than CUPTI's pad: 1 ns, never 0 or negative
+}
+
+// ----------------------------------------------------------------------------------- Kineto on fixtures
+TEST(ImportKineto, MultiStreamFixtureBecomesTheProgramItRan) {
+  const Imported imp = import_trace(kFixtures / "multistream.json.gz", {});
+  const model::Workload& w = imp.workload;
+  EXPECT_TRUE(w.program);
+  EXPECT_EQ(imp.stats.kernels, 32u);
+  EXPECT_EQ(imp.stats.copies, 8u);
+  std::set<std::uint32_t> streams;
+  for (const auto& s : w.streams) streams.insert(s.id);
+  EXPECT_EQ(streams, (std::set<std::uint32_t>{7, 46, 47, 50}));
+  // Input copies: 4 pinned H2D of 16 MiB on the side stream, each followed by its event record.
+  std::vector<const model::Op*> h2d, d2h;
+  for (const auto& o : w.ops) {
+    if (o.kind == OpKind::h2d) h2d.push_back(&o);
+    if (o.kind == OpKind::d2h) d2h.push_back(&o);
+  }
+  ASSERT_EQ(h2d.size(), 4u);
+  ASSERT_EQ(d2h.size(), 4u);
+  for (const auto* o : h2d) {
+    EXPECT_EQ(o->stream_hint, 46u);
+    EXPECT_EQ(o->bytes, 16u << 20);
+    EXPECT_EQ(o->host_memory, model::HostMemory::pinned);
+    EXPECT_FALSE(o->blocking);
+  }
+  for (const auto* o : d2h) EXPECT_EQ(o->stream_hint, 7u);
+  // Each branch waits on the copy event of its chunk; the joins on stream 7 wait on both branches' events,
+  // in the order the program recorded them (event ids 95.. in creation order).
+  EXPECT_EQ(op(w, "w10452").event, "e10375");  // branch A, chunk 0 <- copy 0
+  EXPECT_EQ(op(w, "w10531").event, "e10375");  // branch B, chunk 0 <- copy 0
+  EXPECT_EQ(op(w, "w10595").event, "e10397");  // branch A, chunk 1 <- copy 1
+  EXPECT_EQ(op(w, "w10996").event, "e10520");  // join 0 <- branch A chunk 0
+  EXPECT_EQ(op(w, "w11002").event, "e10584");  // join 0 <- branch B chunk 0
+  EXPECT_EQ(op(w, "w11125").event, "e10989");  // join 3 <- branch B chunk 3
+  EXPECT_EQ(op(w, "w10452").stream_hint, 50u);
+  EXPECT_EQ(op(w, "r10375").stream_hint, 46u);
+  EXPECT_EQ(op(w, "r10520").stream_hint, 50u);
+  EXPECT_EQ(imp.stats.waits_inferred, 16u);
+  EXPECT_EQ(imp.stats.waits_dropped, 0u);
+  // Every event a wait names is recorded earlier in the program.
+  std::set<std::string> recorded;
+  for (const auto& o : w.ops) {
+    if (o.kind == OpKind::event_record) recorded.insert(o.event);
+    if (o.kind == OpKind::event_wait) {
+      EXPECT_TRUE(recorded.contains(o.event)) << o.id;
+    }
+  }
+  // Host order: the copies' calls come before the kernels that consume them.
+  EXPECT_LT(w.index_of("c10363"), w.index_of("w10452"));
+  EXPECT_EQ(w.ops.back().kind, OpKind::device_sync);
+}
+
+TEST(ImportKineto, MeasuredTraceIsTheTracesOwnTimeline) {
+  const Imported imp = import_trace(kFixtures / "multistream.json.gz", {});
+  const model::Trace& t = imp.measured;
+  EXPECT_EQ(t.meta.workload_hash, imp.workload.hash());
+  EXPECT_EQ(t.meta.device_name, "NVIDIA H100 80GB HBM3");
+  std::size_t device_spans = 0;
+  model::Nanos first_host = std::numeric_limits<model::Nanos>::max();
+  for (const auto& s : t.spans) {
+    EXPECT_EQ(s.op_id, imp.workload.ops[s.op].id);
+    EXPECT_LE(s.start_ns, s.end_ns);
+    if (s.engine == model::Engine::host) first_host = std::min(first_host, s.start_ns);
+    else ++device_spans;
+  }
+  EXPECT_EQ(first_host, 0);  // the clock starts at the first traced call
+  EXPECT_EQ(device_spans, 40u);
+  // The first H2D copy: 16 MiB in 318.150 us, issued 5.214 us after the first call (exact ns from the text).
+  const auto it = std::find_if(t.spans.begin(), t.spans.end(), [](const model::Span& s) {
+    return s.op_id == "c10363" && s.engine == model::Engine::copy_h2d;
+  });
+  ASSERT_NE(it, t.spans.end());
+  EXPECT_EQ(it->duration(), 318'150);
+  EXPECT_EQ(it->stream, 46u);
+}
+
+TEST(ImportKineto, TrainingStepFixtures) {
+  const Imported cnn = import_trace(kFixtures / "cnn.json.gz", {});
+  EXPECT_EQ(cnn.stats.kernels, 216u);
+  EXPECT_EQ(cnn.stats.memsets, 14u);
+  ASSERT_EQ(cnn.workload.streams.size(), 1u);
+  EXPECT_EQ(cnn.workload.streams[0].id, 7u);
+  const Imported tf = import_trace(kFixtures / "transformer.json.gz", {});
+  EXPECT_EQ(tf.stats.kernels, 273u);
+  EXPECT_EQ(tf.stats.copies, 12u);  // device-to-device
+  for (const auto& o : tf.workload.ops) {
+    if (o.kind == OpKind::kernel) {
+      ASSERT_TRUE(o.shape.has_value());
+      EXPECT_GT(std::get<model::FixedPerBlock>(o.duration).ns, 0);
+    }
+    EXPECT_GE(o.host_gap_ns, 0);
+  }
+  // Host order is call order: non-decreasing host span starts.
+  model::Nanos last = 0;
+  for (const auto& s : tf.measured.spans)
+    if (s.engine == model::Engine::host) {
+      EXPECT_GE(s.start_ns, last);
+      last = s.start_ns;
+    }
+}
+
+TEST(ImportKineto, StreamPriorityOverrideAndUnknownStream) {
+  BuildOptions o;
+  o.stream_priority[47] = -5;
+  const Imported imp = import_trace(kFixtures / "multistream.json.gz", o);
+  for (const auto& s : imp.workload.streams) EXPECT_EQ(s.priority, s.id == 47 ? -5 : 0);
+  o.stream_priority[99] = -1;
+  expect_input_error([&] { (void)import_trace(kFixtures / "multistream.json.gz", o); }, "multistream.json.gz",
+                     {"stream 99"});
+}
+
+// ------------------------------------------------------------------------------- Kineto: synthetic text
+std::string kernel_event(int corr, int stream, double ts, double dur, int device = 0, const char* extra = "") {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                R"({"ph":"X","cat":"kernel","name":"k%d","pid":%d,"tid":%d,"ts":%.3f,"dur":%.3f,)"
+                R"("args":{"device":%d,"stream":%d,"correlation":%d,"registers per thread":32,)"
+                R"("shared memory":0,"grid":[132,1,1],"block":[256,1,1]%s}})",
+                corr, device, stream, ts, dur, device, stream, corr, extra);
+  return buf;
+}
+std::string runtime_event(const char* name, int corr, double ts, double dur, int pid = 100) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                R"({"ph":"X","cat":"cuda_runtime","name":"%s","pid":%d,"tid":%d,"ts":%.3f,"dur":%.3f,)"
+                R"("args":{"cbid":1,"correlation":%d}})",
+                name, pid, pid, ts, dur, corr);
+  return buf;
+}
+std::string trace_of(const std::vector<std::string>& events) {
+  std::string s = R"({"schemaVersion":1,"traceEvents":[)";
+  for (std::size_t i = 0; i < events.size(); ++i) s += (i ? "," : "") + events[i];
+  return s + "]}";
+}
+
+TEST(ImportKineto, LinkedWaitsUseTheTracesOwnLinks) {
+  // Stream 1 records after its kernel; stream 2 waits on that record (the sync record names it).
+  const std::string text = trace_of({
+      runtime_event("cudaLaunchKernel", 1, 10, 5), kernel_event(1, 1, 20, 100),
+      runtime_event("cudaEventRecord", 2, 16, 1),
+      runtime_event("cudaLaunchKernel", 3, 18, 5), kernel_event(3, 1, 121, 50),  // later work on stream 1
+      runtime_event("cudaStreamWaitEvent", 4, 24, 1),
+      R"({"ph":"X","cat":"cuda_sync","name":"Stream Wait Event","pid":0,"tid":2,"ts":24.5,"dur":1,"args":{"cuda_sync_kind":"Stream Wait Event","wait_on_stream":1,"wait_on_cuda_event_record_corr_id":2,"wait_on_cuda_event_id":9,"stream":2,"correlation":4,"device":0}})",
+      runtime_event("cudaLaunchKernel", 5, 26, 5), kernel_event(5, 2, 121, 30, 0, R"(,"priority":-3)"),
+      runtime_event("cudaStreamSynchronize", 6, 32, 150),
+      R"({"ph":"X","cat":"cuda_sync","name":"Stream Sync","pid":0,"tid":2,"ts":33,"dur":140,"args":{"cuda_sync_kind":"Stream Sync","stream":2,"correlation":6,"device":0}})",
+  });
+  const Imported imp = build_program(parse_kineto(text, "t.json"), {});
+  const auto& w = imp.workload;
+  ASSERT_EQ(w.ops.size(), 6u);
+  EXPECT_EQ(w.ops[0].id, "k1");
+  EXPECT_EQ(w.ops[1].id, "r2");
+  EXPECT_EQ(w.ops[1].stream_hint, 1u);
+  EXPECT_EQ(w.ops[3].id, "w4");
+  EXPECT_EQ(w.ops[3].event, "e2");
+  EXPECT_EQ(w.ops[3].stream_hint, 2u);
+  EXPECT_EQ(w.ops[5].kind, OpKind::stream_sync);
+  EXPECT_EQ(w.ops[5].stream_hint, 2u);
+  EXPECT_EQ(imp.stats.waits_linked, 1u);
+  EXPECT_EQ(imp.stats.waits_inferred, 0u);
+  // Host gaps: call start minus the previous emitted call's end (ns, exact).
+  EXPECT_EQ(w.ops[0].host_gap_ns, 0);
+  EXPECT_EQ(w.ops[1].host_gap_ns, 1'000);  // 16 - 15 us
+  EXPECT_EQ(w.ops[2].host_gap_ns, 1'000);  // 18 - 17
+  EXPECT_EQ(w.ops[3].host_gap_ns, 1'000);  // 24 - 23
+  for (const auto& s : w.streams) EXPECT_EQ(s.priority, s.id == 2 ? -3 : 0);
+}
+
+TEST(ImportKineto, FlowEventsLinkRecordsWithoutCorrelationArgs) {
+  const std::string text = trace_of({
+      R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":5,"tid":5,"ts":1.000,"dur":2})",
+      R"({"ph":"s","id":77,"pid":5,"tid":5,"ts":1.000,"cat":"ac2g","name":"ac2g"})",
+      R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":3,"ts":4.000,"dur":3,"args":{"stream":3,"grid":[1,1,1],"block":[32,1,1]}})",
+      R"({"ph":"f","id":77,"pid":0,"tid":3,"ts":4.000,"cat":"ac2g","name":"ac2g","bp":"e"})",
+  });
+  const Imported imp = build_program(parse_kineto(text, "flows.json"), {});
+  ASSERT_EQ(imp.workload.ops.size(), 1u);
+  EXPECT_EQ(imp.workload.ops[0].id, "k77");
+  EXPECT_EQ(imp.stats.activities_without_call, 0u);
+}
+
+// ------------------------------------------------------------------------------------- Kineto bad input
+TEST(ImportBadInput, NoGpuActivity) {
+  const fs::path f = temp_path("nogpu.json");
+  model::write_file_atomically(f, trace_of({runtime_event("cudaGetDevice", 1, 1, 1)}));
+  expect_input_error([&] { (void)import_trace(f, {}); }, f.string(), {"no GPU activity"});
+}
+
+TEST(ImportBadInput, SeveralDevicesSaysWhichToPick) {
+  const std::string text = trace_of({runtime_event("cudaLaunchKernel", 1, 1, 1), kernel_event(1, 7, 3, 1, 0),
+                                     runtime_event("cudaLaunchKernel", 2, 2, 1), kernel_event(2, 7, 3, 1, 1)});
+  const Capture cap = parse_kineto(text, "two.json");
+  expect_input_error([&] { (void)build_program(cap, {}); }, "two.json", {"several devices", "0, 1", "--gpu"});
+  BuildOptions o;
+  o.device = 1;
+  const Imported imp = build_program(cap, o);
+  ASSERT_EQ(imp.workload.ops.size(), 1u);
+  EXPECT_EQ(imp.workload.ops[0].id, "k2");
+  o.device = 4;
+  expect_input_error([&] { (void)build_program(cap, o); }, "two.json", {"device 4", "0, 1"});
+}
+
+TEST(ImportBadInput, SeveralProcessesSaysWhichToPick) {
+  const std::string text = trace_of({runtime_event("cudaLaunchKernel", 1, 1, 1, 100), kernel_event(1, 7, 3, 1),
+                                     runtime_event("cudaLaunchKernel", 2, 2, 1, 200), kernel_event(2, 7, 5, 1)});
+  const Capture cap = parse_kineto(text, "procs.json");
+  expect_input_error([&] { (void)build_program(cap, {}); }, "procs.json", {"several processes", "100, 200", "--process"});
+  BuildOptions o;
+  o.process = 200;
+  const Imported imp = build_program(cap, o);
+  ASSERT_EQ(imp.workload.ops.size(), 2u);  // process 100's kernel has no call in process 200: ordered by start
+  EXPECT_EQ(imp.stats.activities_without_call, 1u);
+}
+
+TEST(ImportBadInput, RuntimeCallWithoutItsGpuWork) {
+  const std::string text = trace_of({runtime_event("cudaLaunchKernel", 1, 1, 1), kernel_event(1, 7, 3, 1),
+                                     runtime_event("cudaMemcpyAsync", 2, 2, 1)});
+  expect_input_error([&] { (void)build_program(parse_kineto(text, "lost.json"), {}); }, "lost.json",
+                     {"cudaMemcpyAsync", "correlation 2", "no GPU activity"});
+}
+
+TEST(ImportBadInput, KernelRecordMissingItsShape) {
+  const std::string text = trace_of({R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":1,"args":{"stream":7,"correlation":1}})"});
+  expect_input_error([&] { (void)parse_kineto(text, "shape.json"); }, "shape.json", {"/traceEvents/0", "grid"});
+}
+
+TEST(ImportBadInput, TruncatedGzip) {
+  const std::string gz = model::read_text_file(kFixtures / "multistream.json.gz");
+  const fs::path f = temp_path("cut.json.gz");
+  model::write_file_atomically(f, gz.substr(0, gz.size() / 2));
+  expect_input_error([&] { (void)import_trace(f, {}); }, f.string(), {"truncated gzip"});
+}
+
+TEST(ImportBadInput, MalformedJsonAndNotATrace) {
+  const std::string good = trace_of({runtime_event("cudaLaunchKernel", 1, 1, 1), kernel_event(1, 7, 3, 1)});
+  expect_input_error([&] { (void)parse_kineto(good.substr(0, good.size() - 30), "cut.json"); }, "cut.json", {"JSON"});
+  expect_input_error([&] { (void)parse_kineto(R"({"a":1})", "other.json"); }, "other.json", {"no traceEvents"});
+  expect_input_error([&] { (void)import_trace(temp_path("absent.json"), {}); }, "absent.json", {"no such file"});
+}
+
+// ------------------------------------------------------------------------------- Nsight Systems (SQLite)
+/// A small nsys-shaped export built from SQL: `schema` and `tables` vary per test.
+struct NsysDb {
+  explicit NsysDb(const std::string& name) : path(temp_path(name)) { fs::remove(path); }
+  void exec(const std::string& sql) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.string().c_str(), &db), SQLITE_OK);
+    char* err = nullptr;
+    // No fsync per statement: these files live for one test.
+    const int rc = sqlite3_exec(db, ("PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY;" + sql).c_str(),
+                                nullptr, nullptr, &err);
+    const std::string msg = err != nullptr ? err : "";
+    sqlite3_free(err);
+    sqlite3_close(db);
+    ASSERT_EQ(rc, SQLITE_OK) << msg;
+  }
+  fs::path path;
+};
+
+const char* kNsysSchema = R"SQL(
+CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);
+CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INT, end INT, eventClass INT, globalTid INT, correlationId INT,
+  nameId INT, returnValue INT, callchainId INT);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT, end INT, deviceId INT, contextId INT, streamId INT,
+  correlationId INT, globalPid INT, demangledName INT, shortName INT, mangledName INT, gridX INT, gridY INT,
+  gridZ INT, blockX INT, blockY INT, blockZ INT, registersPerThread INT, staticSharedMemory INT,
+  dynamicSharedMemory INT);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INT, end INT, deviceId INT, contextId INT, streamId INT,
+  correlationId INT, globalPid INT, bytes INT, copyKind INT, deprecatedSrcId INT, srcKind INT, dstKind INT);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INT, end INT, deviceId INT, contextId INT, streamId INT,
+  correlationId INT, globalPid INT, value INT, bytes INT, memKind INT);
+CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INT, end INT, deviceId INT, contextId INT, streamId INT,
+  correlationId INT, globalPid INT, syncType INT, eventId INT);
+CREATE TABLE TARGET_INFO_CUDA_STREAM (streamId INT, hwId INT, vmId INT, processId INT, contextId INT,
+  priority INT, flag INT);
+)SQL";
+
+// Process 4242, thread 4243: globalTid = pid << 24 | tid.
+const char* kNsysRows = R"SQL(
+INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.11.3');
+INSERT INTO StringIds VALUES (1, 'cudaMemcpyAsync_v3020'), (2, 'cudaLaunchKernel_v7000'),
+  (3, 'cudaEventRecord_v3020'), (4, 'cudaStreamWaitEvent_v3020'), (5, 'cudaMemsetAsync_v3020'),
+  (6, 'cudaDeviceSynchronize_v3020'), (7, 'gemm'), (8, 'relu'), (9, 'cudaMemcpy_v3020');
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES
+  (1000, 3000, 0, 71168954515, 11, 1, 0, 0),
+  (4000, 5000, 0, 71168954515, 12, 3, 0, 0),
+  (6000, 8000, 0, 71168954515, 13, 2, 0, 0),
+  (9000, 9500, 0, 71168954515, 14, 4, 0, 0),
+  (10000, 12000, 0, 71168954515, 15, 2, 0, 0),
+  (13000, 14000, 0, 71168954515, 16, 5, 0, 0),
+  (15000, 90000, 0, 71168954515, 17, 9, 0, 0),
+  (95000, 99000, 0, 71168954515, 18, 6, 0, 0);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES
+  (3500, 40000, 0, 1, 13, 11, 0, 1048576, 1, 0, 1, 3),
+  (60000, 88000, 0, 1, 7, 17, 0, 4096, 2, 0, 3, 2);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+  (9000, 30000, 0, 1, 14, 13, 0, 7, 7, 7, 264, 1, 1, 256, 1, 1, 64, 1024, 2048),
+  (41000, 50000, 0, 1, 15, 15, 0, 8, 8, 8, 132, 2, 1, 128, 2, 1, 32, 0, 0);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (51000, 52000, 0, 1, 15, 16, 0, 0, 65536, 3);
+INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES
+  (9100, 9400, 0, 1, 15, 14, 0, 2, 5),
+  (95100, 98900, 0, 1, 4294967295, 18, 0, 4, 4294967295);
+INSERT INTO TARGET_INFO_CUDA_STREAM VALUES (15, 0, 0, 4242, 1, -4, 1), (13, 0, 0, 4242, 1, 0, 1);
+)SQL";
+
+TEST(ImportNsys, ReadsTheExportIntoAProgram) {
+  NsysDb db("nsys_ok.sqlite");
+  db.exec(kNsysSchema);
+  db.exec(kNsysRows);
+  ASSERT_TRUE(is_sqlite_file(db.path));
+  const Imported imp = import_trace(db.path, {});
+  const auto& w = imp.workload;
+  std::vector<std::string> ids;
+  for (const auto& o : w.ops) ids.push_back(o.id);
+  // Host order; the event record is kept because stream 15 waits on it (bound by the timeline: the
+  // record captured the H2D on stream 13, which ended at 40 us, before stream 15's kernel started at 41 us).
+  EXPECT_EQ(ids, (std::vector<std::string>{"c11", "r12", "k13", "w14", "k15", "m16", "c17", "d18"}));
+  EXPECT_EQ(op(w, "c11").kind, OpKind::h2d);
+  EXPECT_EQ(op(w, "c11").host_memory, model::HostMemory::pageable);
+  EXPECT_EQ(op(w, "c11").bytes, 1048576u);
+  EXPECT_EQ(op(w, "c17").kind, OpKind::d2h);
+  EXPECT_TRUE(op(w, "c17").blocking);  // cudaMemcpy
+  EXPECT_EQ(op(w, "c17").host_memory, model::HostMemory::pinned);
+  EXPECT_EQ(op(w, "r12").stream_hint, 13u);
+  EXPECT_EQ(op(w, "w14").stream_hint, 15u);
+  EXPECT_EQ(op(w, "w14").event, "e12");
+  const model::KernelShape& s = *op(w, "k13").shape;
+  EXPECT_EQ(s.grid, (model::Dim3{264, 1, 1}));
+  EXPECT_EQ(s.registers_per_thread, 64u);
+  EXPECT_EQ(s.shared_mem_bytes, 3072u);  // static + dynamic
+  EXPECT_EQ(op(w, "k15").name, "relu");
+  EXPECT_EQ(op(w, "m16").bytes, 65536u);
+  EXPECT_EQ(op(w, "d18").kind, OpKind::device_sync);
+  EXPECT_EQ(op(w, "r12").host_gap_ns, 1000);  // 4000 - 3000
+  for (const auto& st : w.streams) EXPECT_EQ(st.priority, st.id == 15 ? -4 : 0);
+  EXPECT_EQ(imp.stats.waits_inferred, 1u);
+}
+
+TEST(ImportBadInput, NsysUnknownSchemaVersion) {
+  NsysDb db("nsys_v9.sqlite");
+  db.exec(kNsysSchema);
+  db.exec(kNsysRows);
+  db.exec("UPDATE META_DATA_EXPORT SET value = '9.0.1' WHERE name = 'EXPORT_SCHEMA_VERSION'");
+  expect_input_error([&] { (void)import_trace(db.path, {}); }, db.path.string(),
+                     {"META_DATA_EXPORT", "unknown export schema version '9.0.1'"});
+}
+
+TEST(ImportBadInput, NsysMissingTableAndColumn) {
+  NsysDb no_runtime("nsys_noruntime.sqlite");
+  no_runtime.exec(kNsysSchema);
+  no_runtime.exec(kNsysRows);
+  no_runtime.exec("DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME");
+  expect_input_error([&] { (void)import_trace(no_runtime.path, {}); }, no_runtime.path.string(),
+                     {"missing table CUPTI_ACTIVITY_KIND_RUNTIME"});
+  NsysDb no_grid("nsys_nogrid.sqlite");
+  no_grid.exec(kNsysSchema);
+  no_grid.exec(kNsysRows);
+  no_grid.exec("ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN gridY");
+  expect_input_error([&] { (void)import_trace(no_grid.path, {}); }, no_grid.path.string(),
+                     {"CUPTI_ACTIVITY_KIND_KERNEL", "missing column(s) gridY"});
+  NsysDb no_meta("nsys_nometa.sqlite");
+  no_meta.exec(kNsysSchema);
+  no_meta.exec("DROP TABLE META_DATA_EXPORT");
+  expect_input_error([&] { (void)import_trace(no_meta.path, {}); }, no_meta.path.string(), {"no META_DATA_EXPORT"});
+  NsysDb no_gpu("nsys_nogpu.sqlite");
+  no_gpu.exec(kNsysSchema);
+  no_gpu.exec("DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL; DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY;"
+              "DROP TABLE CUPTI_ACTIVITY_KIND_MEMSET;"
+              "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.11.3');");
+  expect_input_error([&] { (void)import_trace(no_gpu.path, {}); }, no_gpu.path.string(), {"no GPU activity"});
+}
+
+TEST(ImportBadInput, NsysEmptyActivityAndOrphanCall) {
+  NsysDb empty("nsys_empty.sqlite");
+  empty.exec(kNsysSchema);
+  empty.exec("INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.11.3')");
+  expect_input_error([&] { (void)import_trace(empty.path, {}); }, empty.path.string(), {"no GPU activity"});
+  NsysDb orphan("nsys_orphan.sqlite");
+  orphan.exec(kNsysSchema);
+  orphan.exec(kNsysRows);
+  orphan.exec("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE correlationId = 15");
+  expect_input_error([&] { (void)import_trace(orphan.path, {}); }, orphan.path.string(),
+                     {"cudaLaunchKernel_v7000", "correlation 15", "no GPU activity"});
+}
+
+}  // namespace
+}  // namespace streamlab::import
