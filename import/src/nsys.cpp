@@ -110,6 +110,15 @@ std::string text(sqlite3_stmt* s, int col) {
 std::uint32_t pid_of(std::int64_t global) { return static_cast<std::uint32_t>((global >> 24) & 0xFFFFFF); }
 std::uint32_t tid_of(std::int64_t global) { return static_cast<std::uint32_t>(global & 0xFFFFFF); }
 
+/// Columns 0..4 of every GPU activity query: start, end, deviceId, streamId, correlationId.
+void read_placement(sqlite3_stmt* s, GpuActivity& a) {
+  a.start = i64(s, 0);
+  a.end = i64(s, 1);
+  a.device = static_cast<std::uint32_t>(i64(s, 2));
+  a.stream = static_cast<std::uint32_t>(i64(s, 3));
+  a.correlation = static_cast<std::uint64_t>(i64(s, 4));
+}
+
 void copy_kind(std::int64_t kind, std::int64_t src, std::int64_t dst, GpuActivity& a) {
   constexpr std::int64_t kHtoD = 1, kDtoH = 2, kPageable = 1;
   a.copy_kind = kind == kHtoD ? model::OpKind::h2d : kind == kDtoH ? model::OpKind::d2h : model::OpKind::d2d;
@@ -190,11 +199,7 @@ Capture read_nsys(const std::filesystem::path& file) {
             [&](sqlite3_stmt* s) {
               GpuActivity a;
               a.kind = ActivityKind::kernel;
-              a.start = i64(s, 0);
-              a.end = i64(s, 1);
-              a.device = static_cast<std::uint32_t>(i64(s, 2));
-              a.stream = static_cast<std::uint32_t>(i64(s, 3));
-              a.correlation = static_cast<std::uint64_t>(i64(s, 4));
+              read_placement(s, a);
               auto dim = [&](int c) { return static_cast<std::uint32_t>(std::max<std::int64_t>(1, i64(s, c))); };
               a.shape.grid = {dim(5), dim(6), dim(7)};
               a.shape.block = {dim(8), dim(9), dim(10)};
@@ -209,11 +214,7 @@ Capture read_nsys(const std::filesystem::path& file) {
             [&](sqlite3_stmt* s) {
               GpuActivity a;
               a.kind = ActivityKind::memcpy;
-              a.start = i64(s, 0);
-              a.end = i64(s, 1);
-              a.device = static_cast<std::uint32_t>(i64(s, 2));
-              a.stream = static_cast<std::uint32_t>(i64(s, 3));
-              a.correlation = static_cast<std::uint64_t>(i64(s, 4));
+              read_placement(s, a);
               a.bytes = static_cast<std::uint64_t>(i64(s, 5));
               copy_kind(i64(s, 6), i64(s, 7), i64(s, 8), a);
               cap.activities.push_back(std::move(a));
@@ -223,11 +224,7 @@ Capture read_nsys(const std::filesystem::path& file) {
             [&](sqlite3_stmt* s) {
               GpuActivity a;
               a.kind = ActivityKind::memset;
-              a.start = i64(s, 0);
-              a.end = i64(s, 1);
-              a.device = static_cast<std::uint32_t>(i64(s, 2));
-              a.stream = static_cast<std::uint32_t>(i64(s, 3));
-              a.correlation = static_cast<std::uint64_t>(i64(s, 4));
+              read_placement(s, a);
               a.bytes = static_cast<std::uint64_t>(i64(s, 5));
               a.name = "Memset (Device)";
               cap.activities.push_back(std::move(a));

@@ -189,6 +189,15 @@ TEST(ImportKineto, TrainingStepFixtures) {
     }
 }
 
+TEST(ImportKineto, ProgramsSurviveTheWorkloadFormat) {
+  for (const char* f : {"cnn.json.gz", "transformer.json.gz", "multistream.json.gz"}) {
+    const Imported imp = import_trace(kFixtures / f, {});
+    const model::Workload back = model::parse_workload(model::workload_to_json(imp.workload), f);
+    EXPECT_EQ(back, imp.workload) << f;
+    EXPECT_EQ(back.hash(), imp.measured.meta.workload_hash) << f;
+  }
+}
+
 TEST(ImportKineto, StreamPriorityOverrideAndUnknownStream) {
   BuildOptions o;
   o.stream_priority[47] = -5;
