@@ -1,5 +1,5 @@
 # `cmake --install`: the executables, the libraries with their headers, the chart scripts, and a CMake
-# package (streamlabConfig.cmake + version file) exporting streamlab::model, ::policies, ::sim,
+# package (streamlabConfig.cmake + version file) exporting streamlab::model, ::import, ::policies, ::sim,
 # ::experiments and, when they were built, ::executor (CUDA) and ::viz. A consumer writes
 #   find_package(streamlab 0.1 REQUIRED [COMPONENTS executor viz])
 #   target_link_libraries(app PRIVATE streamlab::sim)
@@ -8,7 +8,7 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(STREAMLAB_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/streamlab)
-set(_streamlab_libs model policies sim experiments)
+set(_streamlab_libs model import policies sim experiments)
 set(_streamlab_components "")
 foreach(optional executor viz)
   if(TARGET streamlab_${optional})
