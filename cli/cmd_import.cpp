@@ -24,6 +24,7 @@ struct Options {
   std::string trace, output, measured, device, name;
   std::optional<std::uint32_t> gpu, process;
   std::vector<std::string> priorities;
+  std::string host_gaps = "trace";
 };
 
 std::map<std::uint32_t, int> parse_priorities(const std::vector<std::string>& specs) {
@@ -54,6 +55,7 @@ void run(const Options& o) {
   bo.profile = &profile;
   bo.stream_priority = parse_priorities(o.priorities);
   bo.name = o.name;
+  bo.host_gaps = o.host_gaps == "own" ? import::HostGaps::own : import::HostGaps::trace_timing;
   const import::Imported imp = import::import_trace(o.trace, bo);
   // Serialize both before writing either, then write atomically; a failed second write removes the first.
   const std::string workload_json = model::workload_to_json(imp.workload);
@@ -99,6 +101,10 @@ const bool registered = register_command(
        app.add_option("--stream-priority", o->priorities,
                       "STREAM=PRIORITY, repeatable: a stream's priority where the trace does not record it");
        app.add_option("--name", o->name, "Workload name (default: the trace file's name)");
+       app.add_option("--host-gaps", o->host_gaps,
+                      "trace: replay issues each call when the trace did (default); own: the program's time "
+                      "between calls only (import/README.md)")
+           ->check(CLI::IsMember({"trace", "own"}));
        app.callback([o] { run(*o); });
      }});
 

@@ -54,6 +54,27 @@ struct Binding {
   bool inferred = false;   ///< bound by the timeline, not by the trace's own link
 };
 
+/// Host time the simulator charges for issuing an op of this kind (device_profile.hpp: the host API costs;
+/// a traced run adds traced_launch_overhead_ns to every kernel launch).
+Nanos modeled_call_cost(model::OpKind kind, const model::DeviceProfile& p, bool traced) {
+  auto ns = [](const model::Param& x) { return static_cast<Nanos>(std::llround(x.value)); };
+  switch (kind) {
+    case model::OpKind::kernel:
+      return ns(p.kernel_launch_ns) + (traced ? ns(p.traced_launch_overhead_ns) : 0);
+    case model::OpKind::h2d:
+    case model::OpKind::d2h:
+    case model::OpKind::d2d:
+    case model::OpKind::memset:
+      return ns(p.memcpy_async_issue_ns);
+    case model::OpKind::event_record:
+      return ns(p.event_record_untimed_ns);
+    case model::OpKind::event_wait:
+      return ns(p.stream_wait_event_ns);
+    default:
+      return 0;
+  }
+}
+
 }  // namespace
 
 model::Nanos per_block_ns_for_span(const model::KernelShape& shape, model::Nanos span,
@@ -341,7 +362,9 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
     w.name = opt.name.empty() ? std::filesystem::path(src).stem().stem().string() : opt.name;
     model::Trace& t = out.measured;
     const Nanos t0 = items.front().start;
-    Nanos prev_end = items.front().start;
+    // The previous emitted call: when it started and returned, and what the simulator charges for it.
+    Nanos prev_start = items.front().start, prev_end = items.front().start, prev_cost = 0;
+    bool prev_blocks = true;
     std::map<std::uint32_t, std::optional<int>> stream_prio;
     // Ids are unique by construction: one correlation id per call, a kind letter per op, ".k" for a call's
     // k-th activity (graph launches); resolve_and_check would still refuse a duplicate.
@@ -350,8 +373,15 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
     t.spans.reserve(items.size() * 2);
     auto add_op = [&](model::Op op, const Item& it, bool first_of_item, const GpuActivity* act) {
       if (first_of_item && it.call != nullptr) {
-        op.host_gap_ns = std::max<Nanos>(0, it.start - prev_end);
+        // own: time between the previous call's return and this call. trace_timing: this call is issued
+        // when the trace issued it, given that the model charges `prev_cost` for the previous call (a
+        // blocking call returns when the device lets it, so its return is the reference either way).
+        const bool own = opt.host_gaps == HostGaps::own || prev_blocks;
+        op.host_gap_ns = std::max<Nanos>(0, own ? it.start - prev_end : it.start - prev_start - prev_cost);
+        prev_start = it.start;
         prev_end = std::max(prev_end, it.end);
+        prev_cost = modeled_call_cost(op.kind, profile, opt.traced);
+        prev_blocks = model::is_host_sync(op.kind) || op.blocking;
       }
       op.type = model::default_workload_type(op.kind);
       if (op.name.empty()) op.name = op.id;

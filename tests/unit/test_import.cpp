@@ -244,7 +244,9 @@ TEST(ImportKineto, LinkedWaitsUseTheTracesOwnLinks) {
       runtime_event("cudaStreamSynchronize", 6, 32, 150),
       R"({"ph":"X","cat":"cuda_sync","name":"Stream Sync","pid":0,"tid":2,"ts":33,"dur":140,"args":{"cuda_sync_kind":"Stream Sync","stream":2,"correlation":6,"device":0}})",
   });
-  const Imported imp = build_program(parse_kineto(text, "t.json"), {});
+  BuildOptions own;
+  own.host_gaps = HostGaps::own;
+  const Imported imp = build_program(parse_kineto(text, "t.json"), own);
   const auto& w = imp.workload;
   ASSERT_EQ(w.ops.size(), 6u);
   EXPECT_EQ(w.ops[0].id, "k1");
@@ -262,6 +264,17 @@ TEST(ImportKineto, LinkedWaitsUseTheTracesOwnLinks) {
   EXPECT_EQ(w.ops[1].host_gap_ns, 1'000);  // 16 - 15 us
   EXPECT_EQ(w.ops[2].host_gap_ns, 1'000);  // 18 - 17
   EXPECT_EQ(w.ops[3].host_gap_ns, 1'000);  // 24 - 23
+  // Replay timing (the default): start-to-start minus the profile's cost of the previous call.
+  const auto p = model::bundled_h100_profile();
+  const auto launch = static_cast<model::Nanos>(p.kernel_launch_ns.value + p.traced_launch_overhead_ns.value);
+  const Imported timed = build_program(parse_kineto(text, "t.json"), {});
+  const auto& tw = timed.workload;
+  EXPECT_EQ(tw.ops[1].host_gap_ns, std::max<model::Nanos>(0, 6'000 - launch));
+  EXPECT_EQ(tw.ops[2].host_gap_ns, 2'000 - static_cast<model::Nanos>(p.event_record_untimed_ns.value));
+  EXPECT_EQ(tw.ops[4].host_gap_ns, 2'000 - static_cast<model::Nanos>(p.stream_wait_event_ns.value));
+  // After a blocking call the reference is its return: the first op after the stream sync would start at
+  // the sync's end plus its gap (here none follows), so check the sync itself follows a launch.
+  EXPECT_EQ(tw.ops[5].host_gap_ns, std::max<model::Nanos>(0, 6'000 - launch));
   for (const auto& s : w.streams) EXPECT_EQ(s.priority, s.id == 2 ? -3 : 0);
 }
 
@@ -408,7 +421,9 @@ TEST(ImportNsys, ReadsTheExportIntoAProgram) {
   db.exec(kNsysSchema);
   db.exec(kNsysRows);
   ASSERT_TRUE(is_sqlite_file(db.path));
-  const Imported imp = import_trace(db.path, {});
+  BuildOptions own;
+  own.host_gaps = HostGaps::own;
+  const Imported imp = import_trace(db.path, own);
   const auto& w = imp.workload;
   std::vector<std::string> ids;
   for (const auto& o : w.ops) ids.push_back(o.id);
@@ -432,6 +447,11 @@ TEST(ImportNsys, ReadsTheExportIntoAProgram) {
   EXPECT_EQ(op(w, "m16").bytes, 65536u);
   EXPECT_EQ(op(w, "d18").kind, OpKind::device_sync);
   EXPECT_EQ(op(w, "r12").host_gap_ns, 1000);  // 4000 - 3000
+  // Replay timing: after the blocking cudaMemcpy the device sync's gap counts from the copy's return.
+  const Imported timed = import_trace(db.path, {});
+  EXPECT_EQ(op(timed.workload, "d18").host_gap_ns, 5000);  // 95000 - 90000
+  EXPECT_EQ(op(timed.workload, "r12").host_gap_ns,
+            3000 - static_cast<model::Nanos>(model::bundled_h100_profile().memcpy_async_issue_ns.value));
   for (const auto& st : w.streams) EXPECT_EQ(st.priority, st.id == 15 ? -4 : 0);
   EXPECT_EQ(imp.stats.waits_inferred, 1u);
 }

@@ -16,6 +16,16 @@
 
 namespace streamlab::import {
 
+/// What an op's host_gap_ns holds.
+enum class HostGaps : std::uint8_t {
+  /// The program's own time: this call's start minus the previous call's return.
+  own,
+  /// Replay timing: this call's start minus the previous call's start minus the host cost the device
+  /// profile charges for the previous call, so a replay issues each call when the trace did (the traced
+  /// calls' extra time, e.g. a profiler's, stays in the program). After a blocking call: as `own`.
+  trace_timing,
+};
+
 struct BuildOptions {
   std::optional<std::uint32_t> device;   ///< required when the trace has GPU work on several devices
   std::optional<std::uint32_t> process;  ///< required when API calls come from several processes
@@ -23,6 +33,9 @@ struct BuildOptions {
   const model::DeviceProfile* profile = nullptr;
   std::map<std::uint32_t, int> stream_priority;  ///< overrides what the trace shows
   std::string name;                             ///< workload name (default: the file's stem)
+  HostGaps host_gaps = HostGaps::trace_timing;
+  /// trace_timing: the replay models a traced run (kernel launches cost traced_launch_overhead_ns more).
+  bool traced = true;
 };
 
 /// What the import did beyond the ops themselves, for the command's summary and for tests.
