@@ -5,7 +5,7 @@
 /// key (every parameter plus the workload's and profile's content hashes) in the journal.
 ///
 /// Order (fixed, it is the CSV's row order): workload entries as written, each entry's files in sorted
-/// glob order or its generator parameters' cross product (first parameter outermost); then profiles,
+/// glob order or its generator parameters' cross product (parameters in name order, the first outermost); then profiles,
 /// policies, stream kinds, streams, windows, connections, hints as written. Units: one simulated unit
 /// per configuration that simulates, then one measured unit per measured configuration and repeat.
 
