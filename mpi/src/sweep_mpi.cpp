@@ -180,6 +180,7 @@ DealerStats dealer(const ex::SweepPlan& plan, ex::SweepResults& results, int siz
   std::vector<std::pair<int, bool>> waiting;  // (rank, owns gpu) with no answer yet
   int active = size - 1;
   std::string buffer;
+  std::chrono::microseconds idle_sleep{20};
 
   const auto answer = [&](int rank, bool owns_gpu) {
     std::vector<std::uint64_t> units;
@@ -210,9 +211,13 @@ DealerStats dealer(const ex::SweepPlan& plan, ex::SweepResults& results, int siz
       if (!waiting.empty()) {
         std::erase_if(waiting, [&](const auto& w) { return answer(w.first, w.second); });
       }
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      // Idle: back off from 20 us to 1 ms, so a rank 0 that shares a core with a worker takes little of it;
+      // a worker's chunk lasts far longer than the longest wait for an answer.
+      std::this_thread::sleep_for(idle_sleep);
+      idle_sleep = std::min(idle_sleep * 2, std::chrono::microseconds(1000));
       continue;
     }
+    idle_sleep = std::chrono::microseconds(20);
     const auto t0 = Clock::now();
     int count = 0;
     MPI_Get_count(&st, MPI_CHAR, &count);
