@@ -59,7 +59,7 @@ void draw_charts(const SweepCommandOptions& o, const std::filesystem::path& dir)
               << "\n";
     return;
   }
-  const std::string cmd = "'" + o.python + "' '" + script.string() + "' '" + dir.string() + "'";
+  const std::string cmd = "'" + o.python + "' '" + script.string() + "' '" + dir.string() + "'" + (o.quiet ? " >/dev/null" : "");
   const int rc = std::system(cmd.c_str());
   if (rc != 0) {
     std::cerr << "streamlab: note: the chart script failed (exit " << rc << "); the tables are complete; retry "
