@@ -11,6 +11,7 @@
 #include <string>
 
 #include "command.hpp"
+#include "streamlab/experiments/charts.hpp"
 #include "streamlab/experiments/sweep.hpp"
 #include "streamlab/experiments/sweep_output.hpp"
 #include "streamlab/experiments/sweep_spec.hpp"
@@ -33,8 +34,6 @@ struct SweepCommandOptions {
   bool no_charts = false;
   bool retry_failed = false;
   std::string gpus;
-  std::string python = "/usr/bin/python3";
-  std::string charts_script;
   std::string stats;
 };
 
@@ -44,27 +43,11 @@ std::filesystem::path self_exe() {
   return ec ? std::filesystem::path("streamlab") : p;
 }
 
-/// The chart script: --charts-script, else scripts/plot/sweep_charts.py of the source tree this binary
-/// was built from.
-std::filesystem::path charts_script(const SweepCommandOptions& o) {
-  if (!o.charts_script.empty()) return o.charts_script;
-  return std::filesystem::path(STREAMLAB_SOURCE_DIR) / "scripts" / "plot" / "sweep_charts.py";
-}
-
 void draw_charts(const SweepCommandOptions& o, const std::filesystem::path& dir) {
-  const std::filesystem::path script = charts_script(o);
-  if (!std::filesystem::exists(script) || !std::filesystem::exists(o.python)) {
-    std::cerr << "streamlab: note: no charts (" << (std::filesystem::exists(script) ? o.python : script.string())
-              << " not found); draw them later with: " << o.python << " " << script.string() << " " << dir.string()
-              << "\n";
-    return;
-  }
-  const std::string cmd = "'" + o.python + "' '" + script.string() + "' '" + dir.string() + "'" + (o.quiet ? " >/dev/null" : "");
-  const int rc = std::system(cmd.c_str());
-  if (rc != 0) {
-    std::cerr << "streamlab: note: the chart script failed (exit " << rc << "); the tables are complete; retry "
-              << "with: " << cmd << "\n";
-  }
+  // Charts are an optional output: a missing Python or matplotlib is a note, the tables are complete.
+  const ex::ChartsRun r = ex::run_chart_script("sweep_charts.py", {dir.string()}, o.quiet);
+  if (r.outcome != ex::ChartsOutcome::drawn)
+    std::cerr << "streamlab: note: no charts: " << r.detail << "; the tables are complete\n";
 }
 
 std::vector<std::uint32_t> parse_gpus(const std::string& text) {
@@ -166,8 +149,6 @@ const bool registered = register_command(
        app.add_flag("--no-charts", o->no_charts, "Do not draw charts (tables and summary only)");
        app.add_flag("--retry-failed", o->retry_failed, "Run units again whose journaled result is an error");
        app.add_option("--gpus", o->gpus, "GPU ordinals that measure, e.g. 0,1 (default: the spec's, else all)");
-       app.add_option("--python", o->python, "Python with matplotlib for the charts")->capture_default_str();
-       app.add_option("--charts-script", o->charts_script, "Chart script (default: scripts/plot/sweep_charts.py)");
        app.add_option("--stats", o->stats, "Write run statistics (wall time; under mpirun rank 0's own cost) as JSON");
        app.callback([o] { run(*o); });
      }});

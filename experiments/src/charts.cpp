@@ -2,6 +2,7 @@
 // no shell, and the child's output goes straight to ours.
 #include "streamlab/experiments/charts.hpp"
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -47,7 +48,7 @@ fs::path plot_script_dir() {
   return has_script(source) ? source : fs::path();
 }
 
-ChartsRun draw_charts(const fs::path& dir, const std::vector<std::string>& only) {
+ChartsRun run_chart_script(const std::string& script, const std::vector<std::string>& script_args, bool quiet) {
   const fs::path scripts = plot_script_dir();
   if (scripts.empty())
     return {ChartsOutcome::no_script, std::string("scripts/plot/") + kScript +
@@ -55,14 +56,18 @@ ChartsRun draw_charts(const fs::path& dir, const std::vector<std::string>& only)
   std::string python = env("STREAMLAB_PYTHON");
   if (python.empty()) python = ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
 
-  std::vector<std::string> args = {python, (scripts / kScript).string(), dir.string(), "--quiet-if-no-matplotlib"};
-  for (const auto& name : only) args.insert(args.end(), {"--only", name});
+  std::vector<std::string> args = {python, (scripts / script).string()};
+  args.insert(args.end(), script_args.begin(), script_args.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
 
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  if (quiet) ::posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
   pid_t pid = 0;
-  const int err = ::posix_spawnp(&pid, python.c_str(), nullptr, nullptr, argv.data(), environ);
+  const int err = ::posix_spawnp(&pid, python.c_str(), &actions, nullptr, argv.data(), environ);
+  ::posix_spawn_file_actions_destroy(&actions);
   if (err != 0)
     return {ChartsOutcome::no_python, "cannot start " + python + ": " + std::strerror(err) +
                                           " (charts need Python 3 with matplotlib: apt install python3-matplotlib)"};
@@ -78,9 +83,17 @@ ChartsRun draw_charts(const fs::path& dir, const std::vector<std::string>& only)
     return {ChartsOutcome::bad_input, "the chart script could not read the results in " + dir.string() + " (exit 2)"};
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
     return {ChartsOutcome::no_python, "cannot start " + python + " (charts need Python 3 with matplotlib)"};
-  return {ChartsOutcome::failed, "the chart script " + (scripts / kScript).string() + " failed on " + dir.string() +
+  return {ChartsOutcome::failed, "the chart script " + (scripts / script).string() + " failed" +
                                      (WIFEXITED(status) ? " (exit " + std::to_string(WEXITSTATUS(status)) + ")"
                                                         : " (killed by a signal)")};
+}
+
+ChartsRun draw_charts(const fs::path& dir, const std::vector<std::string>& only) {
+  std::vector<std::string> args = {dir.string(), "--quiet-if-no-matplotlib"};
+  for (const auto& name : only) args.insert(args.end(), {"--only", name});
+  ChartsRun r = run_chart_script(kScript, args);
+  if (r.outcome == ChartsOutcome::failed) r.detail += " on " + dir.string();
+  return r;
 }
 
 }  // namespace streamlab::experiments

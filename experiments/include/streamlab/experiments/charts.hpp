@@ -38,4 +38,9 @@ struct ChartsRun {
 /// The script prints one line per chart to stdout and errors to stderr.
 [[nodiscard]] ChartsRun draw_charts(const std::filesystem::path& dir, const std::vector<std::string>& only = {});
 
+/// Runs `script` (a file of plot_script_dir(), e.g. "sweep_charts.py") with `args`, the same way
+/// draw_charts runs experiment_charts.py; `quiet` sends the script's stdout to /dev/null.
+[[nodiscard]] ChartsRun run_chart_script(const std::string& script, const std::vector<std::string>& args,
+                                         bool quiet = false);
+
 }  // namespace streamlab::experiments
