@@ -39,9 +39,11 @@ if(TARGET streamlab-viz)
 endif()
 set_target_properties(streamlab PROPERTIES EXPORT_NAME cli)
 
-# experiment_charts.py and its style module: `streamlab experiment render/report` look in
+# experiment_charts.py, sweep_charts.py and their style module: `streamlab experiment render/report` and
+# `streamlab sweep` look in
 # <prefix>/share/streamlab/plot (charts.hpp).
 install(FILES ${PROJECT_SOURCE_DIR}/scripts/plot/experiment_charts.py ${PROJECT_SOURCE_DIR}/scripts/plot/streamlab_style.py
+              ${PROJECT_SOURCE_DIR}/scripts/plot/sweep_charts.py
               ${PROJECT_SOURCE_DIR}/scripts/plot/README.md
         DESTINATION ${CMAKE_INSTALL_DATADIR}/streamlab/plot)
 install(FILES ${PROJECT_SOURCE_DIR}/model/profiles/h100-sxm.json DESTINATION ${CMAKE_INSTALL_DATADIR}/streamlab/profiles)

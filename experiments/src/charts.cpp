@@ -80,7 +80,7 @@ ChartsRun run_chart_script(const std::string& script, const std::vector<std::str
     return {ChartsOutcome::no_matplotlib, python + " has no matplotlib (Debian: apt install python3-matplotlib, or "
                                                    "set STREAMLAB_PYTHON to an interpreter that has it)"};
   if (WIFEXITED(status) && WEXITSTATUS(status) == kExitInput)
-    return {ChartsOutcome::bad_input, "the chart script could not read the results in " + dir.string() + " (exit 2)"};
+    return {ChartsOutcome::bad_input, "the chart script " + script + " could not read its input (exit 2)"};
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
     return {ChartsOutcome::no_python, "cannot start " + python + " (charts need Python 3 with matplotlib)"};
   return {ChartsOutcome::failed, "the chart script " + (scripts / script).string() + " failed" +
@@ -92,7 +92,7 @@ ChartsRun draw_charts(const fs::path& dir, const std::vector<std::string>& only)
   std::vector<std::string> args = {dir.string(), "--quiet-if-no-matplotlib"};
   for (const auto& name : only) args.insert(args.end(), {"--only", name});
   ChartsRun r = run_chart_script(kScript, args);
-  if (r.outcome == ChartsOutcome::failed) r.detail += " on " + dir.string();
+  if (r.outcome == ChartsOutcome::failed || r.outcome == ChartsOutcome::bad_input) r.detail += " in " + dir.string();
   return r;
 }
 
