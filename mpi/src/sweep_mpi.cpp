@@ -3,6 +3,8 @@
 
 #include <mpi.h>
 
+#include <time.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -29,10 +31,18 @@ namespace ex = experiments;
 
 namespace {
 
-constexpr int kRequest = 1;  // worker -> rank 0: "R <owns gpu> <compute ns> <units>\n" + "<unit>\t<payload>\n"...
+constexpr int kRequest = 1;  // worker -> rank 0: "R <owns gpu> <compute ns> <units> <compute CPU ns>\n" + "<unit>\t<payload>\n"...
 constexpr int kWork = 2;     // rank 0 -> worker: unit indices (uint64); none = stop
 
 using Clock = std::chrono::steady_clock;
+
+/// CPU time of this thread (CLOCK_THREAD_CPUTIME_ID) or process: rank 0's cost and the workers' compute
+/// time are also counted in CPU time, which other load on the machine does not inflate.
+std::int64_t cpu_ns(clockid_t clock) {
+  timespec ts{};
+  clock_gettime(clock, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
 
 std::int64_t ns_since(Clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
@@ -94,11 +104,11 @@ std::vector<std::string> run_units(const ex::SweepPlan& plan, const std::vector<
 
 void worker(const ex::SweepPlan& plan, unsigned jobs, const std::optional<ex::MeasureTarget>& gpu) {
   std::string outgoing;
-  std::int64_t compute_ns = 0;
+  std::int64_t compute_ns = 0, compute_cpu_ns = 0;
   std::uint64_t units_done = 0;
   while (true) {
     const std::string msg = "R " + std::string(gpu ? "1" : "0") + " " + std::to_string(compute_ns) + " " +
-                            std::to_string(units_done) + "\n" + outgoing;
+                            std::to_string(units_done) + " " + std::to_string(compute_cpu_ns) + "\n" + outgoing;
     MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_CHAR, 0, kRequest, MPI_COMM_WORLD);
     MPI_Status st;
     MPI_Probe(0, kWork, MPI_COMM_WORLD, &st);
@@ -108,8 +118,10 @@ void worker(const ex::SweepPlan& plan, unsigned jobs, const std::optional<ex::Me
     MPI_Recv(units.data(), count, MPI_UINT64_T, 0, kWork, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     if (units.empty()) return;
     const auto t0 = Clock::now();
+    const std::int64_t c0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
     const std::vector<std::string> payloads = run_units(plan, units, jobs, gpu);
     compute_ns += ns_since(t0);
+    compute_cpu_ns += cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - c0;
     units_done += units.size();
     outgoing.clear();
     for (std::size_t i = 0; i < units.size(); ++i) outgoing += std::to_string(units[i]) + "\t" + payloads[i] + "\n";
@@ -118,11 +130,16 @@ void worker(const ex::SweepPlan& plan, unsigned jobs, const std::optional<ex::Me
 
 struct DealerStats {
   std::int64_t service_ns = 0;     ///< rank 0's main thread busy with requests (not idle polling)
+  std::int64_t service_cpu_ns = 0; ///< the same in CPU time of that thread
   std::uint64_t served_units = 0;  ///< results that arrived from other ranks
   std::uint64_t requests = 0;
-  std::int64_t local_compute_ns = 0;
+  std::int64_t local_compute_ns = 0, local_compute_cpu_ns = 0;
   std::uint64_t local_units = 0;
-  std::vector<std::pair<std::int64_t, std::uint64_t>> worker_compute;  ///< per rank: compute ns, units
+  struct Worker {
+    std::int64_t compute_ns = 0, compute_cpu_ns = 0;
+    std::uint64_t units = 0;
+  };
+  std::vector<Worker> worker_compute;  ///< per rank
 };
 
 DealerStats dealer(const ex::SweepPlan& plan, ex::SweepResults& results, int size, unsigned jobs,
@@ -133,7 +150,7 @@ DealerStats dealer(const ex::SweepPlan& plan, ex::SweepResults& results, int siz
   std::atomic<bool> stop{false};
   std::exception_ptr error;
   std::mutex error_mutex;
-  std::atomic<std::int64_t> local_ns{0};
+  std::atomic<std::int64_t> local_ns{0}, local_cpu_ns{0};
   std::atomic<std::uint64_t> local_units{0};
   const auto guarded = [&](auto&& f) {
     return [&, f] {
@@ -152,8 +169,10 @@ DealerStats dealer(const ex::SweepPlan& plan, ex::SweepResults& results, int siz
     local.emplace_back(guarded([&] {
       for (auto u = deal.take_simulated(1); !u.empty() && !stop; u = deal.take_simulated(1)) {
         const auto t0 = Clock::now();
+        const std::int64_t c0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
         std::string p = ex::run_simulated_unit(plan, plan.units[u[0]].config);
         local_ns += ns_since(t0);
+        local_cpu_ns += cpu_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
         ++local_units;
         results.complete(u[0], std::move(p));
       }
@@ -219,6 +238,7 @@ DealerStats dealer(const ex::SweepPlan& plan, ex::SweepResults& results, int siz
     }
     idle_sleep = std::chrono::microseconds(20);
     const auto t0 = Clock::now();
+    const std::int64_t c0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
     int count = 0;
     MPI_Get_count(&st, MPI_CHAR, &count);
     buffer.resize(static_cast<std::size_t>(count));
@@ -226,12 +246,12 @@ DealerStats dealer(const ex::SweepPlan& plan, ex::SweepResults& results, int siz
     // Header, then one result per line.
     std::size_t pos = buffer.find('\n');
     int owns_gpu = 0;
-    long long compute_ns = 0;
+    long long compute_ns = 0, compute_cpu_ns = 0;
     unsigned long long units_done = 0;
     if (pos == std::string::npos ||
-        std::sscanf(buffer.c_str(), "R %d %lld %llu", &owns_gpu, &compute_ns, &units_done) != 3)
+        std::sscanf(buffer.c_str(), "R %d %lld %llu %lld", &owns_gpu, &compute_ns, &units_done, &compute_cpu_ns) != 4)
       abort_job("rank 0 received a malformed request from rank " + std::to_string(st.MPI_SOURCE));
-    stats.worker_compute[static_cast<std::size_t>(st.MPI_SOURCE)] = {compute_ns, units_done};
+    stats.worker_compute[static_cast<std::size_t>(st.MPI_SOURCE)] = {compute_ns, compute_cpu_ns, units_done};
     ++pos;
     while (pos < buffer.size()) {
       const std::size_t nl = buffer.find('\n', pos);
@@ -247,6 +267,7 @@ DealerStats dealer(const ex::SweepPlan& plan, ex::SweepResults& results, int siz
     if (!answer(st.MPI_SOURCE, owns_gpu != 0)) waiting.emplace_back(st.MPI_SOURCE, owns_gpu != 0);
     ++stats.requests;
     stats.service_ns += ns_since(t0);
+    stats.service_cpu_ns += cpu_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
   }
   for (auto& t : local) t.join();
   if (error) {
@@ -257,25 +278,31 @@ DealerStats dealer(const ex::SweepPlan& plan, ex::SweepResults& results, int siz
     }
   }
   stats.local_compute_ns = local_ns;
+  stats.local_compute_cpu_ns = local_cpu_ns;
   stats.local_units = local_units;
   return stats;
 }
 
 void write_stats(const std::string& file, const DealerStats& s, int size, unsigned jobs, double wall_s,
                  std::size_t units_run) {
-  std::int64_t worker_ns = s.local_compute_ns;
+  std::int64_t worker_ns = s.local_compute_ns, worker_cpu_ns = s.local_compute_cpu_ns;
   std::uint64_t worker_units = s.local_units;
-  for (const auto& [ns, n] : s.worker_compute) {
-    worker_ns += ns;
-    worker_units += n;
+  for (const DealerStats::Worker& w : s.worker_compute) {
+    worker_ns += w.compute_ns;
+    worker_cpu_ns += w.compute_cpu_ns;
+    worker_units += w.units;
   }
-  const double c0 = s.served_units ? static_cast<double>(s.service_ns) / static_cast<double>(s.served_units) : 0.0;
-  const double t = worker_units ? static_cast<double>(worker_ns) / static_cast<double>(worker_units) : 0.0;
+  const auto per = [](double total, double n) { return n > 0 ? total / n : 0.0; };
+  const double served = static_cast<double>(s.served_units), units = static_cast<double>(worker_units);
   std::ostringstream os;
   os << "{\"ranks\": " << size << ", \"jobs\": " << jobs << ", \"units_run\": " << units_run
      << ", \"wall_s\": " << wall_s << ", \"rank0_requests\": " << s.requests
-     << ", \"rank0_units_served\": " << s.served_units << ", \"rank0_service_ns_per_unit\": " << c0
-     << ", \"compute_ns_per_unit\": " << t << ", \"rank0_local_units\": " << s.local_units << "}\n";
+     << ", \"rank0_units_served\": " << s.served_units
+     << ", \"rank0_service_ns_per_unit\": " << per(static_cast<double>(s.service_ns), served)
+     << ", \"rank0_service_cpu_ns_per_unit\": " << per(static_cast<double>(s.service_cpu_ns), served)
+     << ", \"compute_ns_per_unit\": " << per(static_cast<double>(worker_ns), units)
+     << ", \"compute_cpu_ns_per_unit\": " << per(static_cast<double>(worker_cpu_ns), units)
+     << ", \"rank0_local_units\": " << s.local_units << "}\n";
   model::write_file_atomically(file, os.str());
 }
 
@@ -361,9 +388,12 @@ void run_sweep_mpi(const std::filesystem::path& spec_file, const SweepMpiOptions
   if (!o.stats_file.empty())
     write_stats(o.stats_file, stats, size, jobs, wall_s, results.completed() - results.resumed());
   if (!o.quiet && stats.served_units > 0) {
-    std::fprintf(stderr, "sweep: %d ranks; rank 0 served %llu units from other ranks at %.1f us of its own time each\n",
+    std::fprintf(stderr,
+                 "sweep: %d ranks; rank 0 served %llu units from other ranks at %.1f us of its own time each "
+                 "(%.1f us CPU)\n",
                  size, static_cast<unsigned long long>(stats.served_units),
-                 static_cast<double>(stats.service_ns) / 1e3 / static_cast<double>(stats.served_units));
+                 static_cast<double>(stats.service_ns) / 1e3 / static_cast<double>(stats.served_units),
+                 static_cast<double>(stats.service_cpu_ns) / 1e3 / static_cast<double>(stats.served_units));
   }
   finish(*plan, results);
 }

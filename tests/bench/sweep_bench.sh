@@ -42,10 +42,11 @@ run() {  # name, command...: wall time of the sweep itself (from --stats), CPU t
   wall[$name]=$(sed -n 's/.*"wall_s": \([0-9.e+-]*\).*/\1/p' "$work/$name.stats")
 }
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-run j1 "$sl" sweep -j 1
-run j2 "$sl" sweep -j 2
+# Each pair back to back, so both of a pair see about the same load from the rest of the machine.
 run np1 "${mpirun[@]}" -np 1 "$sl" sweep
 run np2 "${mpirun[@]}" -np 2 "$sl" sweep
+run j1 "$sl" sweep -j 1
+run j2 "$sl" sweep -j 2
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 for d in j2 np1 np2; do
   for f in sweep.csv sweep.json summary.md; do cmp -s "$work/j1/$f" "$work/$d/$f" || { echo "sweep_bench: $d/$f differs from j1" >&2; exit 1; }
@@ -64,8 +65,14 @@ BEGIN {
   printf "| mpirun -np 2 | %.2f | %.0f | %.0f | %.2f | %.2f |\n\n", np2, n / np2, n / np2 / 2, cnp2, 1e3 * cnp2 / n
   printf "Speed-up from 1 to 2: ranks %.2fx, threads %.2fx (%d configurations, %d cores, load average %s before, %s after).\n\n", np1 / np2, j1 / j2, n, cores, lb, la
 }')
-r0=$(awk -v c0="$(field np2 rank0_service_ns_per_unit)" -v t="$(field np2 compute_ns_per_unit)" -v served="$(field np2 rank0_units_served)" \
-  'BEGIN { printf "Rank 0 (np 2): %.1f us of its own time per configuration served (%d configurations served to rank 1); a worker computes one in %.2f ms; rank 0 becomes the bottleneck at about t / c0 = %.0f ranks.", c0 / 1e3, served, t / 1e6, t / c0 }')
+r0=$(awk -v c0="$(field np2 rank0_service_ns_per_unit)" -v c0cpu="$(field np2 rank0_service_cpu_ns_per_unit)" \
+         -v t="$(field np2 compute_ns_per_unit)" -v tcpu="$(field np2 compute_cpu_ns_per_unit)" \
+         -v served="$(field np2 rank0_units_served)" '
+BEGIN {
+  printf "Rank 0 (np 2, %d configurations served to rank 1): c0 = %.1f us CPU (%.1f us wall) of its own time per configuration served; ", served, c0cpu / 1e3, c0 / 1e3
+  printf "a worker computes one in t = %.2f ms CPU (%.2f ms wall). ", tcpu / 1e6, t / 1e6
+  printf "Rank 0 becomes the bottleneck at about N* = t / c0 = %.0f ranks (CPU times; %.0f from the wall times under this load).", tcpu / c0cpu, t / c0
+}')
 table=$(printf '%s\n\n%s' "$table" "$r0")
 echo "$table"
 if [ "$write" = 1 ]; then
