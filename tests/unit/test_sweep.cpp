@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 
 #include "streamlab/experiments/sweep.hpp"
@@ -181,3 +183,77 @@ TEST_F(SweepTest, MeasuredUnitsWithoutAGpuAreRefusedBeforeAnythingRuns) {
 }
 
 }  // namespace
+
+namespace {
+
+/// A stand-in for `streamlab run` on N GPUs: it logs when it runs on which GPU, sleeps a little, and
+/// writes a trace with `streamlab sim` (same flags, `--device G` dropped, `--profile` -> `--device`).
+fs::path fake_measuring_streamlab(const fs::path& dir, const fs::path& log) {
+  const fs::path script = dir / "fake-streamlab";
+  const std::string streamlab = (fs::path(STREAMLAB_BINARY_DIR) / "cli" / "streamlab").string();
+  streamlab::model::write_file_atomically(script, R"sh(#!/bin/sh
+shift  # "run"
+args=""; gpu=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --device) gpu=$2; shift 2 ;;
+    --profile) args="$args --device $2"; shift 2 ;;
+    *) args="$args $1"; shift ;;
+  esac
+done
+echo "start $gpu $(date +%s%N) conn=${CUDA_DEVICE_MAX_CONNECTIONS:-unset}" >> )sh" + log.string() + R"sh(
+sleep 0.2
+)sh" + streamlab + R"sh( sim $args > /dev/null || exit 1
+echo "end $gpu $(date +%s%N)" >> )sh" + log.string() + "\n");
+  fs::permissions(script, fs::perms::owner_all);
+  return script;
+}
+
+}  // namespace
+
+TEST_F(SweepTest, OneMeasuringWorkerPerGpuAndNeverTwoRunsOnOneGpu) {
+  if (!fs::exists(fs::path(STREAMLAB_BINARY_DIR) / "cli" / "streamlab")) GTEST_SKIP() << "streamlab not built";
+  const fs::path log = dir_ / "runs.log";
+  const ex::SweepPlan plan = ex::plan_sweep(ex::load_sweep_spec(write_spec(
+      "mode = \"both\"\nrepeats = 2\nstreams = [1, 2]\nconnections = [1, 8]\n" + kGen)));
+  ASSERT_EQ(plan.measured_units(), 8u);
+  ex::SweepResults results(plan, nullptr);
+  ex::SweepRunOptions o;
+  o.jobs = 2;
+  o.gpus = std::vector<std::uint32_t>{0, 1};  // two GPUs: two measuring workers
+  o.streamlab = fake_measuring_streamlab(dir_, log);
+  o.work_dir = dir_ / "work";
+  ex::run_sweep_local(plan, results, o);
+  ASSERT_TRUE(results.all_done());
+
+  // Every measured row has its metrics, and the connection count reached the child's environment.
+  const ex::SweepTables t = ex::render_sweep(plan, results.payloads());
+  EXPECT_EQ(t.failed_rows, 0u) << t.csv;
+  const std::string runs = streamlab::model::read_text_file(log);
+  EXPECT_NE(runs.find("conn=1"), std::string::npos);
+  EXPECT_NE(runs.find("conn=8"), std::string::npos);
+
+  // Per GPU, runs never overlap; both GPUs were busy at once at some point.
+  std::map<std::string, std::vector<std::pair<long long, long long>>> per_gpu;
+  std::map<std::string, long long> open;
+  std::istringstream in(runs);
+  std::string what, gpu;
+  long long ns = 0;
+  std::string rest;
+  while (in >> what >> gpu >> ns) {
+    std::getline(in, rest);
+    if (what == "start") {
+      EXPECT_EQ(open.count(gpu), 0u) << "two runs at once on GPU " << gpu;
+      open[gpu] = ns;
+    } else {
+      per_gpu[gpu].emplace_back(open[gpu], ns);
+      open.erase(gpu);
+    }
+  }
+  ASSERT_EQ(per_gpu.size(), 2u);
+  EXPECT_EQ(per_gpu["0"].size() + per_gpu["1"].size(), 8u);
+  bool concurrent = false;
+  for (const auto& a : per_gpu["0"])
+    for (const auto& b : per_gpu["1"]) concurrent = concurrent || (a.first < b.second && b.first < a.second);
+  EXPECT_TRUE(concurrent) << runs;
+}
