@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "progress_bar.hpp"
 #include "streamlab/model/units.hpp"
 #include "streamlab/model/dag.hpp"
 #include "streamlab/model/device_profile.hpp"
@@ -56,13 +57,15 @@ struct Analysis {
   double mean_parallel = 0;
 };
 
-Analysis analyze(const std::string& file, const std::string& profile_file) {
+Analysis analyze(const std::string& file, const std::string& profile_file, ProgressBar& bar) {
   const model::DeviceProfile profile =
       profile_file.empty() ? model::bundled_h100_profile() : model::load_device_profile(profile_file);
   Analysis a;
   a.file = file;
   a.profile_name = profile_file.empty() ? profile.name + " (bundled)" : profile.name + " (" + profile_file + ")";
+  bar.phase("reading " + file);
   a.w = model::load_workload(file, model::shape_limits(profile));
+  bar.phase("analyzing");
   const auto n = static_cast<model::OpIndex>(a.w.ops.size());
   a.duration.resize(n);
   for (model::OpIndex v = 0; v < n; ++v) a.duration[v] = model::estimate_duration(a.w.ops[v], profile);
@@ -197,6 +200,7 @@ void print_json(const Analysis& a) {
 struct Options {
   std::string file, profile;
   bool json = false;
+  bool quiet = false;
 };
 
 const bool registered = register_command(
@@ -207,8 +211,11 @@ const bool registered = register_command(
        app.add_flag("--json", o->json, "Print the analysis as JSON");
        app.add_option("--profile", o->profile,
                       "Device profile for duration estimates and shape limits (default: bundled H100 SXM)");
+       add_quiet_flag(app, o->quiet);
        app.callback([o] {
-         const Analysis a = analyze(o->file, o->profile);
+         ProgressBar bar(!o->quiet);
+         const Analysis a = analyze(o->file, o->profile, bar);
+         bar.hide();
          if (o->json)
            print_json(a);
          else

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "progress_bar.hpp"
 #include "streamlab/model/units.hpp"
 #include "streamlab/model/metrics.hpp"
 #include "streamlab/model/trace.hpp"
@@ -147,6 +148,7 @@ void print_json(const model::TraceComparison& c, const std::string& fa, const st
 struct Options {
   std::string a, b;
   bool json = false;
+  bool quiet = false;
 };
 
 const bool registered = register_command(
@@ -156,10 +158,16 @@ const bool registered = register_command(
        app.add_option("a", o->a, "Trace A (Chrome Trace Event JSON), e.g. the simulator's prediction")->required();
        app.add_option("b", o->b, "Trace B, e.g. the measurement on a GPU")->required();
        app.add_flag("--json", o->json, "Print the comparison as JSON");
+       add_quiet_flag(app, o->quiet);
        app.callback([o] {
+         ProgressBar bar(!o->quiet);
+         bar.phase("reading " + o->a);
          const model::Trace ta = model::load_trace(o->a);
+         bar.phase("reading " + o->b);
          const model::Trace tb = model::load_trace(o->b);
+         bar.phase("comparing");
          const model::TraceComparison c = model::compare_traces(ta, tb);
+         bar.hide();
          if (c.workload_hash_mismatch)  // stderr, so --json output stays parseable
            std::cerr << "streamlab: warning: the traces are of different workloads (hash " << ta.meta.workload_hash
                      << " vs " << tb.meta.workload_hash << "); per-op errors match ops by id only\n";

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "progress_bar.hpp"
 #include "streamlab/experiments/catalog.hpp"
 #include "streamlab/experiments/charts.hpp"
 #include "streamlab/experiments/report.hpp"
@@ -43,6 +44,7 @@ struct ExperimentOptions {
   std::vector<std::string> repredict_dirs;
   std::string workload_profile;
   std::string report_out;  // default: report_home() / "REPORT.md"
+  bool quiet = false;
 };
 
 void print_line(const std::string& s) {
@@ -125,10 +127,13 @@ void run_experiments(const ExperimentOptions& o) {
   }
   if (o.repeats == 0) throw InputError("", "--repeats", "", "must be at least 1");
 
+  // The bar counts experiments done; progress lines go past it so they never interleave on a terminal.
+  streamlab::cli::ProgressBar bar(!o.quiet && o.child_connections == 0);
+  const auto say = [&bar](const std::string& s) { bar.println(s); };
   ex::SuiteOptions suite;
   suite.quick = o.quick;
   suite.repeats = o.repeats;
-  suite.progress = print_line;
+  suite.progress = say;
   suite.command_line = command_line(o);
   if (!o.device.empty()) {
     suite.profile = streamlab::model::load_device_profile(o.device);
@@ -160,22 +165,25 @@ void run_experiments(const ExperimentOptions& o) {
     why = "--sim-only given";
   } else {
     device = ex::open_cuda_device(why);
-    if (!device) print_line("streamlab experiment: " + why + "; running on the simulator only (as with --sim-only)");
+    if (!device) say("streamlab experiment: " + why + "; running on the simulator only (as with --sim-only)");
   }
   suite.git_commit = current_commit();
   fs::path out_dir;
   std::vector<std::string> names;
+  streamlab::model::ProgressCounter& done = bar.phase("experiments", todo.size());
   for (const auto& e : todo) {
     ex::ExperimentResult r = ex::run_experiment(e, suite, device.get(), device ? "" : "sim-only: " + why);
     if (out_dir.empty()) out_dir = o.out.empty() ? results_root() / r.meta.device_slug : fs::path(o.out);
     ex::write_result_files(r, out_dir);
     names.push_back(r.name);
     const auto& v = r.measured() ? r.measured_verdict : r.predicted_verdict;
-    print_line(e.name + " " + (r.measured() ? "verdict" : "predicted verdict") + ": " +
-               std::string(ex::to_string(v.outcome)) + " - " + v.why);
+    say(e.name + " " + (r.measured() ? "verdict" : "predicted verdict") + ": " + std::string(ex::to_string(v.outcome)) +
+        " - " + v.why);
+    done.add(1);
   }
+  bar.hide();
   draw_charts(out_dir, names, false);
-  print_line("results in " + out_dir.string());
+  say("results in " + out_dir.string());
 }
 
 void render_dirs(const ExperimentOptions& o) {
@@ -187,8 +195,10 @@ void render_dirs(const ExperimentOptions& o) {
 }
 
 void repredict_dirs(const ExperimentOptions& o) {
+  streamlab::cli::ProgressBar bar(!o.quiet);
+  const auto say = [&bar](const std::string& s) { bar.println(s); };
   ex::SuiteOptions suite;
-  suite.progress = print_line;
+  suite.progress = say;
   suite.git_commit = current_commit();
   if (!o.device.empty()) {
     suite.profile = streamlab::model::load_device_profile(o.device);
@@ -200,9 +210,12 @@ void repredict_dirs(const ExperimentOptions& o) {
   if (!o.workload_profile.empty()) forced = streamlab::model::load_device_profile(o.workload_profile);
   for (const auto& d : o.repredict_dirs) {
     std::vector<std::string> names;
-    for (const auto& r : ex::load_results(d)) {
+    const std::vector<ex::ExperimentResult> results = ex::load_results(d);
+    streamlab::model::ProgressCounter& done = bar.phase("re-predicting " + d, results.size());
+    for (const auto& r : results) {
+      done.add(1);
       if (!r.measured()) {
-        print_line(r.name + ": not measured, skipped (re-run it with --sim-only instead)");
+        say(r.name + ": not measured, skipped (re-run it with --sim-only instead)");
         continue;
       }
       auto def = ex::find_experiment(r.name);
@@ -221,7 +234,7 @@ void repredict_dirs(const ExperimentOptions& o) {
       ex::write_result_files(nr, d);
       names.push_back(nr.name);
       const auto& v = nr.measured_verdict;
-      print_line(r.name + " re-predicted; verdict: " + std::string(ex::to_string(v.outcome)));
+      say(r.name + " re-predicted; verdict: " + std::string(ex::to_string(v.outcome)));
     }
     if (!names.empty()) draw_charts(d, names, false);
   }
@@ -271,6 +284,7 @@ const bool registered = streamlab::cli::register_command(
            ->capture_default_str();
        app.add_option("--child-connections", o->child_connections, "internal: measure one connection setting")
            ->group("");
+       streamlab::cli::add_quiet_flag(app, o->quiet);
        app.add_option("--child-output", o->child_output, "internal: where a child writes its results")->group("");
        CLI::App* render = app.add_subcommand("render", "re-draw the charts (SVG, PDF, PNG) of result folders from their CSVs (needs python3-matplotlib)");
        render->add_option("dirs", o->render_dirs, "result folders")->required();
@@ -287,6 +301,7 @@ const bool registered = streamlab::cli::register_command(
        repredict->add_option("--workload-profile", o->workload_profile,
                              "profile the measured run sized its workloads with (default: the one the result records)")
            ->check(CLI::ExistingFile);
+       streamlab::cli::add_quiet_flag(*repredict, o->quiet);
        repredict->callback([o] { repredict_dirs(*o); });
        render->callback([o] { render_dirs(*o); });
        report->callback([o] { write_report(*o); });

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "command.hpp"
+#include "progress_bar.hpp"
 #include "streamlab/model/units.hpp"
 #include "policy_options.hpp"
 #include "streamlab/model/device_profile.hpp"
@@ -33,14 +34,17 @@ struct SimCommandOptions {
   double timeout_ms = 60'000;
   bool traced = false;
   double host_cost_scale = 1.0;
+  bool quiet = false;
   PolicyOptions policy;
 };
 
 std::string us(model::Nanos ns) { return model::format_duration(static_cast<double>(ns)); }
 
 void run(const SimCommandOptions& o) {
+  ProgressBar bar(!o.quiet);
   const model::DeviceProfile profile =
       o.device.empty() ? model::bundled_h100_profile() : model::load_device_profile(o.device);
+  bar.phase("reading " + o.workload);
   const model::Workload w = model::load_workload(o.workload, model::shape_limits(profile));
   std::optional<model::OpIndex> explain_op;
   if (!o.explain.empty()) {
@@ -60,6 +64,7 @@ void run(const SimCommandOptions& o) {
   so.source = o.workload;
   so.traced = o.traced;
   so.host_cost_scale = o.host_cost_scale;
+  so.progress = &bar.phase("simulating", w.size());
   sim::SimBackend backend(profile, so);
 
   policies::DispatchOptions d;
@@ -72,7 +77,9 @@ void run(const SimCommandOptions& o) {
   // anything is issued.
   policies::DispatchResult result = policies::dispatch(backend, w, *policy, d);
   result.trace.meta.extra["connections"] = std::to_string(backend.connections());
+  bar.phase("writing " + o.output);
   model::save_trace(result.trace, o.output);
+  bar.hide();
 
   const model::TraceMetrics m = model::compute_metrics(result.trace);
   const sim::SimStats& st = backend.stats();
@@ -114,6 +121,7 @@ const bool registered = register_command(
            ->capture_default_str();
        app.add_option("--timeout-ms", o->timeout_ms, "Simulated-time limit of every blocking wait")
            ->capture_default_str();
+       add_quiet_flag(app, o->quiet);
        app.callback([o] { run(*o); });
      }});
 

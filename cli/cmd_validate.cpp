@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "progress_bar.hpp"
 #include "streamlab/model/device_profile.hpp"
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
@@ -32,6 +33,7 @@ struct Options {
   std::vector<std::string> files;
   std::string profile;
   std::string as = "auto";
+  bool quiet = false;
 };
 
 std::string check_file(const Options& o, const model::ShapeLimits& limits, const std::string& file) {
@@ -67,16 +69,20 @@ const bool registered = register_command(
        app.add_option("--as", o->as, "File type: auto (by content), workload, trace or profile")
            ->check(CLI::IsMember({"auto", "workload", "trace", "profile"}))
            ->capture_default_str();
+       add_quiet_flag(app, o->quiet);
        app.callback([o] {
          const model::DeviceProfile profile =
              o->profile.empty() ? model::bundled_h100_profile() : model::load_device_profile(o->profile);
          const model::ShapeLimits limits = model::shape_limits(profile);
          bool failed = false;
+         ProgressBar bar(!o->quiet);
          for (const auto& file : o->files) {
            try {
+             bar.phase("validating " + file);
              const std::string verdict = check_file(*o, limits, file);  // throws before printing anything
-             std::cout << file << ": " << verdict << "\n";
+             bar.println(file + ": " + verdict);
            } catch (const model::InputError& e) {
+             bar.hide();
              std::cout.flush();
              std::cerr << "streamlab: error: " << e.what() << "\n";
              failed = true;

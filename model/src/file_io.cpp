@@ -39,36 +39,87 @@ std::string read_text_file(const std::filesystem::path& file) {
   return text;
 }
 
-void write_file_atomically(const std::filesystem::path& file, std::string_view contents) {
-  const std::string target = file.string();
-  // Same directory as the target, so rename() stays within one file system and is atomic.
-  std::random_device rd;
-  const std::string tmp = target + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(rd());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    const int err = errno;
-    throw InputError(target, "", "", std::string("cannot write file: ") + std::strerror(err));
+namespace {
+
+// The temporary file of one atomic write: written through a buffer, renamed over the target by commit(),
+// removed when abandoned (an exception on the way).
+class TempFile {
+ public:
+  explicit TempFile(const std::filesystem::path& file) : target_(file.string()) {
+    // Same directory as the target, so rename() stays within one file system and is atomic.
+    std::random_device rd;
+    tmp_ = target_ + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(rd());
+    fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd_ < 0) fail(errno);
+    buffer_.reserve(kBuffer);
   }
-  const char* p = contents.data();
-  std::size_t left = contents.size();
-  int err = 0;
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      err = errno;
-      break;
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  ~TempFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!committed_) std::remove(tmp_.c_str());
+  }
+
+  void write(std::string_view piece) {
+    if (buffer_.size() + piece.size() > kBuffer) {
+      flush();
+      if (piece.size() >= kBuffer) return write_all(piece);
     }
-    p += n;
-    left -= static_cast<std::size_t>(n);
+    buffer_.append(piece);
   }
-  if (err == 0 && ::fsync(fd) != 0) err = errno;
-  if (::close(fd) != 0 && err == 0) err = errno;
-  if (err == 0 && std::rename(tmp.c_str(), target.c_str()) != 0) err = errno;
-  if (err != 0) {
-    std::remove(tmp.c_str());
-    throw InputError(target, "", "", std::string("cannot write file: ") + std::strerror(err));
+
+  void commit() {
+    flush();
+    int err = 0;
+    if (::fsync(fd_) != 0) err = errno;
+    if (::close(fd_) != 0 && err == 0) err = errno;
+    fd_ = -1;
+    if (err == 0 && std::rename(tmp_.c_str(), target_.c_str()) != 0) err = errno;
+    if (err != 0) fail(err);
+    committed_ = true;
   }
+
+ private:
+  static constexpr std::size_t kBuffer = std::size_t{1} << 20;
+
+  void flush() {
+    write_all(buffer_);
+    buffer_.clear();
+  }
+  void write_all(std::string_view data) {
+    const char* p = data.data();
+    std::size_t left = data.size();
+    while (left > 0) {
+      const ssize_t n = ::write(fd_, p, left);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        fail(errno);
+      }
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+  }
+  [[noreturn]] void fail(int err) const {
+    throw InputError(target_, "", "", std::string("cannot write file: ") + std::strerror(err));
+  }
+
+  std::string target_;
+  std::string tmp_;
+  int fd_ = -1;
+  bool committed_ = false;
+  std::string buffer_;
+};
+
+}  // namespace
+
+void write_file_atomically(const std::filesystem::path& file, const std::function<void(const TextSink&)>& produce) {
+  TempFile out(file);
+  produce([&out](std::string_view piece) { out.write(piece); });
+  out.commit();
+}
+
+void write_file_atomically(const std::filesystem::path& file, std::string_view contents) {
+  write_file_atomically(file, [contents](const TextSink& sink) { sink(contents); });
 }
 
 }  // namespace streamlab::model

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "json_util.hpp"
+#include "json_write.hpp"
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
 
@@ -65,7 +66,7 @@ void append_us(std::string& out, Nanos ns) {
     out += '-';
     ns = -ns;
   }
-  out += std::to_string(ns / 1000);
+  detail::append_int(out, ns / 1000);
   const auto frac = static_cast<int>(ns % 1000);
   if (frac != 0) {
     out += '.';
@@ -75,17 +76,50 @@ void append_us(std::string& out, Nanos ns) {
   }
 }
 
-std::string json_quoted(std::string_view s) { return Json(std::string(s)).dump(); }
-
 std::string stream_label(std::uint32_t stream) {
   return stream == 0 ? std::string("stream 0 (legacy default)") : "stream " + std::to_string(stream);
 }
 
-}  // namespace
+void append_span(std::string& out, const Span& s) {
+  out += "{\"name\":";
+  detail::append_string(out, s.name);
+  out += ",\"cat\":\"";
+  out += to_string(s.kind);
+  out += "\",\"ph\":\"X\",\"ts\":";
+  append_us(out, s.start_ns);
+  out += ",\"dur\":";
+  append_us(out, s.end_ns - s.start_ns);
+  out += ",\"pid\":";
+  detail::append_int(out, s.device);
+  out += ",\"tid\":";
+  detail::append_int(out, s.stream);
+  out += ",\"args\":{\"op\":";
+  detail::append_int(out, s.op);
+  out += ",\"op_id\":";
+  detail::append_string(out, s.op_id);
+  out += ",\"engine\":\"";
+  out += to_string(s.engine);
+  out += "\",\"stream\":";
+  detail::append_int(out, s.stream);
+  out += ",\"start_ns\":";
+  detail::append_int(out, s.start_ns);
+  out += ",\"end_ns\":";
+  detail::append_int(out, s.end_ns);
+  out += "}}";
+}
 
-std::string trace_to_chrome_json(const Trace& t) {
+// Hands the trace's text to `sink` in pieces of about kPiece bytes: written to a file, a million-span
+// trace never exists as one string.
+void write_chrome_json(const Trace& t, const TextSink& sink) {
+  constexpr std::size_t kPiece = std::size_t{1} << 16;
   std::string out;
-  out.reserve(256 + t.spans.size() * 200 + t.blocks.size() * 32);
+  out.reserve(kPiece + 4096);
+  auto maybe_flush = [&] {
+    if (out.size() >= kPiece) {
+      sink(out);
+      out.clear();
+    }
+  };
   out += "{\"traceEvents\": [\n";
   bool first = true;
   auto begin_event = [&] {
@@ -104,28 +138,26 @@ std::string trace_to_chrome_json(const Trace& t) {
   for (auto d : devices) {
     const std::string dev = t.meta.device_name.empty() ? std::string() : ": " + t.meta.device_name;
     begin_event();
-    out += R"({"name":"process_name","ph":"M","pid":)" + std::to_string(d) + R"(,"tid":0,"args":{"name":)" +
-           json_quoted("GPU " + std::to_string(d) + dev + backend) + "}}";
+    out += R"({"name":"process_name","ph":"M","pid":)" + std::to_string(d) + R"(,"tid":0,"args":{"name":)";
+    detail::append_string(out, "GPU " + std::to_string(d) + dev + backend);
+    out += "}}";
   }
   for (const auto& [d, s] : rows) {
     begin_event();
     out += R"({"name":"thread_name","ph":"M","pid":)" + std::to_string(d) + R"(,"tid":)" + std::to_string(s) +
-           R"(,"args":{"name":)" + json_quoted(stream_label(s)) + "}}";
+           R"(,"args":{"name":)";
+    detail::append_string(out, stream_label(s));
+    out += "}}";
     begin_event();
     out += R"({"name":"thread_sort_index","ph":"M","pid":)" + std::to_string(d) + R"(,"tid":)" +
            std::to_string(s) + R"(,"args":{"sort_index":)" + std::to_string(s) + "}}";
+    maybe_flush();
   }
 
   for (const auto& s : t.spans) {
     begin_event();
-    out += "{\"name\":" + json_quoted(s.name) + ",\"cat\":\"" + std::string(to_string(s.kind)) + "\",\"ph\":\"X\",\"ts\":";
-    append_us(out, s.start_ns);
-    out += ",\"dur\":";
-    append_us(out, s.end_ns - s.start_ns);
-    out += ",\"pid\":" + std::to_string(s.device) + ",\"tid\":" + std::to_string(s.stream);
-    out += ",\"args\":{\"op\":" + std::to_string(s.op) + ",\"op_id\":" + json_quoted(s.op_id) + ",\"engine\":\"" +
-           std::string(to_string(s.engine)) + "\",\"stream\":" + std::to_string(s.stream) +
-           ",\"start_ns\":" + std::to_string(s.start_ns) + ",\"end_ns\":" + std::to_string(s.end_ns) + "}}";
+    append_span(out, s);
+    maybe_flush();
   }
   out += "\n],\n\"displayTimeUnit\": \"ns\",\n";
 
@@ -148,11 +180,30 @@ std::string trace_to_chrome_json(const Trace& t) {
   out += "\"streamlabBlocks\": [";
   for (std::size_t i = 0; i < t.blocks.size(); ++i) {
     const auto& b = t.blocks[i];
-    out += (i == 0 ? "\n[" : ",\n[") + std::to_string(b.op) + "," + std::to_string(b.block) + "," +
-           std::to_string(b.sm) + "," + std::to_string(b.start_ns) + "," + std::to_string(b.end_ns) + "]";
+    out += i == 0 ? "\n[" : ",\n[";
+    detail::append_int(out, b.op);
+    out += ',';
+    detail::append_int(out, b.block);
+    out += ',';
+    detail::append_int(out, b.sm);
+    out += ',';
+    detail::append_int(out, b.start_ns);
+    out += ',';
+    detail::append_int(out, b.end_ns);
+    out += ']';
+    maybe_flush();
   }
   out += t.blocks.empty() ? "]\n}\n" : "\n]\n}\n";
-  return out;
+  sink(out);
+}
+
+}  // namespace
+
+std::string trace_to_chrome_json(const Trace& t) {
+  std::string text;
+  text.reserve(256 + t.spans.size() * 200 + t.blocks.size() * 32);
+  write_chrome_json(t, [&text](std::string_view piece) { text += piece; });
+  return text;
 }
 
 namespace {
@@ -265,7 +316,7 @@ Trace parse_chrome_trace(std::string_view json_text, const std::string& source) 
 Trace load_trace(const std::filesystem::path& file) { return parse_chrome_trace(read_text_file(file), file.string()); }
 
 void save_trace(const Trace& t, const std::filesystem::path& file) {
-  write_file_atomically(file, trace_to_chrome_json(t));
+  write_file_atomically(file, [&t](const TextSink& sink) { write_chrome_json(t, sink); });
 }
 
 }  // namespace streamlab::model

@@ -422,6 +422,7 @@ void GpuModel::complete(std::uint32_t c) {
   if (x.kind == CmdKind::op) {
     op_end_[x.payload] = now_;
     if (OpExplanation* e = exp(c)) e->ended = now_;
+    if (progress_ != nullptr) progress_->add(1);
   } else if (x.kind == CmdKind::record) {
     EventState& ev = events_[x.payload];
     if (ev.gen == x.aux) {  // an older record finishing late does not complete the newer one

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "device_params.hpp"
+#include "streamlab/model/progress.hpp"
 #include "streamlab/model/trace.hpp"
 #include "streamlab/model/workload.hpp"
 #include "streamlab/policies/backend.hpp"
@@ -167,6 +168,8 @@ class GpuModel {
   /// Binds the workload and precomputes per-op block needs and durations. Throws InputError when a
   /// kernel's block can never fit on an SM, naming the op and the limit.
   void prepare(const model::Workload& w, const std::string& source);
+  /// Ops completed go to `p` (nullptr: none), for a progress display.
+  void set_progress(model::ProgressCounter* p) noexcept { progress_ = p; }
 
   std::uint32_t add_stream(policies::StreamKind kind, int priority);
   std::uint32_t add_event(bool timed);
@@ -272,6 +275,7 @@ class GpuModel {
   std::uint32_t connections_;
   bool record_blocks_;
   bool explain_;
+  model::ProgressCounter* progress_ = nullptr;
   const model::Workload* w_ = nullptr;
   std::string source_;
 

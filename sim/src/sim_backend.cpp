@@ -159,6 +159,10 @@ SimBackend::~SimBackend() = default;
 void SimBackend::prepare(const model::Workload& workload) {
   if (impl_->prepared) throw std::logic_error("sim backend: prepare() called twice");
   impl_->gpu.prepare(workload, impl_->options.source);
+  if (impl_->options.progress != nullptr) {
+    impl_->options.progress->set_total(workload.size());
+    impl_->gpu.set_progress(impl_->options.progress);
+  }
   impl_->workload = &workload;
   impl_->prepared = true;
   impl_->host = 0;

@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "streamlab/model/device_profile.hpp"
+#include "streamlab/model/progress.hpp"
 #include "streamlab/model/trace.hpp"
 #include "streamlab/model/workload.hpp"
 #include "streamlab/policies/backend.hpp"
@@ -54,6 +55,8 @@ struct SimOptions {
   /// not device time. For predicting a run on a host that is faster or slower than when the profile was
   /// calibrated (a shared or virtual machine drifts); 1 = the profile's costs. Must be in (0, 100].
   double host_cost_scale = 1.0;
+  /// When set, counts the workload's ops completed (total = its op count) for a progress display.
+  model::ProgressCounter* progress = nullptr;
 };
 
 /// Counters of one run (for benchmarks and sanity checks).
