@@ -97,6 +97,29 @@ TEST(TraceSet, ManyIdsCollidingInTheTableStillMatch) {
   EXPECT_EQ(s.common_op_count(1), 5000u);
 }
 
+TEST(TraceSet, SameOrderFastPathAndTableGrowthKeepEveryKey) {
+  // C lists A's ops in A's order (matched without hashing); B brings as many new ids again, which
+  // outgrows a table sized for one trace.
+  std::vector<model::Span> a, b, c;
+  for (int i = 0; i < 300; ++i) {
+    a.push_back(make_span("op_" + std::to_string(i), OpKind::kernel, 1, i, i + 1));
+    b.push_back(make_span("other_" + std::to_string(i), OpKind::kernel, 1, i, i + 1));
+    c.push_back(make_span("op_" + std::to_string(i), OpKind::kernel, 2, 2 * i, 2 * i + 1));
+  }
+  c[7].engine = Engine::host;  // same id, another engine: another key, even in the same position
+  const TraceSet s = set_of({make_trace(a), make_trace(b), make_trace(c)});
+  EXPECT_EQ(s.op_key_count(), 601u);
+  EXPECT_EQ(s.common_op_count(1), 0u);
+  EXPECT_EQ(s.common_op_count(2), 299u);
+  for (int i = 0; i < 300; ++i) {
+    const auto id = "op_" + std::to_string(i);
+    EXPECT_EQ(s.keys_of_op_id(id).size(), i == 7 ? 2u : 1u) << id;
+    EXPECT_EQ(s.keys_of_op_id("other_" + std::to_string(i)).size(), 1u);
+    EXPECT_EQ(s.op_id_of_key(s.op_key(2, static_cast<std::uint32_t>(i))), id);
+  }
+  EXPECT_EQ(s.engine_of_key(s.op_key(2, 7)), Engine::host);
+}
+
 TEST(Lanes, EngineModeGroupsEachEngineWithOneLanePerTrace) {
   const TraceSet s = three_runs();
   const LaneSet lanes(s, LaneMode::engine);

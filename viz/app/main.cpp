@@ -186,10 +186,12 @@ int main(int argc, char** argv) {
     if (frame == 1 && timing) {
       glFinish();
       const double first_frame = viz::process_cpu_seconds() - cpu_viewer_start;
+      const auto& st = viewer.setup_times();
       std::fprintf(stderr,
                    "streamlab-viz: timing: read %.3f s, prepare %.3f s, first frame %.3f s (viewer set-up and one "
-                   "frame), total to first frame %.3f s CPU (window and GL set-up %.3f s not counted); peak RSS %ld MiB\n",
-                   open_times.read_s, open_times.prepare_s, first_frame,
+                   "frame: summary %.3f s, lanes %.3f s, op table sort %.3f s), total to first frame %.3f s CPU "
+                   "(window and GL set-up %.3f s not counted); peak RSS %ld MiB\n",
+                   open_times.read_s, open_times.prepare_s, first_frame, st.summary_s, st.lanes_s, st.table_s,
                    open_times.read_s + open_times.prepare_s + first_frame, cpu_window, peak_rss_mib());
     }
     if (save_now) {

@@ -31,6 +31,11 @@ struct ViewerOptions {
   int fit_key = 0;  ///< backend key code of the fit-to-trace key ('F')
 };
 
+/// CPU seconds of the viewer's set-up steps (the --timing report).
+struct SetupTimes {
+  double summary_s = 0, lanes_s = 0, table_s = 0;
+};
+
 class Viewer {
  public:
   Viewer(Session session, ViewerOptions options);
@@ -40,6 +45,7 @@ class Viewer {
   bool select_op_id(const std::string& op_id);
   /// The alignment's problem (e.g. --align names an op a trace lacks), "" when none.
   [[nodiscard]] const std::string& alignment_problem() const noexcept { return offsets_.problem; }
+  [[nodiscard]] const SetupTimes& setup_times() const noexcept { return setup_; }
 
  private:
   void header();
@@ -91,6 +97,7 @@ class Viewer {
   /// Per op key: bit 0 selected, bit 1 dependency of the selection, bit 2 dependent of it.
   std::vector<std::uint8_t> marks_;
   bool error_popup_opened_ = false;
+  SetupTimes setup_;
 };
 
 }  // namespace streamlab::viz::app

@@ -103,18 +103,26 @@ void TraceSet::intern_keys() {
   // An open-addressing table keyed on the op id's hash (the engine is compared, not hashed, so every key
   // of one op id sits on one probe chain: keys_of_op_id walks it). Load factor at most 1/2. A slot holds
   // the key and 32 bits of its hash, so a probe past another id rarely reads that id's string.
-  std::size_t total = 0;
-  for (const auto& e : traces_) total += e.trace.spans.size();
-  key_slots_.assign(std::bit_ceil(std::max<std::size_t>(2 * total, 16)), kEmptySlot);
+  // Sized for the longest trace (the keys of one workload's traces are mostly the same), grown if not.
+  std::size_t longest = 0;
+  for (const auto& e : traces_) longest = std::max(longest, e.trace.spans.size());
+  key_slots_.assign(std::bit_ceil(std::max<std::size_t>(2 * longest, 16)), kEmptySlot);
   key_ids_.reserve(traces_.empty() ? 0 : traces_[0].trace.spans.size());
   key_engines_.reserve(key_ids_.capacity());
-  const std::size_t mask = key_slots_.size() - 1;
   for (auto& e : traces_) {
     const auto& spans = e.trace.spans;
     e.keys.resize(spans.size());
     for (std::size_t i = 0; i < spans.size(); ++i) {
       const std::string_view id = spans[i].op_id;
       const model::Engine engine = spans[i].engine;
+      // Traces of one workload often list their spans in the same order: key i is then span i's key,
+      // found without hashing.
+      if (i < key_ids_.size() && key_engines_[i] == engine && key_ids_[i] == id) {
+        e.keys[i] = static_cast<std::uint32_t>(i);
+        continue;
+      }
+      if (2 * (key_ids_.size() + 1) > key_slots_.size()) grow_key_slots();
+      const std::size_t mask = key_slots_.size() - 1;
       const std::uint64_t h = id_hash(id);
       const auto fp = static_cast<std::uint32_t>(h >> 32);
       std::size_t slot = h & mask;
@@ -149,6 +157,18 @@ void TraceSet::intern_keys() {
   const auto& ref = traces_[0].key_span;
   for (auto& e : traces_) {
     for (std::uint32_t k = 0; k < key_ids_.size(); ++k) e.common += (ref[k] != kNone && e.key_span[k] != kNone) ? 1 : 0;
+  }
+}
+
+void TraceSet::grow_key_slots() {
+  std::vector<std::uint64_t> old(key_slots_.size() * 2, kEmptySlot);
+  old.swap(key_slots_);
+  const std::size_t mask = key_slots_.size() - 1;
+  for (const std::uint64_t v : old) {
+    if (v == kEmptySlot) continue;
+    std::size_t slot = id_hash(key_ids_[static_cast<std::uint32_t>(v)]) & mask;
+    while (key_slots_[slot] != kEmptySlot) slot = (slot + 1) & mask;
+    key_slots_[slot] = v;
   }
 }
 

@@ -109,6 +109,7 @@ class TraceSet {
     std::optional<SmOccupancy> occupancy;
   };
   void intern_keys();
+  void grow_key_slots();  ///< doubles the table (keeps the load factor at most 1/2)
 
   std::vector<Entry> traces_;
   std::vector<std::string_view> key_ids_;  ///< views the op id of the key's first span
