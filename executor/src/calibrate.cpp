@@ -219,11 +219,9 @@ void traced_chain(stream& a, CuptiTracer& tracer, unsigned blocks, unsigned thre
   for (int r = -1; r < runs; ++r) {
     (void)tracer.take();
     for (int k = 0; k < kChain; ++k) {
-      CuptiTracer::push(static_cast<std::uint64_t>(k) + 1);
       check(kernels::launch_spin(dim3(blocks), dim3(threads), 0, a.get(), block_ns,
                                  rec.as<kernels::BlockRecord>() + static_cast<std::size_t>(k) * blocks),
             "calibrate (traced spans)");
-      CuptiTracer::pop();
     }
     a.sync("calibrate (traced spans)");
     const std::vector<ActivityRecord> acts = tracer.take();
@@ -240,9 +238,15 @@ void traced_chain(stream& a, CuptiTracer& tracer, unsigned blocks, unsigned thre
       first[k] = static_cast<double>(lo);
       last[k] = static_cast<double>(hi);
     }
+    // The chain's kernel records in call order (CUPTI correlation ids grow with every call), as
+    // CudaBackend joins them.
+    std::vector<const ActivityRecord*> ks;
     for (const ActivityRecord& x : acts)
-      if (x.kind == ActivityRecord::Kind::kernel && x.external_id >= 1 && x.external_id <= kChain)
-        cupti[x.external_id - 1] = static_cast<double>(x.end_ns) - static_cast<double>(x.start_ns);
+      if (x.kind == ActivityRecord::Kind::kernel) ks.push_back(&x);
+    std::sort(ks.begin(), ks.end(), [](const ActivityRecord* x, const ActivityRecord* y) { return x->correlation < y->correlation; });
+    if (ks.size() == static_cast<std::size_t>(kChain))
+      for (int k = 0; k < kChain; ++k)
+        cupti[k] = static_cast<double>(ks[k]->end_ns) - static_cast<double>(ks[k]->start_ns);
     for (int k = 1; k < kChain; ++k) {
       gaps.push_back(first[k] - last[k - 1]);
       if (cupti[k] >= 0) pads.push_back(cupti[k] - (last[k] - first[k]));
@@ -1015,21 +1019,19 @@ void Calibrator::scheduling_details(model::DeviceProfile& p) {
 }
 
 void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
-  // Host cost per op as CudaBackend issues one in a measured run: push an external id, launch, record
-  // the op's completion event, pop; with CUPTI activity tracing on vs off (no push/pop then). Batches of
+  // Host cost per op as CudaBackend issues one in a measured run: launch, record the op's completion
+  // event; with CUPTI activity tracing on (device records only, joined in call order) vs off. Batches of
   // 256 ops; the two variants alternate batch by batch (a fresh tracer per traced batch) so that the host's
   // slow and fast spells, which on a VM last longer than a batch, hit both alike; the overhead is the
   // median of the per-pair differences. CUPTI buffers are drained between batches (not timed).
   stream s(StreamFlags::non_blocking, 0);
   event ue;
   constexpr int kOps = 256;
-  auto batch = [&](bool traced_batch) {
+  auto batch = [&]() {
     const auto t0 = Clock::now();
     for (int k = 0; k < kOps; ++k) {
-      if (traced_batch) CuptiTracer::push(static_cast<std::uint64_t>(k) + 1);
       check(kernels::launch_empty(dim3(1), dim3(32), s.get()), "calibrate (traced launch)");
       ue.record(s, "calibrate (traced launch)");
-      if (traced_batch) CuptiTracer::pop();
     }
     const auto t1 = Clock::now();
     s.sync("calibrate (traced launch)");
@@ -1038,11 +1040,11 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
   std::vector<double> plain_v, traced_v, diff_v;
   std::string why;
   for (int r = -warm_; r < reps_ && why.empty(); ++r) {
-    const double a = batch(false);
+    const double a = batch();
     double b = -1;
     try {
-      CuptiTracer tracer;
-      b = batch(true);
+      CuptiTracer tracer(CuptiCorrelation::issue_order);
+      b = batch();
       (void)tracer.take();
     } catch (const CuptiUnavailable& e) {
       why = e.what();
@@ -1076,7 +1078,7 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
   const double wave_plain = wave_gap(s, sms, big, per_sm, kLongNs, kWaves, runs, median_plain);
   if (why.empty()) {
     try {
-      CuptiTracer tracer;
+      CuptiTracer tracer(CuptiCorrelation::issue_order);
       ramp_traced = ramp_slope(s, sms, big, per_sm, runs);
       double median_short = 0;
       wave_short = wave_gap(s, sms, big, per_sm, kShortNs, kWaves, runs, median_short);
@@ -1154,7 +1156,7 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
   p.traced_launch_overhead_ns = measured(
       extra, "median over " + std::to_string(diff_v.size()) + " pairs of (traced - untraced) host ns per op "
              "(empty-kernel launch + DisableTiming cudaEventRecord; traced = CUPTI activity tracing on through the "
-             "executor's CuptiTracer, external id pushed per op as CudaBackend does), batches of " +
+             "executor's CuptiTracer, device records joined in call order as CudaBackend does), batches of " +
                  std::to_string(kOps) + " ops alternating traced/untraced after " + std::to_string(warm_) +
                  " warm-up pairs: medians " + fmt(traced, 0) + " ns traced, " + fmt(plain, 0) + " ns untraced");
   note("traced launch overhead: " + fmt(extra) + " ns per op (" + fmt(traced) + " traced vs " + fmt(plain) + ")");

@@ -20,9 +20,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr std::uint64_t kAnchorId = ~std::uint64_t{0} - 1;  ///< external id of prepare()'s anchor kernel
-constexpr std::uint64_t kReplayId = ~std::uint64_t{0} - 2;  ///< external id of a traced graph replay
-constexpr std::uint64_t kClosingId = ~std::uint64_t{0} - 3;  ///< external id of finish()'s anchor kernel
 
 std::int64_t steady_ns(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
@@ -50,6 +47,33 @@ unsigned effective_shared_bytes(const model::KernelShape& sh, const cudaDevicePr
 }
 
 dim3 to_dim3(const model::Dim3& d) { return dim3(d.x, d.y, d.z); }
+
+// Host waits spin on the query, as cudaStreamSynchronize does by default, yielding every 64 polls (a
+// no-op on an idle core): the wake-up stays within one query of the completion, where a sleeping poll
+// would add tens of microseconds to every host synchronization of the measured program.
+template <class Done>
+bool spin_until(Done&& done, std::chrono::nanoseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  for (std::uint32_t k = 1; !done(); ++k) {
+    if ((k & 63U) != 0) continue;
+    if (Clock::now() > deadline) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
+
+// cudaSuccess -> true, cudaErrorNotReady -> false, anything else throws naming `what`.
+bool query_ready(cudaError_t st, const char* call, const std::string& what) {
+  if (st == cudaSuccess) return true;
+  if (st == cudaErrorNotReady) return false;
+  detail::throw_cuda_error(st, call, __FILE__, __LINE__, what);
+}
+
+[[noreturn]] void blocked_in_capture() {
+  throw std::logic_error(
+      "graph capture: the Dispatcher blocked on the device, which does not run during capture; graph mode needs a "
+      "static policy with an unbounded window (--window 0)");
+}
 
 // Runs before the event pool is built (the pool creates events on the current device).
 EventPool::Options select_device(int device, EventPool::Options pool) {
@@ -150,14 +174,26 @@ void CudaBackend::prepare(const model::Workload& workload) {
   graph_ = CapturedGraph{};
   captured_ = false;
   workload_ = &workload;
+  program_ = workload.program;
+  started_ = false;
   const std::size_t n = workload.ops.size();
   ops_.resize(n);
+  device_calls_.clear();
+  next_call_ = 0;
+  device_calls_.reserve(n + 2);
+  host_calls_.clear();
+  if (program_) host_calls_.reserve(n);
 
   // Timing source first: the trace needs it, and CUPTI must be on before the work it records.
   timing_ = options_.timing;
   if (timing_ == TimingMode::automatic || timing_ == TimingMode::cupti) {
     try {
-      if (!tracer_) tracer_ = std::make_unique<CuptiTracer>();
+      // Graph replays are matched through node ids; every other run joins records in call order.
+      const auto correlation = CuptiCorrelation::issue_order;
+      if (!tracer_ || tracer_->correlation() != correlation) {
+        tracer_.reset();
+        tracer_ = std::make_unique<CuptiTracer>(correlation);
+      }
       timing_ = TimingMode::cupti;
     } catch (const CuptiUnavailable& e) {
       cupti_problem_ = e.what();
@@ -170,7 +206,8 @@ void CudaBackend::prepare(const model::Workload& workload) {
 
   std::size_t task_pools = 0;
   for (const auto& o : workload.ops) task_pools += o.kind == OpKind::task_pool ? 1 : 0;
-  task_state_ = device_buffer(std::max<std::size_t>(1, task_pools) * sizeof(kernels::TaskPoolState), "task pool state");
+  // One state per task pool, plus a spare for the warm-up launch.
+  task_state_ = device_buffer((task_pools + 1) * sizeof(kernels::TaskPoolState), "task pool state");
   STREAMLAB_CUDA_CHECK(cudaMemset(task_state_.data(), 0, task_state_.size()));
 
   for (std::size_t i = 0; i < n; ++i) {
@@ -237,28 +274,48 @@ void CudaBackend::prepare(const model::Workload& workload) {
     // Timed events around the op: every op in events mode; in CUPTI mode only the kinds CUPTI has no
     // record for (prefetch, barrier).
     const bool needs_events =
-        timing_ == TimingMode::events || (timing_ == TimingMode::cupti && (o.kind == OpKind::prefetch || o.kind == OpKind::barrier));
+        !model::is_program_call(o.kind) &&
+        (timing_ == TimingMode::events || (timing_ == TimingMode::cupti && (o.kind == OpKind::prefetch || o.kind == OpKind::barrier)));
     if (needs_events) {
       STREAMLAB_CUDA_CHECK_OP(cudaEventCreate(&r.start_ev), label);
       STREAMLAB_CUDA_CHECK_OP(cudaEventCreate(&r.end_ev), label);
     }
+  }
+  // Load the kernels the run launches before it starts: with lazy module loading (CUDA's default) the
+  // first launch of each kernel would otherwise pay the load inside the measured run.
+  bool spins = false;
+  for (const auto& o : workload.ops) spins = spins || (o.kind == OpKind::kernel && std::holds_alternative<model::FixedPerBlock>(o.duration));
+  if (spins) STREAMLAB_CUDA_CHECK_OP(kernels::launch_spin(dim3(1), dim3(1), 0, cudaStreamLegacy, 0), "prepare (kernel load)");
+  if (task_pools > 0) {
+    auto* spare = task_state_.as<kernels::TaskPoolState>() + task_pools;
+    STREAMLAB_CUDA_CHECK_OP(kernels::launch_task_pool(dim3(1), dim3(1), 0, cudaStreamLegacy, nullptr, 0, true, spare),
+                            "prepare (kernel load)");
   }
   if (timing_ != TimingMode::none) STREAMLAB_CUDA_CHECK_OP(cudaEventCreate(&origin_ev_), "prepare");
   if (timing_ == TimingMode::cupti) STREAMLAB_CUDA_CHECK_OP(cudaEventCreate(&closing_ev_), "prepare");
   STREAMLAB_CUDA_CHECK_OP(cudaDeviceSynchronize(), "prepare");
   if (tracer_) (void)tracer_->take();  // drop prepare()'s own copies
 
-  // Time 0. The anchor (an empty kernel, then the origin event) ties event times to CUPTI's clock.
+  // The anchor (an empty kernel, then the origin event) ties event times to CUPTI's clock. Time 0 comes
+  // later, at the run's first call; until then the clocks read from here (graph replays keep it).
   t0_host_ = Clock::now();
   if (timing_ == TimingMode::cupti) {
     t0_cupti_ = CuptiTracer::timestamp();
-    CuptiTracer::push(kAnchorId);
+    device_calls_.push_back(kAnchorSlot);
     const cudaError_t st = kernels::launch_empty(dim3(1), dim3(1), cudaStreamLegacy);
-    CuptiTracer::pop();
     STREAMLAB_CUDA_CHECK_OP(st, "prepare (anchor kernel)");
   }
   if (origin_ev_ != nullptr) STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(origin_ev_, cudaStreamLegacy), "prepare");
+  // The run starts on an idle device, as a program does after its setup.
+  STREAMLAB_CUDA_CHECK_OP(cudaDeviceSynchronize(), "prepare");
+  origin_host_ = Clock::now();  // the origin event completed by now (events mode maps it to host time)
   if (options_.capture_graph) begin_capture();
+}
+
+void CudaBackend::start_clock_now() {
+  started_ = true;
+  if (timing_ == TimingMode::cupti) t0_cupti_ = CuptiTracer::timestamp();
+  t0_host_ = Clock::now();
 }
 
 CudaBackend::StreamSlot& CudaBackend::stream_slot(StreamId s) {
@@ -310,16 +367,33 @@ void CudaBackend::join_capture(StreamSlot& s) {
   s.joined_capture = true;
 }
 
-void CudaBackend::issue(cudaStream_t s, model::OpIndex op) {
+const char* CudaBackend::issue(cudaStream_t s, model::OpIndex op) {
   const model::Op& o = workload_->ops[op];
   OpResources& r = ops_[op];
+  // A blocking copy: cudaMemcpy on the legacy NULL stream (where CUDA puts it), elsewhere the async call
+  // and a synchronize of that stream (what a program writes for "this copy, now, on my stream").
+  const bool legacy = s == cudaStreamLegacy;
+  auto copy = [&](void* dst, const void* src, cudaMemcpyKind kind) -> const char* {
+    if (o.blocking && legacy) {
+      STREAMLAB_CUDA_CHECK_OP(cudaMemcpy(dst, src, o.bytes, kind), describe_op(op));
+      return "cudaMemcpy";
+    }
+    STREAMLAB_CUDA_CHECK_OP(cudaMemcpyAsync(dst, src, o.bytes, kind, s), describe_op(op));
+    if (!o.blocking) return "cudaMemcpyAsync";
+    blocking_wait(s, op);
+    return "cudaMemcpyAsync+cudaStreamSynchronize";
+  };
+  const bool makes_record = runs_on_sms(o.kind) ||
+                            ((o.kind == OpKind::h2d || o.kind == OpKind::d2h || o.kind == OpKind::d2d ||
+                              o.kind == OpKind::memset) && o.bytes > 0);
+  if (makes_record && !capturing_) device_calls_.push_back(static_cast<std::int64_t>(op));
   switch (o.kind) {
     case OpKind::kernel: {
       const dim3 grid = o.shape ? to_dim3(o.shape->grid) : dim3(1);
       const dim3 block = o.shape ? to_dim3(o.shape->block) : dim3(1);
       if (options_.fault_op && *options_.fault_op == op) {
         STREAMLAB_CUDA_CHECK_OP(kernels::launch_fault(s), describe_op(op));
-        break;
+        return "cudaLaunchKernel";
       }
       if (const auto* fixed = std::get_if<model::FixedPerBlock>(&o.duration)) {
         STREAMLAB_CUDA_CHECK_OP(kernels::launch_spin(grid, block, r.shared_bytes, s, static_cast<std::uint64_t>(fixed->ns)),
@@ -333,7 +407,7 @@ void CudaBackend::issue(cudaStream_t s, model::OpIndex op) {
                                                            r.device_a.size() >= 64 ? r.device_a.size() : 0, cost.flops),
                                 describe_op(op));
       }
-      break;
+      return "cudaLaunchKernel";
     }
     case OpKind::task_pool: {
       const dim3 grid = o.shape ? to_dim3(o.shape->grid) : dim3(1);
@@ -346,37 +420,34 @@ void CudaBackend::issue(cudaStream_t s, model::OpIndex op) {
       STREAMLAB_CUDA_CHECK_OP(kernels::launch_task_pool(grid, block, r.shared_bytes, s, r.device_a.as<std::int64_t>(),
                                                         tasks, dynamic, state),
                               describe_op(op));
-      break;
+      return "cudaLaunchKernel";
     }
-    case OpKind::h2d:
-      STREAMLAB_CUDA_CHECK_OP(cudaMemcpyAsync(r.device_a.data(), r.host.data(), o.bytes, cudaMemcpyHostToDevice, s),
-                              describe_op(op));
-      break;
-    case OpKind::d2h:
-      STREAMLAB_CUDA_CHECK_OP(cudaMemcpyAsync(r.host.data(), r.device_a.data(), o.bytes, cudaMemcpyDeviceToHost, s),
-                              describe_op(op));
-      break;
-    case OpKind::d2d:
-      STREAMLAB_CUDA_CHECK_OP(cudaMemcpyAsync(r.device_b.data(), r.device_a.data(), o.bytes, cudaMemcpyDeviceToDevice, s),
-                              describe_op(op));
-      break;
+    case OpKind::h2d: return copy(r.device_a.data(), r.host.data(), cudaMemcpyHostToDevice);
+    case OpKind::d2h: return copy(r.host.data(), r.device_a.data(), cudaMemcpyDeviceToHost);
+    case OpKind::d2d: return copy(r.device_b.data(), r.device_a.data(), cudaMemcpyDeviceToDevice);
     case OpKind::memset:
+      if (o.blocking && legacy) {
+        STREAMLAB_CUDA_CHECK_OP(cudaMemset(r.device_a.data(), 0, o.bytes), describe_op(op));
+        return "cudaMemset";
+      }
       STREAMLAB_CUDA_CHECK_OP(cudaMemsetAsync(r.device_a.data(), 0, o.bytes, s), describe_op(op));
-      break;
+      if (!o.blocking) return "cudaMemsetAsync";
+      blocking_wait(s, op);
+      return "cudaMemsetAsync+cudaStreamSynchronize";
     case OpKind::prefetch: {
-      if (o.bytes == 0) break;
+      if (o.bytes == 0) return "cudaMemPrefetchAsync";
       cudaMemLocation loc{};
       loc.type = cudaMemLocationTypeDevice;
       loc.id = options_.device;
       STREAMLAB_CUDA_CHECK_OP(cudaMemPrefetchAsync(r.host.data(), o.bytes, loc, 0, s), describe_op(op));
-      break;
+      return "cudaMemPrefetchAsync";
     }
     case OpKind::host_func:
       STREAMLAB_CUDA_CHECK_OP(cudaLaunchHostFunc(s, &CudaBackend::host_func_trampoline, r.host_state.get()),
                               describe_op(op));
-      break;
+      return "cudaLaunchHostFunc";
     case OpKind::barrier:
-      break;  // joins its deps through the waits the Dispatcher inserted; no device work
+      return "barrier";  // joins its deps through the waits the Dispatcher inserted; no device work
     case OpKind::event_record:
     case OpKind::event_wait:
     case OpKind::stream_sync:
@@ -384,6 +455,27 @@ void CudaBackend::issue(cudaStream_t s, model::OpIndex op) {
     case OpKind::device_sync:
       throw std::logic_error("CudaBackend: " + describe_op(op) + " is a program call; the replay makes it as its own call");
   }
+  return "?";
+}
+
+void CudaBackend::blocking_wait(cudaStream_t s, model::OpIndex op) {
+  const auto timeout = options_.finish_timeout;
+  if (!spin_until([&] { return query_ready(cudaStreamQuery(s), "cudaStreamQuery", describe_op(op)); }, timeout)) {
+    throw TimeoutError(describe_op(op), timeout,
+                       "timeout: " + describe_op(op) + " did not complete within " +
+                           std::to_string(timeout.count() / 1'000'000) + " ms");
+  }
+}
+
+void CudaBackend::note_call(model::OpKind kind, StreamId sid, const char* call, std::int64_t start) {
+  if (!program_) return;
+  // The replay makes a program's calls in program order, so the call is the next op of its kind.
+  const auto& ops = workload_->ops;
+  std::size_t i = next_call_;
+  while (i < ops.size() && ops[i].kind != kind) ++i;
+  if (i == ops.size()) return;  // not one of the program's calls (the Dispatcher's final drain)
+  next_call_ = i + 1;
+  host_calls_.push_back(HostCall{static_cast<model::OpIndex>(i), sid.value(), call, start, steady_ns(Clock::now())});
 }
 
 void CudaBackend::issue_raw(cudaStream_t s, model::OpIndex op) { issue(s, op); }
@@ -392,22 +484,25 @@ void CudaBackend::enqueue(StreamId sid, model::OpIndex op) {
   if (workload_ == nullptr || op >= ops_.size()) throw std::out_of_range("CudaBackend::enqueue: op outside the prepared workload");
   StreamSlot& s = stream_slot(sid);
   if (capturing_) join_capture(s);
+  start_clock();
   OpResources& r = ops_[op];
   r.stream = sid;
-  const bool cupti = timing_ == TimingMode::cupti && !capturing_;
+  const std::int64_t h0 = program_ ? steady_ns(Clock::now()) : 0;
   if (options_.nvtx) nvtx_push(r.nvtx_name.c_str());
-  if (cupti) CuptiTracer::push(std::uint64_t{op} + 1);
   struct Pop {
-    bool nvtx, cupti;
+    bool nvtx;
     ~Pop() {
-      if (cupti) CuptiTracer::pop();
       if (nvtx) nvtx_pop();
     }
-  } pop{options_.nvtx, cupti};
+  } pop{options_.nvtx};
   if (r.start_ev != nullptr && !capturing_) STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(r.start_ev, s.handle), describe_op(op));
-  issue(s.handle, op);
+  const char* call = issue(s.handle, op);
   if (r.end_ev != nullptr && !capturing_) STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(r.end_ev, s.handle), describe_op(op));
-  s.last_op = op;
+  if (program_) {
+    host_calls_.push_back(HostCall{op, sid.value(), call, h0, steady_ns(Clock::now())});
+    next_call_ = std::size_t{op} + 1;
+  }
+  if (!model::is_program_call(workload_->ops[op].kind)) s.last_op = op;
   if (options_.log_calls) calls_.push_back(IssuedCall{IssuedCall::Kind::op, sid.value(), op});
   if (capturing_ && tracer_) {
     cudaStreamCaptureStatus status{};
@@ -441,6 +536,7 @@ void CudaBackend::generic_host_func(void* user) noexcept {
 void CudaBackend::launch_host_func(StreamId sid, std::function<void()> fn) {
   StreamSlot& s = stream_slot(sid);
   if (capturing_) join_capture(s);
+  start_clock();
   host_funcs_.push_back(std::move(fn));
   STREAMLAB_CUDA_CHECK_OP(cudaLaunchHostFunc(s.handle, &CudaBackend::generic_host_func, &host_funcs_.back()),
                           "host function on stream " + std::to_string(sid.value()));
@@ -476,8 +572,11 @@ void CudaBackend::record_event(EventId event, StreamId sid) {
   EventSlot& e = event_slot(event);
   StreamSlot& s = stream_slot(sid);
   if (capturing_) join_capture(s);
+  start_clock();
+  const std::int64_t h0 = program_ ? steady_ns(Clock::now()) : 0;
   STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(e.handle, s.handle),
                           s.last_op ? describe_op(*s.last_op) : "event record on stream " + std::to_string(sid.value()));
+  note_call(OpKind::event_record, sid, "cudaEventRecord", h0);
   e.last_op = s.last_op;
   if (options_.log_calls) calls_.push_back(IssuedCall{IssuedCall::Kind::record, sid.value(), event.value()});
 }
@@ -486,7 +585,10 @@ void CudaBackend::stream_wait_event(StreamId sid, EventId event) {
   EventSlot& e = event_slot(event);
   StreamSlot& s = stream_slot(sid);
   if (capturing_) join_capture(s);
+  start_clock();
+  const std::int64_t h0 = program_ ? steady_ns(Clock::now()) : 0;
   STREAMLAB_CUDA_CHECK_OP(cudaStreamWaitEvent(s.handle, e.handle, 0), "stream wait for " + event_op_label(e));
+  note_call(OpKind::event_wait, sid, "cudaStreamWaitEvent", h0);
   if (options_.log_calls) calls_.push_back(IssuedCall{IssuedCall::Kind::wait, sid.value(), event.value()});
 }
 
@@ -525,29 +627,29 @@ model::Nanos CudaBackend::elapsed(EventId start, EventId end) {
       .count();
 }
 
-namespace {
-[[noreturn]] void blocked_in_capture() {
-  throw std::logic_error(
-      "graph capture: the Dispatcher blocked on the device, which does not run during capture; graph mode needs a "
-      "static policy with an unbounded window (--window 0)");
-}
-}  // namespace
 
 policies::WaitStatus CudaBackend::synchronize_event(EventId event, model::Nanos timeout) {
   EventSlot& e = event_slot(event);
   if (capturing_) blocked_in_capture();
-  return wait_until_ready(event_ref{e.handle}, std::chrono::nanoseconds(timeout), "completion of " + event_op_label(e))
-             ? policies::WaitStatus::ready
-             : policies::WaitStatus::timed_out;
+  start_clock();
+  const std::int64_t h0 = program_ ? steady_ns(Clock::now()) : 0;
+  const bool done = spin_until(
+      [&] { return query_ready(cudaEventQuery(e.handle), "cudaEventQuery", "completion of " + event_op_label(e)); },
+      std::chrono::nanoseconds(timeout));
+  if (done) note_call(OpKind::event_sync, StreamId{0u}, "cudaEventSynchronize", h0);
+  return done ? policies::WaitStatus::ready : policies::WaitStatus::timed_out;
 }
 
 policies::WaitStatus CudaBackend::synchronize_stream(StreamId sid, model::Nanos timeout) {
   StreamSlot& s = stream_slot(sid);
   if (capturing_) blocked_in_capture();
-  // The label is only built on failure inside wait_until_ready's checks; build it once here (cheap).
-  return wait_until_ready(stream_ref{s.handle}, std::chrono::nanoseconds(timeout), "completion of " + stream_op_label(s))
-             ? policies::WaitStatus::ready
-             : policies::WaitStatus::timed_out;
+  start_clock();
+  const std::int64_t h0 = program_ ? steady_ns(Clock::now()) : 0;
+  const bool done = spin_until(
+      [&] { return query_ready(cudaStreamQuery(s.handle), "cudaStreamQuery", "completion of " + stream_op_label(s)); },
+      std::chrono::nanoseconds(timeout));
+  if (done) note_call(OpKind::stream_sync, sid, "cudaStreamSynchronize", h0);
+  return done ? policies::WaitStatus::ready : policies::WaitStatus::timed_out;
 }
 
 void CudaBackend::synchronize_stream_or_throw(StreamId sid, model::Nanos timeout) {
@@ -560,14 +662,18 @@ void CudaBackend::synchronize_stream_or_throw(StreamId sid, model::Nanos timeout
 
 policies::WaitStatus CudaBackend::synchronize_device(model::Nanos timeout) {
   if (capturing_) return policies::WaitStatus::ready;  // the end of a captured run: nothing to wait for
+  start_clock();
+  const std::int64_t h0 = program_ ? steady_ns(Clock::now()) : 0;
   const auto deadline = Clock::now() + std::chrono::nanoseconds(timeout);
   for (std::size_t i = 0; i < streams_.size(); ++i) {
-    const auto left = deadline - Clock::now();
-    if (!wait_until_ready(stream_ref{streams_[i].handle}, std::max(left, Clock::duration::zero()),
-                          "completion of " + stream_op_label(streams_[i]))) {
+    const auto left = std::max<Clock::duration>(deadline - Clock::now(), Clock::duration::zero());
+    const StreamSlot& s = streams_[i];
+    if (!spin_until([&] { return query_ready(cudaStreamQuery(s.handle), "cudaStreamQuery", "completion of " + stream_op_label(s)); },
+                    left)) {
       return policies::WaitStatus::timed_out;
     }
   }
+  note_call(OpKind::device_sync, StreamId{0u}, "cudaDeviceSynchronize", h0);
   return policies::WaitStatus::ready;
 }
 
@@ -591,7 +697,15 @@ std::optional<std::size_t> CudaBackend::wait_any_event(std::span<const EventId> 
 }
 
 model::Nanos CudaBackend::now() {
+  if (!started_) return 0;  // time 0 is the first call; a Dispatcher reads the clock just before it
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0_host_).count();
+}
+
+void CudaBackend::host_work(model::Nanos ns) {
+  start_clock();
+  const auto until = Clock::now() + std::chrono::nanoseconds(ns);
+  while (Clock::now() < until) {
+  }
 }
 
 void CudaBackend::begin_capture() {
@@ -668,9 +782,8 @@ model::Trace CudaBackend::finish() {
   // Second anchor (CUPTI mode): event-timed spans are mapped onto CUPTI's clock linearly between the two,
   // so a rate difference between the GPU's timer and the host clock CUPTI normalizes to cancels out.
   if (timing_ == TimingMode::cupti && closing_ev_ != nullptr) {
-    CuptiTracer::push(kClosingId);
+    device_calls_.push_back(kClosingSlot);
     const cudaError_t st = kernels::launch_empty(dim3(1), dim3(1), cudaStreamLegacy);
-    CuptiTracer::pop();
     STREAMLAB_CUDA_CHECK_OP(st, "finish (anchor kernel)");
     STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(closing_ev_, cudaStreamLegacy), "finish");
   }
@@ -679,11 +792,14 @@ model::Trace CudaBackend::finish() {
   trace.meta.extra["timing"] = std::string(to_string(timing_));
   if (timing_ == TimingMode::cupti) {
     const auto records = tracer_->take();
-    trace.meta.extra["clock"] = "CUPTI activity timestamps (device start/end, CUPTI clock), 0 = prepare()";
+    trace.meta.extra["clock"] =
+        "CUPTI activity timestamps (device start/end, CUPTI clock), joined to ops in call order; 0 = the run's first call";
     trace.meta.extra["cupti_dropped_records"] = std::to_string(tracer_->dropped());
     build_spans(trace, records, t0_cupti_, false);
   } else if (timing_ == TimingMode::events) {
-    trace.meta.extra["clock"] = "cudaEventElapsedTime from an origin event recorded in prepare() (0.5 us resolution)";
+    trace.meta.extra["clock"] =
+        "cudaEventElapsedTime from an origin event recorded in prepare(), shifted by the host time to the run's first "
+        "call (0.5 us resolution)";
     if (!cupti_problem_.empty()) trace.meta.extra["cupti_problem"] = cupti_problem_;
     build_spans(trace, {}, 0, false);
   }
@@ -702,27 +818,66 @@ void CudaBackend::build_spans(model::Trace& trace, const std::vector<ActivityRec
   // device). CUPTI mode: linear between the anchor kernels of prepare() and finish().
   std::optional<std::int64_t> anchor0, anchor1;
   std::map<std::uint64_t, model::OpIndex> node_to_op;
-  if (graph_nodes) node_to_op.insert(graph_nodes_.begin(), graph_nodes_.end());
-  for (const auto& r : records) {
-    if (r.external_id == kAnchorId || r.external_id == kClosingId) {
-      (r.external_id == kAnchorId ? anchor0 : anchor1) = static_cast<std::int64_t>(r.end_ns) - static_cast<std::int64_t>(t0);
-      continue;
-    }
-    std::optional<model::OpIndex> op;
-    if (graph_nodes) {
-      const std::uint64_t node = tracer_ ? tracer_->original_node(r.graph_node) : r.graph_node;
-      if (auto it = node_to_op.find(node); it != node_to_op.end()) op = it->second;
-    } else if (r.external_id >= 1 && r.external_id <= n) {
-      op = static_cast<model::OpIndex>(r.external_id - 1);
-    }
-    if (!op) continue;
-    Acc& a = acc[*op];
+  auto add = [&](model::OpIndex op, const ActivityRecord& r) {
+    Acc& a = acc[op];
     a.start = std::min(a.start, r.start_ns);
     a.end = std::max(a.end, r.end_ns);
     a.found = true;
+  };
+  if (graph_nodes) {
+    node_to_op.insert(graph_nodes_.begin(), graph_nodes_.end());
+    for (const auto& r : records) {
+      const std::uint64_t node = tracer_ ? tracer_->original_node(r.graph_node) : r.graph_node;
+      if (auto it = node_to_op.find(node); it != node_to_op.end()) add(it->second, r);
+    }
+  } else {
+    // Call order: CUPTI's correlation id grows with every runtime call, so the records sorted by it are
+    // the record-making calls in the order they were made (device_calls_). Records of one call (a copy
+    // CUDA splits) share an id. A record of the wrong kind for its call means the two lists disagree:
+    // counted, never joined to the wrong op.
+    std::vector<const ActivityRecord*> sorted;
+    sorted.reserve(records.size());
+    for (const auto& r : records) sorted.push_back(&r);
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const ActivityRecord* a, const ActivityRecord* b) { return a->correlation < b->correlation; });
+    auto expected = [&](std::int64_t slot) {
+      if (slot < 0) return ActivityRecord::Kind::kernel;
+      switch (workload_->ops[static_cast<std::size_t>(slot)].kind) {
+        case OpKind::h2d:
+        case OpKind::d2h:
+        case OpKind::d2d: return ActivityRecord::Kind::memcpy;
+        case OpKind::memset: return ActivityRecord::Kind::memset;
+        default: return ActivityRecord::Kind::kernel;
+      }
+    };
+    std::size_t k = 0, mismatched = 0;
+    std::optional<std::uint32_t> last_correlation;
+    for (const ActivityRecord* r : sorted) {
+      const bool same_call = last_correlation && *last_correlation == r->correlation && k > 0;
+      if (!same_call && k >= device_calls_.size()) {
+        ++mismatched;
+        continue;
+      }
+      const std::int64_t slot = device_calls_[same_call ? k - 1 : k];
+      if (!same_call) ++k;
+      last_correlation = r->correlation;
+      if (r->kind != expected(slot)) {
+        ++mismatched;
+        continue;
+      }
+      const auto end = static_cast<std::int64_t>(r->end_ns) - static_cast<std::int64_t>(t0);
+      if (slot == kAnchorSlot) anchor0 = end;
+      else if (slot == kClosingSlot) anchor1 = end;
+      else add(static_cast<model::OpIndex>(slot), *r);
+    }
+    mismatched += device_calls_.size() - std::min(k, device_calls_.size());
+    trace.meta.extra["cupti_records"] = std::to_string(records.size());
+    if (mismatched > 0) trace.meta.extra["cupti_unjoined"] = std::to_string(mismatched);
   }
   double scale = 1.0;
-  std::int64_t offset = anchor0.value_or(0);
+  // Events mode: the origin event completed at origin_host_, before time 0.
+  std::int64_t offset = anchor0.value_or(
+      -std::chrono::duration_cast<std::chrono::nanoseconds>(t0_host_ - origin_host_).count());
   if (anchor0 && anchor1 && closing_ev_ != nullptr && origin_ev_ != nullptr && !graph_nodes) {
     const auto span_events = executor::elapsed(event_ref{origin_ev_}, event_ref{closing_ev_}, "anchors").count();
     if (span_events > 0) scale = static_cast<double>(*anchor1 - *anchor0) / static_cast<double>(span_events);
@@ -758,6 +913,23 @@ void CudaBackend::build_spans(model::Trace& trace, const std::vector<ActivityRec
       continue;
     }
     trace.spans.push_back(std::move(s));
+  }
+  // A program's host lane: one span per API call, host clock around the call.
+  if (!graph_nodes) {
+    for (const HostCall& h : host_calls_) {
+      const model::Op& o = workload_->ops[h.op];
+      model::Span s;
+      s.op = h.op;
+      s.op_id = o.id;
+      s.name = h.call;
+      s.kind = o.kind;
+      s.device = static_cast<std::uint32_t>(options_.device);
+      s.stream = h.stream;
+      s.engine = model::Engine::host;
+      s.start_ns = h.start - host_t0;
+      s.end_ns = h.end - host_t0;
+      trace.spans.push_back(std::move(s));
+    }
   }
   std::sort(trace.spans.begin(), trace.spans.end(), [](const model::Span& a, const model::Span& b) {
     return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.op < b.op;
@@ -797,9 +969,7 @@ model::Trace CudaBackend::replay_trace() {
   (void)tracer_->take();
   const std::uint64_t t0 = CuptiTracer::timestamp();
   t0_host_ = Clock::now();
-  CuptiTracer::push(kReplayId);
   graph_.launch(s);
-  CuptiTracer::pop();
   s.sync("graph replay");
   model::Trace trace;
   const DeviceInfo info = query_device(options_.device);

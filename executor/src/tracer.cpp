@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <unordered_map>
 
 #include <cupti.h>
@@ -49,7 +50,7 @@ void CUPTIAPI resource_callback(void* user, CUpti_CallbackDomain domain, CUpti_C
 
 }  // namespace
 
-CuptiTracer::CuptiTracer() {
+CuptiTracer::CuptiTracer(CuptiCorrelation correlation) : correlation_(correlation) {
   CuptiTracer* expected = nullptr;
   if (!g_active.compare_exchange_strong(expected, this)) {
     throw CuptiUnavailable("CUPTI tracer already active in this process");
@@ -69,8 +70,10 @@ CuptiTracer::CuptiTracer() {
   const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                                       CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
                                       CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
-  for (CUpti_ActivityKind k : kinds) {
-    if (auto r = cuptiActivityEnable(k); r != CUPTI_SUCCESS) fail("cuptiActivityEnable", r);
+  // Issue order needs only the device records: the runtime-API records are what cost the host per call.
+  const std::size_t enabled = correlation_ == CuptiCorrelation::external_ids ? std::size(kinds) : 3;
+  for (std::size_t i = 0; i < enabled; ++i) {
+    if (auto r = cuptiActivityEnable(kinds[i]); r != CUPTI_SUCCESS) fail("cuptiActivityEnable", r);
   }
   // Optional: node clone notifications, to match graph replays to ops. Another subscriber may hold the
   // callback API; tracing works without it.

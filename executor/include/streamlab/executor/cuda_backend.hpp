@@ -8,8 +8,22 @@
 /// cudaLaunchHostFunc; every host wait polls with a timeout, and a device fault becomes a CudaError naming
 /// the op the failing call served.
 ///
-/// Timing: CUPTI activity records (default) give each op's device start/end; where CUPTI cannot start,
-/// timed events around each op are the fallback. The trace's time 0 is prepare().
+/// Timing: CUPTI activity records (default) give each op's device start/end, joined to ops by CUPTI's
+/// correlation ids in call order (no per-call CUPTI tagging, no runtime-API records: tracing adds no work
+/// to the host's calls but CUPTI's own device-record bookkeeping); where CUPTI cannot start, timed events
+/// around each op are the fallback. The trace's time 0 is the run's first call after prepare() (the first
+/// enqueue, record, wait, synchronize or host_work): prepare() ends on an idle device, so measured traces
+/// overlay predicted ones without shifting.
+///
+/// Programs (Workload::program, issued by the replay policy): the replay makes the program's event and
+/// synchronize calls through the contract, enqueue() the work; a blocking copy or memset on the legacy
+/// NULL stream is cudaMemcpy / cudaMemset, on another stream the async call followed by a wait for that
+/// stream. The trace then has one Engine::host span per program call, timed by the host clock around the
+/// call (two steady_clock reads), on the op's stream: the contract's record / wait / synchronize calls
+/// are matched to the program's next op of that kind (the replay makes them in program order).
+/// Host waits (synchronize_*, blocking copies) spin on the query as cudaStreamSynchronize does, never
+/// sleep, so a wait returns within a query of the completion.
+/// prepare() loads the kernels the workload launches (one empty launch each) and ends on an idle device.
 ///
 /// Graph mode: begin_capture() before a Dispatcher run turns everything it issues into one CUDA graph
 /// (captured, not run); finish() then instantiates it, and replay() launches it.
@@ -130,6 +144,8 @@ class CudaBackend final : public policies::Backend {
   policies::WaitStatus synchronize_device(model::Nanos timeout) override;
   std::optional<std::size_t> wait_any_event(std::span<const EventId> events, model::Nanos timeout) override;
   [[nodiscard]] model::Nanos now() override;
+  /// The program's own host time between calls: spins on the host clock for `ns` (no CUDA call).
+  void host_work(model::Nanos ns);
   [[nodiscard]] model::Trace finish() override;
 
   // Beyond the contract -------------------------------------------------------------------------------
@@ -190,8 +206,28 @@ class CudaBackend final : public policies::Backend {
     unsigned shared_bytes = 0;
     std::unique_ptr<HostFuncState> host_state;
   };
+  /// One host API call of a program, host clock (steady ns).
+  struct HostCall {
+    model::OpIndex op = 0;
+    std::uint32_t stream = 0;
+    const char* call = "";
+    std::int64_t start = 0, end = 0;
+  };
+  static constexpr std::int64_t kAnchorSlot = -1;   ///< device_calls_: prepare()'s anchor kernel
+  static constexpr std::int64_t kClosingSlot = -2;  ///< device_calls_: finish()'s anchor kernel
 
-  void issue(cudaStream_t s, model::OpIndex op);
+  /// Issues op's CUDA call(s) on `s`; returns the CUDA API name for the host span.
+  const char* issue(cudaStream_t s, model::OpIndex op);
+  /// Time 0 of the trace: the first call after prepare().
+  void start_clock() {
+    if (!started_) start_clock_now();
+  }
+  void start_clock_now();
+  /// A blocking copy's wait for its stream (spinning, finish_timeout as the limit).
+  void blocking_wait(cudaStream_t s, model::OpIndex op);
+  /// A program's host lane: the call the replay just made (record, wait, synchronize) is the program's
+  /// next op of that kind; one host span for it, from `start` to now.
+  void note_call(model::OpKind kind, StreamId sid, const char* call, std::int64_t start);
   StreamSlot& stream_slot(StreamId s);
   EventSlot& event_slot(EventId e);
   void join_capture(StreamSlot& s);
@@ -218,10 +254,16 @@ class CudaBackend final : public policies::Backend {
   std::vector<OpResources> ops_;
   std::deque<std::function<void()>> host_funcs_;  ///< alive until the next prepare (graph replays reuse them)
   std::vector<IssuedCall> calls_;
+  std::vector<std::int64_t> device_calls_;  ///< op (or anchor slot) of every call that makes a CUPTI record
+  std::vector<HostCall> host_calls_;
+  std::size_t next_call_ = 0;              ///< programs: the op after the last call made
+  bool program_ = false;
+  bool started_ = false;
   TimingMode timing_ = TimingMode::none;
   std::string cupti_problem_;
   std::unique_ptr<CuptiTracer> tracer_;
   std::chrono::steady_clock::time_point t0_host_;
+  std::chrono::steady_clock::time_point origin_host_;  ///< host time by which origin_ev_ had completed
   std::uint64_t t0_cupti_ = 0;
   cudaEvent_t origin_ev_ = nullptr;   ///< device time 0 of event-timed spans
   cudaEvent_t closing_ev_ = nullptr;  ///< CUPTI mode: second anchor, recorded in finish()

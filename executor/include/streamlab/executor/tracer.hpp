@@ -34,11 +34,24 @@ struct ActivityRecord {
   std::string name;               ///< kernel name
 };
 
+/// How device records are joined to the calls that made them.
+enum class CuptiCorrelation : std::uint8_t {
+  /// External ids pushed around each call (push/pop); needs CUPTI's runtime-API records, which cost the
+  /// host about a microsecond per CUDA call while tracing.
+  external_ids,
+  /// Only device records (kernel, memcpy, memset) are collected; the caller joins them to its calls by
+  /// CUPTI's correlation id, which grows with every runtime call in call order. No per-call host cost
+  /// beyond CUPTI's device-record bookkeeping; push/pop tag nothing in this mode.
+  issue_order,
+};
+
 class CuptiTracer {
  public:
-  /// Enables kernel, memcpy, memset, runtime and external-correlation activity. Throws CuptiUnavailable
-  /// when CUPTI cannot start (another tracer, a profiler or sanitizer holding it, no library).
-  CuptiTracer();
+  /// Enables kernel, memcpy and memset activity (and, for external ids, runtime and external-correlation
+  /// activity). Throws CuptiUnavailable when CUPTI cannot start (another tracer, a profiler or sanitizer
+  /// holding it, no library).
+  explicit CuptiTracer(CuptiCorrelation correlation = CuptiCorrelation::external_ids);
+  [[nodiscard]] CuptiCorrelation correlation() const noexcept { return correlation_; }
   ~CuptiTracer();
   CuptiTracer(const CuptiTracer&) = delete;
   CuptiTracer& operator=(const CuptiTracer&) = delete;
@@ -74,6 +87,7 @@ class CuptiTracer {
   std::uint64_t dropped_ = 0;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> clones_;  ///< clone id -> original id
   void* subscriber_ = nullptr;                                  ///< CUpti_SubscriberHandle
+  CuptiCorrelation correlation_ = CuptiCorrelation::external_ids;
 };
 
 /// RAII NVTX range (push on construction, pop on destruction); free when no tool is attached.
