@@ -58,8 +58,9 @@ ErrorSummary errors(const ExperimentResult& r) {
   return s;
 }
 
-// How the host-speed scaling of the predictions went (runner.cpp, issue probe), and what the profile's host
-// costs alone would have given; empty when no configuration was predicted with a probe.
+// The issue probes' host speed, a diagnostic beside the headline (which uses the profile alone): the
+// scale each configuration's probes read and how many makespans the prediction with host costs scaled by
+// it would put within 5%; empty when no configuration had a probe.
 std::string host_scaling_summary(const ExperimentResult& r) {
   double lo = kNone, hi = kNone, worst = 0;
   int scaled = 0, judged = 0, over = 0;
@@ -69,7 +70,7 @@ std::string host_scaling_summary(const ExperimentResult& r) {
     ++scaled;
     lo = has_value(lo) ? std::min(lo, s->second) : s->second;
     hi = has_value(hi) ? std::max(hi, s->second) : s->second;
-    const auto p = c.predicted.extra.find("makespan_profile_host_ns");
+    const auto p = c.predicted.extra.find("makespan_host_scaled_ns");
     if (!c.measured || p == c.predicted.extra.end() || !(c.measured->makespan_ns > 0)) continue;
     const double e = std::abs(p->second - c.measured->makespan_ns) / c.measured->makespan_ns;
     ++judged;
@@ -80,13 +81,12 @@ std::string host_scaling_summary(const ExperimentResult& r) {
   char range[64];
   std::snprintf(range, sizeof range, "%.2f to %.2f", lo, hi);
   std::ostringstream os;
-  os << "*Host speed:* each measured configuration is predicted with the profile's host API costs times the host "
-        "speed its issue probes measured (before each of its runs, the configuration's own API calls issued "
-        "again with the device work shrunk to nothing; median over the runs of measured host time per op / "
-        "simulated); the scale ran "
-     << range << " over " << scaled << " configurations.";
+  os << "*Host speed (diagnostic, not in the errors or verdicts):* predictions use the profile alone. Before each "
+        "measured run an issue probe issued the configuration's own API calls with the device work shrunk to "
+        "nothing; its host time per op over the simulator's read "
+     << range << " over " << scaled << " configurations (1 = the profile's host costs).";
   if (judged > 0) {
-    os << " At the profile's host costs unscaled, " << (judged - over) << " of " << judged
+    os << " With host costs scaled by it, " << (judged - over) << " of " << judged
        << " makespans would be within 5% (largest error " << pct(worst).substr(1) << ").";
   }
   return os.str();

@@ -166,9 +166,10 @@ policies::DispatchResult dispatch_configuration(const Configuration& c, const mo
 // breadth-first) follow the host exactly. Just before every measured run the configuration's own API call
 // sequence is issued once more with its device work shrunk to nothing: same ops, streams, dependencies,
 // policy and events, kernels of 0 ns, copies of at most kIssueProbeBytes, host functions of 0 ns. Its host
-// time per op, over what the simulator charges for the same probe, scales the simulator's host costs for the
-// prediction (SimOptions::host_cost_scale); a configuration takes the median over its runs' probes, which
-// goes with its median run.
+// time per op, over what the simulator charges for the same probe, is the run's host speed; a configuration
+// takes the median over its runs' probes, which goes with its median run. It is a diagnostic: the headline
+// prediction uses the profile alone, and the prediction with host costs scaled by the probe
+// (SimOptions::host_cost_scale) is kept beside it (makespan_host_scaled_ns).
 
 constexpr std::uint64_t kIssueProbeBytes = 4096;
 constexpr double kMaxHostCostScale = 4.0;  // a probe further off than this is not trusted as a host speed
@@ -216,20 +217,19 @@ struct Predictor {
     sim::SimBackend be(opt.profile, options(c, 1.0));
     return dispatch_configuration(c, probe, be, opt.profile).stats.average_coordination_ns();
   }
-  // The prediction for a measured run whose issue probe took `measured_probe_ns` per op: host costs
-  // scaled, with the numbers that say so in its extras. `at_profile`: the unscaled prediction's makespan
-  // when the caller already has it.
+  // The prediction for a measured run whose issue probe took `measured_probe_ns` per op. The headline
+  // (the makespan and metric that errors and verdicts use) is the profile's alone; the host speed the
+  // probe saw is a diagnostic only: its scale and the makespan predicted with host costs scaled by it go
+  // into the extras. `at_profile`: the unscaled prediction when the caller already has it.
   RunOutput predict_for_host(const Configuration& c, const model::Workload& w, double measured_probe_ns,
-                             double at_profile = kNone) const {
+                             const RunOutput* at_profile = nullptr) const {
     const double simulated_probe = issue_probe_ns(c, issue_probe_workload(w));
     const double scale = host_cost_scale(measured_probe_ns, simulated_probe);
-    RunOutput out = predict(c, w, scale);
+    RunOutput out = at_profile != nullptr ? *at_profile : predict(c, w);
     out.measurement.extra["issue_probe_ns_per_op"] = simulated_probe;
     out.measurement.extra["host_cost_scale"] = scale;
-    out.measurement.extra["makespan_profile_host_ns"] =
-        scale == 1.0            ? out.measurement.makespan_ns
-        : has_value(at_profile) ? at_profile
-                                : predict(c, w).measurement.makespan_ns;
+    out.measurement.extra["makespan_host_scaled_ns"] =
+        scale == 1.0 ? out.measurement.makespan_ns : predict(c, w, scale).measurement.makespan_ns;
     return out;
   }
 };
@@ -390,7 +390,7 @@ std::string explain_miss(const ConfigResult& c, const model::DeviceProfile* prof
     if (p != c.predicted.extra.end() && m != c.measured->extra.end() && m->second > 0 && p->second > 0) {
       const double rel = (p->second - m->second) / m->second;
       if (std::abs(rel) > 0.15) {
-        os << "Host issue cost: " << us(p->second) << " per op predicted (profile costs x host_cost_scale) vs " << us(m->second)
+        os << "Host issue cost: " << us(p->second) << " per op predicted (profile costs) vs " << us(m->second)
            << " measured in this run (" << format_percent(rel)
            << "); where ops wait for the host to issue them, this difference moves the makespan. ";
       }
@@ -638,7 +638,7 @@ ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& opt, 
       if (!probes.empty()) {
         std::sort(probes.begin(), probes.end());
         const double probe = probes[(probes.size() - 1) / 2];
-        p.predicted = predictor.predict_for_host(c, p.workload, probe, p.predicted.measurement.makespan_ns);
+        p.predicted = predictor.predict_for_host(c, p.workload, probe, &p.predicted);
         p.runs[med].measurement.extra["issue_probe_ns_per_op"] = probe;
       }
       cr.measured = p.runs[med].measurement;
