@@ -20,6 +20,7 @@ struct CalibrateOptions {
   std::string output;
   int device = 0;
   int repetitions = 41;
+  int rounds = 5;
   bool quick = false;
   bool quiet = false;
 };
@@ -32,6 +33,10 @@ const bool registered = register_command(
        app.add_option("--repetitions", o->repetitions, "Repetitions per measurement (medians are reported)")
            ->check(CLI::Range(5, 10000))
            ->capture_default_str();
+       app.add_option("--rounds", o->rounds,
+                      "Whole measurement rounds; each parameter is their median, its spread stored beside it")
+           ->check(CLI::Range(1, 100))
+           ->capture_default_str();
        app.add_flag("--quick", o->quick, "Fewer sizes and repetitions (a rough profile in seconds)");
        app.add_flag("-q,--quiet", o->quiet, "No progress lines");
        app.callback([o] {
@@ -42,6 +47,7 @@ const bool registered = register_command(
          executor::CalibrationOptions c;
          c.device = o->device;
          c.repetitions = o->repetitions;
+         c.rounds = o->rounds;
          c.quick = o->quick;
          if (!o->quiet) c.log = [](const std::string& line) { std::cout << "  " << line << std::endl; };
          const model::DeviceProfile p = executor::calibrate(c);

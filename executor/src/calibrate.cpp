@@ -257,6 +257,47 @@ void traced_chain(stream& a, CuptiTracer& tracer, unsigned blocks, unsigned thre
   gap = median(std::move(gaps));
 }
 
+}  // namespace
+
+model::DeviceProfile combine_rounds(const std::vector<model::DeviceProfile>& rounds,
+                                    const std::function<void(const std::string&)>& log) {
+  if (rounds.empty()) throw std::invalid_argument("combine_rounds: no rounds");
+  model::DeviceProfile p = rounds.front();
+  if (rounds.size() == 1) return p;
+  const std::size_t n = rounds.size();
+  for (const model::ParamField& f : model::device_profile_fields()) {
+    std::vector<double> v;
+    v.reserve(n);
+    for (const auto& r : rounds) v.push_back((r.*(f.member)).value);
+    const double med = median(v);
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    const double scale = std::max(std::abs(med), std::max(std::abs(*lo), std::abs(*hi)) * (med == 0 ? 1.0 : 0.0));
+    const double spread = scale > 0 ? (*hi - *lo) / scale : 0.0;
+    // Outliers: rounds more than 10% (of the median) and more than 3 median absolute deviations away.
+    std::vector<double> dev;
+    for (double x : v) dev.push_back(std::abs(x - med));
+    const double mad = median(dev);
+    std::string values, outliers;
+    for (std::size_t k = 0; k < n; ++k) {
+      values += (k == 0 ? "" : ", ") + fmt(v[k], 3);
+      if (scale > 0 && dev[k] > 0.10 * scale && dev[k] > 3 * mad)
+        outliers += (outliers.empty() ? "" : ", ") + std::string("round ") + std::to_string(k + 1) + " (" + fmt(v[k], 3) + ")";
+    }
+    model::Param& out = p.*(f.member);
+    out.value = med;
+    out.spread = spread;
+    out.source = (rounds.front().*(f.member)).source + "; value: median of " + std::to_string(n) +
+                 " calibrate rounds (method and figures above: round 1), rounds read " + values +
+                 (outliers.empty() ? std::string() : "; outliers: " + outliers);
+    if (log && spread > 0.05)
+      log("spread over rounds: " + std::string(f.name) + " " + fmt(100 * spread, 1) + "% (" + values + ")" +
+          (outliers.empty() ? std::string() : "; outliers: " + outliers));
+  }
+  return p;
+}
+
+namespace {
+
 class Calibrator {
  public:
   explicit Calibrator(const CalibrationOptions& o) : opt_(o) {
@@ -278,7 +319,7 @@ class Calibrator {
 
  private:
   void note(const std::string& s) const {
-    if (opt_.log) opt_.log(s);
+    if (opt_.log) opt_.log(round_ + s);
   }
   model::Param measured(double v, const std::string& method) const { return {v, prefix_ + method}; }
 
@@ -318,6 +359,7 @@ class Calibrator {
   std::string sched_;
   std::string prefix_;
   double timer_resolution_ns_ = 0;
+  std::string round_;  ///< "[round k/n] " for progress lines
 };
 
 void Calibrator::host_api_costs(model::DeviceProfile& p) {
@@ -1177,13 +1219,29 @@ model::DeviceProfile Calibrator::run() {
     s.sync("calibrate (warm-up)");
   }
   note("device: " + info_.name + ", driver " + info_.driver + ", CUDA runtime " + info_.cuda_runtime);
-  occupancy_limits(p);
-  host_api_costs(p);
-  device_latencies(p);
-  scheduling_details(p);
-  copies(p);
-  throughput(p);
-  traced_launch_overhead(p);
+  // Whole rounds, each measuring every parameter once; the profile takes each parameter's median over the
+  // rounds. A machine has slow and fast spells longer than one measurement (a VM's host, the copy link under
+  // other tenants), which a median inside one measurement cannot see past; rounds spread over the whole run
+  // can. The traced measurements come after every round: once CUPTI attached it stays for the process, and
+  // the untraced host costs of a later round would pay for it.
+  const int rounds = std::max(1, opt_.quick ? std::min(opt_.rounds, 2) : opt_.rounds);
+  std::vector<model::DeviceProfile> measured(static_cast<std::size_t>(rounds), p);
+  for (int k = 0; k < rounds; ++k) {
+    round_ = rounds > 1 ? "[round " + std::to_string(k + 1) + "/" + std::to_string(rounds) + "] " : "";
+    model::DeviceProfile& q = measured[static_cast<std::size_t>(k)];
+    occupancy_limits(q);
+    host_api_costs(q);
+    device_latencies(q);
+    scheduling_details(q);
+    copies(q);
+    throughput(q);
+  }
+  for (int k = 0; k < rounds; ++k) {
+    round_ = rounds > 1 ? "[round " + std::to_string(k + 1) + "/" + std::to_string(rounds) + "] " : "";
+    traced_launch_overhead(measured[static_cast<std::size_t>(k)]);
+  }
+  round_.clear();
+  p = combine_rounds(measured, opt_.log);
   // streamlab's clock is integer nanoseconds: durations are written as whole ns (medians and fits carry
   // sub-ns fractions that no consumer can use).
   for (const model::ParamField& f : model::device_profile_fields()) {

@@ -83,7 +83,7 @@ DeviceProfile parse_device_profile(std::string_view json_text, const std::string
   for (const auto& f : fields) {
     const std::string ptr = "/params/" + std::string(f.name);
     const Json& j = r.required(params, "/params", f.name, "every parameter is required");
-    r.check_keys(j, ptr, {"value", "unit", "source"}, "parameter " + std::string(f.name));
+    r.check_keys(j, ptr, {"value", "unit", "source", "spread"}, "parameter " + std::string(f.name));
     const std::string unit = r.get_string(r.required(j, ptr, "unit"), ptr + "/unit");
     if (unit != f.unit)
       r.fail(ptr + "/unit", std::string(f.name) + " is in " + std::string(f.unit) + ", not '" + unit + "'");
@@ -92,6 +92,10 @@ DeviceProfile parse_device_profile(std::string_view json_text, const std::string
     check_value(r, f, param.value, ptr + "/value");
     param.source = r.get_string(r.required(j, ptr, "source", "say where the number came from"), ptr + "/source");
     if (param.source.empty()) r.fail(ptr + "/source", std::string(f.name) + " needs a source (measured, public, estimate)");
+    if (j.contains("spread")) {
+      param.spread = r.get_double(j["spread"], ptr + "/spread");
+      if (!(param.spread >= 0)) r.fail(ptr + "/spread", "a spread is a non-negative fraction of the value");
+    }
   }
 
   // Cross-field sanity: limits that contradict each other make the simulator's occupancy meaningless.
@@ -123,6 +127,7 @@ std::string device_profile_to_json(const DeviceProfile& p) {
     j["value"] = number_json(param.value);
     j["unit"] = std::string(f.unit);
     j["source"] = param.source;
+    if (param.spread >= 0) j["spread"] = number_json(param.spread);
     params[std::string(f.name)] = std::move(j);
   }
   doc["params"] = std::move(params);

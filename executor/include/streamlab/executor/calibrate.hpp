@@ -25,6 +25,9 @@ struct CalibrationOptions {
   int warmup = 5;
   /// Fewer sizes and repetitions (tests).
   bool quick = false;
+  /// Whole measurement rounds; each parameter is the median over them, with its spread stored beside it
+  /// (Param::spread) and outlying rounds named in its source.
+  int rounds = 5;
   /// Progress lines ("kernel launch: 2.1 us"), may be empty.
   std::function<void(const std::string&)> log;
 };
@@ -41,6 +44,12 @@ struct LatencyBandwidthFit {
 
 /// Median (of a copy); 0 for an empty input.
 [[nodiscard]] double median(std::vector<double> v);
+
+/// Each parameter's median over rounds of calibration, Param::spread = (max - min) / |median| over them,
+/// the rounds' values and outliers (more than 10% and 3 median absolute deviations off) in its source;
+/// `log` gets one line per parameter whose spread is over 5%.
+[[nodiscard]] model::DeviceProfile combine_rounds(const std::vector<model::DeviceProfile>& rounds,
+                                                  const std::function<void(const std::string&)>& log = {});
 
 /// Measures the device and returns a complete profile (name, driver, CUDA version, date filled in).
 [[nodiscard]] model::DeviceProfile calibrate(const CalibrationOptions& options = {});

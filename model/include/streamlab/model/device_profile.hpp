@@ -17,6 +17,9 @@ namespace streamlab::model {
 struct Param {
   double value = 0;
   std::string source;  ///< e.g. "measured: calibrate 2026-11-21" or "public: H100 whitepaper"
+  /// How much the value moved over calibrate's repeated rounds: (max - min) / |median| of the rounds'
+  /// values (0 = every round read the same); negative = not measured in rounds (optional in JSON).
+  double spread = -1;
   friend bool operator==(const Param&, const Param&) = default;
 };
 
@@ -136,7 +139,7 @@ struct ParamField {
 
 /// Strict parse: unknown keys, a missing field, a wrong type or a value out of range throw InputError
 /// naming the field. JSON shape: {"format_version":1,"name":..,"params":{"sm_count":{"value":132,
-/// "unit":"count","source":".."},..}}
+/// "unit":"count","source":"..","spread":0.01},..}} ("spread" optional, see Param).
 [[nodiscard]] DeviceProfile parse_device_profile(std::string_view json_text, const std::string& source);
 [[nodiscard]] DeviceProfile load_device_profile(const std::filesystem::path& file);
 [[nodiscard]] std::string device_profile_to_json(const DeviceProfile& p);
