@@ -174,15 +174,11 @@ void CudaBackend::prepare(const model::Workload& workload) {
   graph_ = CapturedGraph{};
   captured_ = false;
   workload_ = &workload;
-  program_ = workload.program;
   started_ = false;
   const std::size_t n = workload.ops.size();
   ops_.resize(n);
   device_calls_.clear();
-  next_call_ = 0;
   device_calls_.reserve(n + 2);
-  host_calls_.clear();
-  if (program_) host_calls_.reserve(n);
 
   // Timing source first: the trace needs it, and CUPTI must be on before the work it records.
   timing_ = options_.timing;
@@ -192,7 +188,7 @@ void CudaBackend::prepare(const model::Workload& workload) {
       const auto correlation = CuptiCorrelation::issue_order;
       if (!tracer_ || tracer_->correlation() != correlation) {
         tracer_.reset();
-        tracer_ = std::make_unique<CuptiTracer>(correlation);
+        tracer_ = std::make_unique<CuptiTracer>(correlation, false);
       }
       timing_ = TimingMode::cupti;
     } catch (const CuptiUnavailable& e) {
@@ -204,6 +200,12 @@ void CudaBackend::prepare(const model::Workload& workload) {
     tracer_.reset();
   }
 
+  // Kernels time themselves (%globaltimer block records) unless one cannot (a cost-model kernel, the
+  // fault hook) or a graph is captured: then CUPTI's kernel records stay on for the whole run.
+  self_timed_ = timing_ == TimingMode::cupti && !options_.capture_graph && !options_.fault_op;
+  for (const auto& o : workload.ops)
+    if (o.kind == OpKind::kernel && std::holds_alternative<model::CostModel>(o.duration)) self_timed_ = false;
+  if (tracer_) tracer_->set_kernel_records(!self_timed_);
   std::size_t task_pools = 0;
   for (const auto& o : workload.ops) task_pools += o.kind == OpKind::task_pool ? 1 : 0;
   // One state per task pool, plus a spare for the warm-up launch.
@@ -271,6 +273,15 @@ void CudaBackend::prepare(const model::Workload& workload) {
         break;
     }
     if (o.shape) r.shared_bytes = effective_shared_bytes(*o.shape, props_);
+    if (self_timed_ && runs_on_sms(o.kind)) {
+      // One record per block (per task for a task pool): where the kernel's span comes from.
+      const std::size_t count = o.kind == OpKind::task_pool ? (o.tasks ? o.tasks->task_ns.size() : 0)
+                                : o.shape ? std::size_t{o.shape->grid.x} * o.shape->grid.y * o.shape->grid.z
+                                          : 1;
+      r.block_records = device_buffer(std::max<std::size_t>(1, count) * sizeof(kernels::BlockRecord), label);
+      r.record_count = static_cast<std::uint32_t>(count);
+      STREAMLAB_CUDA_CHECK_OP(cudaMemset(r.block_records.data(), 0, r.block_records.size()), label);
+    }
     // Timed events around the op: every op in events mode; in CUPTI mode only the kinds CUPTI has no
     // record for (prefetch, barrier).
     const bool needs_events =
@@ -299,17 +310,45 @@ void CudaBackend::prepare(const model::Workload& workload) {
   // The anchor (an empty kernel, then the origin event) ties event times to CUPTI's clock. Time 0 comes
   // later, at the run's first call; until then the clocks read from here (graph replays keep it).
   t0_host_ = Clock::now();
+  anchor0_.reset();
+  anchor1_.reset();
   if (timing_ == TimingMode::cupti) {
     t0_cupti_ = CuptiTracer::timestamp();
-    device_calls_.push_back(kAnchorSlot);
-    const cudaError_t st = kernels::launch_empty(dim3(1), dim3(1), cudaStreamLegacy);
-    STREAMLAB_CUDA_CHECK_OP(st, "prepare (anchor kernel)");
+    if (anchor_records_.data() == nullptr) anchor_records_ = device_buffer(2 * sizeof(kernels::BlockRecord), "anchor kernels");
+    anchor0_ = run_anchor(0);
   }
   if (origin_ev_ != nullptr) STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(origin_ev_, cudaStreamLegacy), "prepare");
   // The run starts on an idle device, as a program does after its setup.
   STREAMLAB_CUDA_CHECK_OP(cudaDeviceSynchronize(), "prepare");
   origin_host_ = Clock::now();  // the origin event completed by now (events mode maps it to host time)
   if (options_.capture_graph) begin_capture();
+}
+
+CudaBackend::Anchor CudaBackend::run_anchor(int slot) {
+  // CUPTI's kernel record of a one-block kernel and the block's own %globaltimer reads: the same instant
+  // on both clocks (midpoints, so CUPTI's pad around the block cancels). The kernel runs alone, with
+  // kernel records on only around it.
+  auto* rec = anchor_records_.as<kernels::BlockRecord>() + slot;
+  tracer_->set_kernel_records(true);
+  const cudaError_t st = kernels::launch_spin(dim3(1), dim3(32), 0, cudaStreamLegacy, 0, rec);
+  STREAMLAB_CUDA_CHECK_OP(st, "anchor kernel");
+  if (slot == 1 && closing_ev_ != nullptr) STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(closing_ev_, cudaStreamLegacy), "finish");
+  STREAMLAB_CUDA_CHECK_OP(cudaDeviceSynchronize(), "anchor kernel");
+  tracer_->set_kernel_records(!self_timed_);
+  Anchor a;
+  a.records = tracer_->take();
+  // The anchor is the last kernel launched: the kernel record with the greatest correlation id.
+  const ActivityRecord* k = nullptr;
+  for (const auto& r : a.records)
+    if (r.kind == ActivityRecord::Kind::kernel && (k == nullptr || r.correlation > k->correlation)) k = &r;
+  if (k == nullptr) throw CuptiUnavailable("CUPTI returned no record of the anchor kernel");
+  kernels::BlockRecord b{};
+  STREAMLAB_CUDA_CHECK_OP(cudaMemcpy(&b, rec, sizeof b, cudaMemcpyDeviceToHost), "anchor kernel");
+  a.cupti_end = k->end_ns;
+  a.cupti_mid = (static_cast<double>(k->start_ns) + static_cast<double>(k->end_ns)) / 2;
+  a.device_mid = (static_cast<double>(b.start_ns) + static_cast<double>(b.end_ns)) / 2;
+  a.correlation = k->correlation;
+  return a;
 }
 
 void CudaBackend::start_clock_now() {
@@ -386,7 +425,9 @@ const char* CudaBackend::issue(cudaStream_t s, model::OpIndex op) {
   const bool makes_record = runs_on_sms(o.kind) ||
                             ((o.kind == OpKind::h2d || o.kind == OpKind::d2h || o.kind == OpKind::d2d ||
                               o.kind == OpKind::memset) && o.bytes > 0);
-  if (makes_record && !capturing_) device_calls_.push_back(static_cast<std::int64_t>(op));
+  if (makes_record && !capturing_ && !(self_timed_ && runs_on_sms(o.kind)))
+    device_calls_.push_back(static_cast<std::int64_t>(op));
+  auto* block_records = r.block_records.data() != nullptr ? r.block_records.as<kernels::BlockRecord>() : nullptr;
   switch (o.kind) {
     case OpKind::kernel: {
       const dim3 grid = o.shape ? to_dim3(o.shape->grid) : dim3(1);
@@ -396,11 +437,13 @@ const char* CudaBackend::issue(cudaStream_t s, model::OpIndex op) {
         return "cudaLaunchKernel";
       }
       if (const auto* fixed = std::get_if<model::FixedPerBlock>(&o.duration)) {
-        STREAMLAB_CUDA_CHECK_OP(kernels::launch_spin(grid, block, r.shared_bytes, s, static_cast<std::uint64_t>(fixed->ns)),
-                                describe_op(op));
+        STREAMLAB_CUDA_CHECK_OP(
+            kernels::launch_spin(grid, block, r.shared_bytes, s, static_cast<std::uint64_t>(fixed->ns), block_records),
+            describe_op(op));
       } else if (std::holds_alternative<model::PerBlockList>(o.duration)) {
         STREAMLAB_CUDA_CHECK_OP(
-            kernels::launch_spin_per_block(grid, block, r.shared_bytes, s, r.device_a.as<std::int64_t>()), describe_op(op));
+            kernels::launch_spin_per_block(grid, block, r.shared_bytes, s, r.device_a.as<std::int64_t>(), block_records),
+            describe_op(op));
       } else {
         const auto& cost = std::get<model::CostModel>(o.duration);
         STREAMLAB_CUDA_CHECK_OP(kernels::launch_cost_model(grid, block, s, r.device_a.data(),
@@ -418,7 +461,7 @@ const char* CudaBackend::issue(cudaStream_t s, model::OpIndex op) {
       const auto tasks = o.tasks ? static_cast<std::uint32_t>(o.tasks->task_ns.size()) : 0u;
       const bool dynamic = o.tasks && o.tasks->assignment == model::TaskAssignment::dynamic_queue;
       STREAMLAB_CUDA_CHECK_OP(kernels::launch_task_pool(grid, block, r.shared_bytes, s, r.device_a.as<std::int64_t>(),
-                                                        tasks, dynamic, state),
+                                                        tasks, dynamic, state, block_records),
                               describe_op(op));
       return "cudaLaunchKernel";
     }
@@ -467,17 +510,6 @@ void CudaBackend::blocking_wait(cudaStream_t s, model::OpIndex op) {
   }
 }
 
-void CudaBackend::note_call(model::OpKind kind, StreamId sid, const char* call, std::int64_t start) {
-  if (!program_) return;
-  // The replay makes a program's calls in program order, so the call is the next op of its kind.
-  const auto& ops = workload_->ops;
-  std::size_t i = next_call_;
-  while (i < ops.size() && ops[i].kind != kind) ++i;
-  if (i == ops.size()) return;  // not one of the program's calls (the Dispatcher's final drain)
-  next_call_ = i + 1;
-  host_calls_.push_back(HostCall{static_cast<model::OpIndex>(i), sid.value(), call, start, steady_ns(Clock::now())});
-}
-
 void CudaBackend::issue_raw(cudaStream_t s, model::OpIndex op) { issue(s, op); }
 
 void CudaBackend::enqueue(StreamId sid, model::OpIndex op) {
@@ -487,7 +519,6 @@ void CudaBackend::enqueue(StreamId sid, model::OpIndex op) {
   start_clock();
   OpResources& r = ops_[op];
   r.stream = sid;
-  const std::int64_t h0 = program_ ? steady_ns(Clock::now()) : 0;
   if (options_.nvtx) nvtx_push(r.nvtx_name.c_str());
   struct Pop {
     bool nvtx;
@@ -496,12 +527,8 @@ void CudaBackend::enqueue(StreamId sid, model::OpIndex op) {
     }
   } pop{options_.nvtx};
   if (r.start_ev != nullptr && !capturing_) STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(r.start_ev, s.handle), describe_op(op));
-  const char* call = issue(s.handle, op);
+  issue(s.handle, op);
   if (r.end_ev != nullptr && !capturing_) STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(r.end_ev, s.handle), describe_op(op));
-  if (program_) {
-    host_calls_.push_back(HostCall{op, sid.value(), call, h0, steady_ns(Clock::now())});
-    next_call_ = std::size_t{op} + 1;
-  }
   if (!model::is_program_call(workload_->ops[op].kind)) s.last_op = op;
   if (options_.log_calls) calls_.push_back(IssuedCall{IssuedCall::Kind::op, sid.value(), op});
   if (capturing_ && tracer_) {
@@ -573,10 +600,8 @@ void CudaBackend::record_event(EventId event, StreamId sid) {
   StreamSlot& s = stream_slot(sid);
   if (capturing_) join_capture(s);
   start_clock();
-  const std::int64_t h0 = program_ ? steady_ns(Clock::now()) : 0;
   STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(e.handle, s.handle),
                           s.last_op ? describe_op(*s.last_op) : "event record on stream " + std::to_string(sid.value()));
-  note_call(OpKind::event_record, sid, "cudaEventRecord", h0);
   e.last_op = s.last_op;
   if (options_.log_calls) calls_.push_back(IssuedCall{IssuedCall::Kind::record, sid.value(), event.value()});
 }
@@ -586,9 +611,7 @@ void CudaBackend::stream_wait_event(StreamId sid, EventId event) {
   StreamSlot& s = stream_slot(sid);
   if (capturing_) join_capture(s);
   start_clock();
-  const std::int64_t h0 = program_ ? steady_ns(Clock::now()) : 0;
   STREAMLAB_CUDA_CHECK_OP(cudaStreamWaitEvent(s.handle, e.handle, 0), "stream wait for " + event_op_label(e));
-  note_call(OpKind::event_wait, sid, "cudaStreamWaitEvent", h0);
   if (options_.log_calls) calls_.push_back(IssuedCall{IssuedCall::Kind::wait, sid.value(), event.value()});
 }
 
@@ -632,11 +655,9 @@ policies::WaitStatus CudaBackend::synchronize_event(EventId event, model::Nanos 
   EventSlot& e = event_slot(event);
   if (capturing_) blocked_in_capture();
   start_clock();
-  const std::int64_t h0 = program_ ? steady_ns(Clock::now()) : 0;
   const bool done = spin_until(
       [&] { return query_ready(cudaEventQuery(e.handle), "cudaEventQuery", "completion of " + event_op_label(e)); },
       std::chrono::nanoseconds(timeout));
-  if (done) note_call(OpKind::event_sync, StreamId{0u}, "cudaEventSynchronize", h0);
   return done ? policies::WaitStatus::ready : policies::WaitStatus::timed_out;
 }
 
@@ -644,11 +665,9 @@ policies::WaitStatus CudaBackend::synchronize_stream(StreamId sid, model::Nanos 
   StreamSlot& s = stream_slot(sid);
   if (capturing_) blocked_in_capture();
   start_clock();
-  const std::int64_t h0 = program_ ? steady_ns(Clock::now()) : 0;
   const bool done = spin_until(
       [&] { return query_ready(cudaStreamQuery(s.handle), "cudaStreamQuery", "completion of " + stream_op_label(s)); },
       std::chrono::nanoseconds(timeout));
-  if (done) note_call(OpKind::stream_sync, sid, "cudaStreamSynchronize", h0);
   return done ? policies::WaitStatus::ready : policies::WaitStatus::timed_out;
 }
 
@@ -663,7 +682,6 @@ void CudaBackend::synchronize_stream_or_throw(StreamId sid, model::Nanos timeout
 policies::WaitStatus CudaBackend::synchronize_device(model::Nanos timeout) {
   if (capturing_) return policies::WaitStatus::ready;  // the end of a captured run: nothing to wait for
   start_clock();
-  const std::int64_t h0 = program_ ? steady_ns(Clock::now()) : 0;
   const auto deadline = Clock::now() + std::chrono::nanoseconds(timeout);
   for (std::size_t i = 0; i < streams_.size(); ++i) {
     const auto left = std::max<Clock::duration>(deadline - Clock::now(), Clock::duration::zero());
@@ -673,7 +691,6 @@ policies::WaitStatus CudaBackend::synchronize_device(model::Nanos timeout) {
       return policies::WaitStatus::timed_out;
     }
   }
-  note_call(OpKind::device_sync, StreamId{0u}, "cudaDeviceSynchronize", h0);
   return policies::WaitStatus::ready;
 }
 
@@ -697,7 +714,7 @@ std::optional<std::size_t> CudaBackend::wait_any_event(std::span<const EventId> 
 }
 
 model::Nanos CudaBackend::now() {
-  if (!started_) return 0;  // time 0 is the first call; a Dispatcher reads the clock just before it
+  start_clock();  // a Dispatcher reads the clock just before its first call: time 0 within a decision of it
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0_host_).count();
 }
 
@@ -781,19 +798,20 @@ model::Trace CudaBackend::finish() {
   }
   // Second anchor (CUPTI mode): event-timed spans are mapped onto CUPTI's clock linearly between the two,
   // so a rate difference between the GPU's timer and the host clock CUPTI normalizes to cancels out.
-  if (timing_ == TimingMode::cupti && closing_ev_ != nullptr) {
-    device_calls_.push_back(kClosingSlot);
-    const cudaError_t st = kernels::launch_empty(dim3(1), dim3(1), cudaStreamLegacy);
-    STREAMLAB_CUDA_CHECK_OP(st, "finish (anchor kernel)");
-    STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(closing_ev_, cudaStreamLegacy), "finish");
+  std::vector<ActivityRecord> records;
+  if (timing_ == TimingMode::cupti) {
+    anchor1_ = run_anchor(1);
+    records = std::move(anchor1_->records);
   }
   STREAMLAB_CUDA_CHECK_OP(cudaDeviceSynchronize(), "finish");
 
   trace.meta.extra["timing"] = std::string(to_string(timing_));
   if (timing_ == TimingMode::cupti) {
-    const auto records = tracer_->take();
     trace.meta.extra["clock"] =
-        "CUPTI activity timestamps (device start/end, CUPTI clock), joined to ops in call order; 0 = the run's first call";
+        self_timed_ ? "kernels: their blocks' %globaltimer reads, mapped onto CUPTI's clock through two anchor kernels; "
+                      "copies and memsets: CUPTI activity records joined to ops in call order; 0 = the run's first call"
+                    : "CUPTI activity timestamps (device start/end, CUPTI clock), joined to ops in call order; 0 = the "
+                      "run's first call";
     trace.meta.extra["cupti_dropped_records"] = std::to_string(tracer_->dropped());
     build_spans(trace, records, t0_cupti_, false);
   } else if (timing_ == TimingMode::events) {
@@ -833,46 +851,72 @@ void CudaBackend::build_spans(model::Trace& trace, const std::vector<ActivityRec
   } else {
     // Call order: CUPTI's correlation id grows with every runtime call, so the records sorted by it are
     // the record-making calls in the order they were made (device_calls_). Records of one call (a copy
-    // CUDA splits) share an id. A record of the wrong kind for its call means the two lists disagree:
-    // counted, never joined to the wrong op.
+    // CUDA splits) share an id. A record that does not fit the next call (kind, bytes) is left out and
+    // counted, never joined to the wrong op; the closing anchor (the last kernel) is not an op.
     std::vector<const ActivityRecord*> sorted;
     sorted.reserve(records.size());
-    for (const auto& r : records) sorted.push_back(&r);
+    for (const auto& r : records)
+      if (!anchor1_ || r.correlation != anchor1_->correlation) sorted.push_back(&r);
     std::stable_sort(sorted.begin(), sorted.end(),
                      [](const ActivityRecord* a, const ActivityRecord* b) { return a->correlation < b->correlation; });
-    auto expected = [&](std::int64_t slot) {
-      if (slot < 0) return ActivityRecord::Kind::kernel;
-      switch (workload_->ops[static_cast<std::size_t>(slot)].kind) {
+    auto fits = [&](const ActivityRecord& r, model::OpIndex op) {
+      const model::Op& o = workload_->ops[op];
+      switch (o.kind) {
         case OpKind::h2d:
         case OpKind::d2h:
-        case OpKind::d2d: return ActivityRecord::Kind::memcpy;
-        case OpKind::memset: return ActivityRecord::Kind::memset;
-        default: return ActivityRecord::Kind::kernel;
+        case OpKind::d2d: return r.kind == ActivityRecord::Kind::memcpy && r.bytes == o.bytes;
+        case OpKind::memset: return r.kind == ActivityRecord::Kind::memset && r.bytes == o.bytes;
+        default: return r.kind == ActivityRecord::Kind::kernel;
       }
     };
-    std::size_t k = 0, mismatched = 0;
+    std::size_t k = 0, unjoined = 0;
     std::optional<std::uint32_t> last_correlation;
     for (const ActivityRecord* r : sorted) {
-      const bool same_call = last_correlation && *last_correlation == r->correlation && k > 0;
-      if (!same_call && k >= device_calls_.size()) {
-        ++mismatched;
+      if (last_correlation && *last_correlation == r->correlation && k > 0) {
+        add(static_cast<model::OpIndex>(device_calls_[k - 1]), *r);  // another piece of the same call
         continue;
       }
-      const std::int64_t slot = device_calls_[same_call ? k - 1 : k];
-      if (!same_call) ++k;
-      last_correlation = r->correlation;
-      if (r->kind != expected(slot)) {
-        ++mismatched;
-        continue;
+      if (k < device_calls_.size() && fits(*r, static_cast<model::OpIndex>(device_calls_[k]))) {
+        add(static_cast<model::OpIndex>(device_calls_[k]), *r);
+        last_correlation = r->correlation;
+        ++k;
+      } else {
+        ++unjoined;
       }
-      const auto end = static_cast<std::int64_t>(r->end_ns) - static_cast<std::int64_t>(t0);
-      if (slot == kAnchorSlot) anchor0 = end;
-      else if (slot == kClosingSlot) anchor1 = end;
-      else add(static_cast<model::OpIndex>(slot), *r);
     }
-    mismatched += device_calls_.size() - std::min(k, device_calls_.size());
     trace.meta.extra["cupti_records"] = std::to_string(records.size());
-    if (mismatched > 0) trace.meta.extra["cupti_unjoined"] = std::to_string(mismatched);
+    if (unjoined > 0) trace.meta.extra["cupti_records_unjoined"] = std::to_string(unjoined);
+    if (k < device_calls_.size()) trace.meta.extra["ops_without_cupti_record"] = std::to_string(device_calls_.size() - k);
+    if (anchor0_) anchor0 = static_cast<std::int64_t>(anchor0_->cupti_end) - static_cast<std::int64_t>(t0);
+    if (anchor1_) anchor1 = static_cast<std::int64_t>(anchor1_->cupti_end) - static_cast<std::int64_t>(t0);
+    // Self-timed kernels: %globaltimer -> CUPTI's clock, linear between the two anchors.
+    if (self_timed_ && anchor0_ && anchor1_) {
+      const double dg = anchor1_->device_mid - anchor0_->device_mid;
+      const double slope = dg > 0 ? (anchor1_->cupti_mid - anchor0_->cupti_mid) / dg : 1.0;
+      std::vector<kernels::BlockRecord> blocks;
+      for (std::size_t i = 0; i < n; ++i) {
+        const OpResources& r = ops_[i];
+        if (r.block_records.data() == nullptr || !r.stream || r.record_count == 0) continue;
+        blocks.resize(r.record_count);
+        STREAMLAB_CUDA_CHECK_OP(cudaMemcpy(blocks.data(), r.block_records.data(), blocks.size() * sizeof(kernels::BlockRecord),
+                                           cudaMemcpyDeviceToHost),
+                                describe_op(static_cast<model::OpIndex>(i)));
+        std::uint64_t lo = ~std::uint64_t{0}, hi = 0;
+        for (const auto& b : blocks) {
+          if (b.end_ns == 0) continue;  // a block (task) that never ran: nothing to say
+          lo = std::min(lo, b.start_ns);
+          hi = std::max(hi, b.end_ns);
+        }
+        if (hi == 0) continue;
+        auto to_cupti = [&](std::uint64_t g) {
+          return static_cast<std::uint64_t>(anchor0_->cupti_mid + (static_cast<double>(g) - anchor0_->device_mid) * slope + 0.5);
+        };
+        acc[i].start = to_cupti(lo);
+        acc[i].end = to_cupti(hi);
+        acc[i].found = true;
+      }
+      trace.meta.extra["device_clock_rate"] = std::to_string(slope);
+    }
   }
   double scale = 1.0;
   // Events mode: the origin event completed at origin_host_, before time 0.
@@ -913,23 +957,6 @@ void CudaBackend::build_spans(model::Trace& trace, const std::vector<ActivityRec
       continue;
     }
     trace.spans.push_back(std::move(s));
-  }
-  // A program's host lane: one span per API call, host clock around the call.
-  if (!graph_nodes) {
-    for (const HostCall& h : host_calls_) {
-      const model::Op& o = workload_->ops[h.op];
-      model::Span s;
-      s.op = h.op;
-      s.op_id = o.id;
-      s.name = h.call;
-      s.kind = o.kind;
-      s.device = static_cast<std::uint32_t>(options_.device);
-      s.stream = h.stream;
-      s.engine = model::Engine::host;
-      s.start_ns = h.start - host_t0;
-      s.end_ns = h.end - host_t0;
-      trace.spans.push_back(std::move(s));
-    }
   }
   std::sort(trace.spans.begin(), trace.spans.end(), [](const model::Span& a, const model::Span& b) {
     return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.op < b.op;

@@ -50,7 +50,8 @@ void CUPTIAPI resource_callback(void* user, CUpti_CallbackDomain domain, CUpti_C
 
 }  // namespace
 
-CuptiTracer::CuptiTracer(CuptiCorrelation correlation) : correlation_(correlation) {
+CuptiTracer::CuptiTracer(CuptiCorrelation correlation, bool kernel_records)
+    : correlation_(correlation), kernel_records_(kernel_records) {
   CuptiTracer* expected = nullptr;
   if (!g_active.compare_exchange_strong(expected, this)) {
     throw CuptiUnavailable("CUPTI tracer already active in this process");
@@ -72,7 +73,7 @@ CuptiTracer::CuptiTracer(CuptiCorrelation correlation) : correlation_(correlatio
                                       CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
   // Issue order needs only the device records: the runtime-API records are what cost the host per call.
   const std::size_t enabled = correlation_ == CuptiCorrelation::external_ids ? std::size(kinds) : 3;
-  for (std::size_t i = 0; i < enabled; ++i) {
+  for (std::size_t i = kernel_records_ ? 0 : 1; i < enabled; ++i) {
     if (auto r = cuptiActivityEnable(kinds[i]); r != CUPTI_SUCCESS) fail("cuptiActivityEnable", r);
   }
   // Optional: node clone notifications, to match graph replays to ops. Another subscriber may hold the
@@ -85,6 +86,14 @@ CuptiTracer::CuptiTracer(CuptiCorrelation correlation) : correlation_(correlatio
       cuptiUnsubscribe(sub);
     }
   }
+}
+
+void CuptiTracer::set_kernel_records(bool on) {
+  if (on == kernel_records_) return;
+  const CUptiResult r = on ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+                           : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (r != CUPTI_SUCCESS) throw CuptiUnavailable(cupti_message(on ? "cuptiActivityEnable" : "cuptiActivityDisable", r));
+  kernel_records_ = on;
 }
 
 void CuptiTracer::on_node_cloned(std::uint64_t clone, std::uint64_t original) {

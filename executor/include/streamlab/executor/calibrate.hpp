@@ -25,9 +25,10 @@ struct CalibrationOptions {
   int warmup = 5;
   /// Fewer sizes and repetitions (tests).
   bool quick = false;
-  /// Whole measurement rounds; each parameter is the median over them, with its spread stored beside it
-  /// (Param::spread) and outlying rounds named in its source.
-  int rounds = 5;
+  /// Whole measurement rounds; each parameter is the median over them (host API call costs: the fastest
+  /// round, see combine_rounds), with its spread stored beside it (Param::spread) and outlying rounds named
+  /// in its source. --quick uses at most 2.
+  int rounds = 9;
   /// Progress lines ("kernel launch: 2.1 us"), may be empty.
   std::function<void(const std::string&)> log;
 };
@@ -45,7 +46,8 @@ struct LatencyBandwidthFit {
 /// Median (of a copy); 0 for an empty input.
 [[nodiscard]] double median(std::vector<double> v);
 
-/// Each parameter's median over rounds of calibration, Param::spread = (max - min) / |median| over them,
+/// Each parameter's median over rounds of calibration (host API call costs: the fastest round, the
+/// undisturbed host of a machine with slow spells), Param::spread = (max - min) / |median| over them,
 /// the rounds' values and outliers (more than 10% and 3 median absolute deviations off) in its source;
 /// `log` gets one line per parameter whose spread is over 5%.
 [[nodiscard]] model::DeviceProfile combine_rounds(const std::vector<model::DeviceProfile>& rounds,

@@ -8,19 +8,22 @@
 /// cudaLaunchHostFunc; every host wait polls with a timeout, and a device fault becomes a CudaError naming
 /// the op the failing call served.
 ///
-/// Timing: CUPTI activity records (default) give each op's device start/end, joined to ops by CUPTI's
-/// correlation ids in call order (no per-call CUPTI tagging, no runtime-API records: tracing adds no work
-/// to the host's calls but CUPTI's own device-record bookkeeping); where CUPTI cannot start, timed events
-/// around each op are the fallback. The trace's time 0 is the run's first call after prepare() (the first
-/// enqueue, record, wait, synchronize or host_work): prepare() ends on an idle device, so measured traces
-/// overlay predicted ones without shifting.
+/// Timing (default, CUPTI available): kernels time themselves -- every block of our synthetic kernels
+/// writes its %globaltimer start and end to a per-op buffer -- and two anchor kernels (one before the
+/// run, one after; the only kernels CUPTI records) map the device's clock onto CUPTI's. Copies and
+/// memsets come from CUPTI activity records, joined to ops by CUPTI's correlation ids in call order. No
+/// runtime-API records, no per-call tagging, no kernel records during the run: CUPTI's kernel records
+/// cost the host about 2 us per launch and slow the device's block dispatch (bench_tracer, calibrate's
+/// traced probes), which is the perturbation a measurement must not add. A workload with a kernel that
+/// cannot time itself (cost-model kernels) and graph mode keep CUPTI's kernel records on. Where CUPTI
+/// cannot start, timed events around each op are the fallback. The trace's time 0 is the run's first
+/// call after prepare() (enqueue, record, wait, synchronize, host_work, or the Dispatcher's clock read
+/// just before it): prepare() ends on an idle device, so measured traces overlay predicted ones.
 ///
 /// Programs (Workload::program, issued by the replay policy): the replay makes the program's event and
-/// synchronize calls through the contract, enqueue() the work; a blocking copy or memset on the legacy
-/// NULL stream is cudaMemcpy / cudaMemset, on another stream the async call followed by a wait for that
-/// stream. The trace then has one Engine::host span per program call, timed by the host clock around the
-/// call (two steady_clock reads), on the op's stream: the contract's record / wait / synchronize calls
-/// are matched to the program's next op of that kind (the replay makes them in program order).
+/// synchronize calls through the contract (and its host-lane spans with now()), enqueue() the work; a
+/// blocking copy or memset on the legacy NULL stream is cudaMemcpy / cudaMemset, on another stream the
+/// async call followed by a wait for that stream.
 /// Host waits (synchronize_*, blocking copies) spin on the query as cudaStreamSynchronize does, never
 /// sleep, so a wait returns within a query of the completion.
 /// prepare() loads the kernels the workload launches (one empty launch each) and ends on an idle device.
@@ -205,18 +208,20 @@ class CudaBackend final : public policies::Backend {
     cudaEvent_t start_ev = nullptr, end_ev = nullptr;  ///< events timing mode
     unsigned shared_bytes = 0;
     std::unique_ptr<HostFuncState> host_state;
+    buffer block_records;  ///< self-timed kernels: one kernels::BlockRecord per block (per task)
+    std::uint32_t record_count = 0;
   };
-  /// One host API call of a program, host clock (steady ns).
-  struct HostCall {
-    model::OpIndex op = 0;
-    std::uint32_t stream = 0;
-    const char* call = "";
-    std::int64_t start = 0, end = 0;
+  /// One anchor kernel: the same instant on CUPTI's clock and on the device's %globaltimer.
+  struct Anchor {
+    std::uint64_t cupti_end = 0;
+    double cupti_mid = 0, device_mid = 0;
+    std::uint32_t correlation = 0;
+    std::vector<ActivityRecord> records;  ///< everything CUPTI had when the anchor was taken
   };
-  static constexpr std::int64_t kAnchorSlot = -1;   ///< device_calls_: prepare()'s anchor kernel
-  static constexpr std::int64_t kClosingSlot = -2;  ///< device_calls_: finish()'s anchor kernel
+  /// Runs anchor kernel `slot` (0 in prepare, 1 in finish, which also records closing_ev_) and reads it.
+  Anchor run_anchor(int slot);
 
-  /// Issues op's CUDA call(s) on `s`; returns the CUDA API name for the host span.
+  /// Issues op's CUDA call(s) on `s`; returns the name of the CUDA call made.
   const char* issue(cudaStream_t s, model::OpIndex op);
   /// Time 0 of the trace: the first call after prepare().
   void start_clock() {
@@ -225,9 +230,6 @@ class CudaBackend final : public policies::Backend {
   void start_clock_now();
   /// A blocking copy's wait for its stream (spinning, finish_timeout as the limit).
   void blocking_wait(cudaStream_t s, model::OpIndex op);
-  /// A program's host lane: the call the replay just made (record, wait, synchronize) is the program's
-  /// next op of that kind; one host span for it, from `start` to now.
-  void note_call(model::OpKind kind, StreamId sid, const char* call, std::int64_t start);
   StreamSlot& stream_slot(StreamId s);
   EventSlot& event_slot(EventId e);
   void join_capture(StreamSlot& s);
@@ -254,10 +256,10 @@ class CudaBackend final : public policies::Backend {
   std::vector<OpResources> ops_;
   std::deque<std::function<void()>> host_funcs_;  ///< alive until the next prepare (graph replays reuse them)
   std::vector<IssuedCall> calls_;
-  std::vector<std::int64_t> device_calls_;  ///< op (or anchor slot) of every call that makes a CUPTI record
-  std::vector<HostCall> host_calls_;
-  std::size_t next_call_ = 0;              ///< programs: the op after the last call made
-  bool program_ = false;
+  std::vector<std::int64_t> device_calls_;  ///< op of every call that makes a CUPTI record, in call order
+  bool self_timed_ = false;                 ///< kernels carry %globaltimer block records (CUPTI kernel records off)
+  buffer anchor_records_;                   ///< the two anchor kernels' block records
+  std::optional<Anchor> anchor0_, anchor1_;
   bool started_ = false;
   TimingMode timing_ = TimingMode::none;
   std::string cupti_problem_;

@@ -50,8 +50,15 @@ class CuptiTracer {
   /// Enables kernel, memcpy and memset activity (and, for external ids, runtime and external-correlation
   /// activity). Throws CuptiUnavailable when CUPTI cannot start (another tracer, a profiler or sanitizer
   /// holding it, no library).
-  explicit CuptiTracer(CuptiCorrelation correlation = CuptiCorrelation::external_ids);
+  /// `kernel_records` false: kernel activity starts off (copies and memsets only) and is switched on only
+  /// around what needs it (set_kernel_records): CUPTI's kernel records cost the host about 2 us per launch
+  /// and slow the device's block dispatch, so a measured run leaves them off and its kernels time
+  /// themselves (%globaltimer block records).
+  explicit CuptiTracer(CuptiCorrelation correlation = CuptiCorrelation::external_ids, bool kernel_records = true);
   [[nodiscard]] CuptiCorrelation correlation() const noexcept { return correlation_; }
+  [[nodiscard]] bool kernel_records() const noexcept { return kernel_records_; }
+  /// Switches kernel activity records on or off (takes effect for launches made after the call).
+  void set_kernel_records(bool on);
   ~CuptiTracer();
   CuptiTracer(const CuptiTracer&) = delete;
   CuptiTracer& operator=(const CuptiTracer&) = delete;
@@ -88,6 +95,7 @@ class CuptiTracer {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> clones_;  ///< clone id -> original id
   void* subscriber_ = nullptr;                                  ///< CUpti_SubscriberHandle
   CuptiCorrelation correlation_ = CuptiCorrelation::external_ids;
+  bool kernel_records_ = true;
 };
 
 /// RAII NVTX range (push on construction, pop on destruction); free when no tool is attached.
