@@ -20,7 +20,7 @@ struct CalibrateOptions {
   std::string output;
   int device = 0;
   int repetitions = 41;
-  int rounds = 5;
+  int rounds = 9;
   bool quick = false;
   bool quiet = false;
 };

@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""The program validation suite (V1): every scenario as a plain CUDA program, through `streamlab run`
+(replay) and through `streamlab sim` (bundled profile), on fresh processes.
+
+  program_suite.py emit    --plain BIN --dir DIR
+      writes DIR/<label>.json (the program workload each plain program makes) and DIR/suite.json.
+  program_suite.py measure --plain BIN --streamlab BIN --dir DIR --out FILE [--repeats 5]
+                           [--variants plain,run,records] [--only SUBSTR]
+      on the GPU: `repeats` rounds, each running every configuration once per variant, each run a fresh
+      process under the configuration's CUDA_DEVICE_MAX_CONNECTIONS; the variants alternate their order
+      from round to round. plain = the hand-written program; run = `streamlab run` of its workload (replay,
+      CUPTI tracing on); records = the plain program plus a completion event recorded after every work call
+      (what the Dispatcher adds for its non-replay policies). Writes FILE (JSON) with every run's metric.
+  program_suite.py predict --streamlab BIN --dir DIR --measured FILE --out FILE [--device PROFILE]
+      runs `streamlab sim` per configuration (at its connections) and writes the results file the report
+      reads: per configuration the median and range of every variant, the prediction, and errors.
+
+The metric of a configuration is when its program's metric synchronize returned (ns since the program's
+first call): "end" (the final cudaDeviceSynchronize, i.e. the makespan as the host sees it) or, for the
+priority scenario, "fg_done" (the foreground stream's synchronize). In a trace it is the end of that op's
+host-lane span. Standard library only (the GPU host has no extra Python packages).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+CONNECTIONS = (1, 8, 32)
+
+
+def matrix():
+    """Every configuration: (label, scenario, params, connections, metric op id)."""
+    out = []
+
+    def add(scenario, params, connections=8, metric="end"):
+        parts = [scenario] + [f"{k}={v}" for k, v in params.items()]
+        if connections != 8:
+            parts.append(f"conn={connections}")
+        out.append({"label": "_".join(parts), "scenario": scenario, "params": params,
+                    "connections": connections, "metric": metric})
+
+    for order in ("depth", "breadth"):
+        for n in (1, 2, 3, 4, 8):
+            add("chunked", {"streams": n, "order": order})
+    for conn in CONNECTIONS:
+        for order in ("depth", "breadth"):
+            for n in (1, 2, 4, 8, 16, 32, 64):
+                add("chains", {"streams": n, "order": order}, conn)
+    add("triple-buffer", {})
+    for kind in ("blocking", "non-blocking"):
+        add("legacy-null", {"kind": kind})
+    for prio in (-5, 0):
+        add("priority", {"fg_priority": prio}, metric="fg_done")
+    for assignment in ("static", "dynamic"):
+        add("task-pool", {"assignment": assignment})
+    return out
+
+
+def plain_args(cfg):
+    return [cfg["scenario"]] + [f"{k}={v}" for k, v in cfg["params"].items()] + ["--name", cfg["label"]]
+
+
+def cmd_emit(a):
+    os.makedirs(a.dir, exist_ok=True)
+    cfgs = matrix()
+    for cfg in cfgs:
+        subprocess.run([a.plain] + plain_args(cfg) + ["--emit", os.path.join(a.dir, cfg["label"] + ".json")],
+                       check=True)
+    with open(os.path.join(a.dir, "suite.json"), "w") as f:
+        json.dump(cfgs, f, indent=1)
+    print(f"wrote {len(cfgs)} program workloads to {a.dir}")
+
+
+def trace_metric(path, metric):
+    """(metric end ns, device makespan ns, first device start ns) from a Chrome trace streamlab wrote."""
+    with open(path) as f:
+        doc = json.load(f)
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    host_end, dev_end, dev_start = None, 0, None
+    for e in events:
+        args = e.get("args") or {}
+        if "op_id" not in args or e.get("ph") == "M":
+            continue
+        if args.get("engine") == "host":
+            if args["op_id"] == metric:
+                host_end = int(args["end_ns"])
+            continue
+        dev_end = max(dev_end, int(args["end_ns"]))
+        s = int(args["start_ns"])
+        dev_start = s if dev_start is None else min(dev_start, s)
+    return host_end, dev_end, dev_start
+
+
+def run_once(argv, env, timeout=120):
+    t0 = time.monotonic()
+    p = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout)
+    return p, time.monotonic() - t0
+
+
+def cmd_measure(a):
+    cfgs = json.load(open(os.path.join(a.dir, "suite.json")))
+    if a.only:
+        cfgs = [c for c in cfgs if any(s in c["label"] for s in a.only.split(","))]
+    variants = a.variants.split(",")
+    runs = {c["label"]: {v: [] for v in variants} for c in cfgs}
+    extra = {c["label"]: {v: [] for v in variants} for c in cfgs}
+    failures = []
+    tmp = tempfile.mkdtemp(prefix="program-suite-")
+    t_start = time.monotonic()
+    for r in range(a.repeats):
+        order = variants if r % 2 == 0 else list(reversed(variants))
+        for cfg in cfgs:
+            env = dict(os.environ, CUDA_DEVICE_MAX_CONNECTIONS=str(cfg["connections"]))
+            for v in order:
+                label = cfg["label"]
+                if v == "run":
+                    trace = os.path.join(tmp, label + ".trace.json")
+                    argv = [a.streamlab, "run", os.path.join(a.dir, label + ".json"), "-o", trace]
+                    if a.policy:
+                        argv += ["--policy", a.policy]
+                    p, wall = run_once(argv, env)
+                    if p.returncode != 0:
+                        failures.append(f"{label} run r{r}: exit {p.returncode}: {p.stderr.strip()[-300:]}")
+                        continue
+                    host_end, dev_end, dev_start = trace_metric(trace, cfg["metric"])
+                    if host_end is None:
+                        failures.append(f"{label} run r{r}: no host span for '{cfg['metric']}' in the trace")
+                        continue
+                    runs[label][v].append(host_end)
+                    extra[label][v].append({"device_makespan_ns": dev_end, "first_device_start_ns": dev_start,
+                                            "process_s": round(wall, 3)})
+                else:
+                    argv = [a.plain] + plain_args(cfg) + (["--completion-records"] if v == "records" else [])
+                    p, wall = run_once(argv, env)
+                    if p.returncode != 0:
+                        failures.append(f"{label} {v} r{r}: exit {p.returncode}: {p.stderr.strip()[-300:]}")
+                        continue
+                    out = json.loads(p.stdout.strip().splitlines()[-1])
+                    runs[label][v].append(out["sync_ns"][cfg["metric"]])
+                    extra[label][v].append({"process_s": round(wall, 3)})
+        print(f"round {r + 1}/{a.repeats} done after {time.monotonic() - t_start:.0f} s", flush=True)
+        # Written after every round: a run cut short by its time limit keeps the rounds it finished.
+        result = {"repeats": r + 1, "variants": variants, "configs": cfgs, "runs": runs, "extra": extra,
+                  "failures": failures, "seconds": round(time.monotonic() - t_start, 1),
+                  "env": {k: os.environ.get(k, "") for k in ("CUDA_MODULE_LOADING",)}}
+        with open(a.out + ".tmp", "w") as f:
+            json.dump(result, f, indent=1)
+        os.replace(a.out + ".tmp", a.out)
+    for line in failures[:20]:
+        print("FAILED:", line)
+    summarize(result)
+
+
+def spread(values):
+    if not values:
+        return None
+    m = statistics.median(values)
+    return (max(values) - min(values)) / m if m else 0.0
+
+
+def summarize(result):
+    variants = result["variants"]
+    print("%-44s" % "configuration" + "".join("%14s %6s" % (v + " ms", "sprd") for v in variants) +
+          ("  run/plain  rec/plain" if "plain" in variants else ""))
+    for cfg in result["configs"]:
+        r = result["runs"][cfg["label"]]
+        line = "%-44s" % cfg["label"][:44]
+        for v in variants:
+            vals = r.get(v) or []
+            line += "%14s %6s" % (("%.3f" % (statistics.median(vals) / 1e6)) if vals else "-",
+                                  ("%.1f%%" % (100 * spread(vals))) if vals else "-")
+        if "plain" in variants and r.get("plain"):
+            p = statistics.median(r["plain"])
+            for v in ("run", "records"):
+                line += "  %+8.2f%%" % (100 * (statistics.median(r[v]) / p - 1)) if r.get(v) else "  %9s" % "-"
+        print(line)
+
+
+def cmd_predict(a):
+    measured = json.load(open(a.measured))
+    tmp = tempfile.mkdtemp(prefix="program-suite-sim-")
+    rows = []
+    for cfg in measured["configs"]:
+        label = cfg["label"]
+        trace = os.path.join(tmp, label + ".sim.json")
+        argv = [a.streamlab, "sim", os.path.join(a.dir, label + ".json"), "-o", trace,
+                "--connections", str(cfg["connections"]), "--date", a.date, "--traced"]
+        if a.policy:
+            argv += ["--policy", a.policy]
+        if a.device:
+            argv += ["--device", a.device]
+        p = subprocess.run(argv, capture_output=True, text=True)
+        predicted = None
+        if p.returncode == 0:
+            predicted, _, _ = trace_metric(trace, cfg["metric"])
+        else:
+            print(f"sim failed for {label}: {p.stderr.strip()[-300:]}", file=sys.stderr)
+        row = {"label": label, "scenario": cfg["scenario"], "params": cfg["params"],
+               "connections": cfg["connections"], "metric": cfg["metric"], "predicted_ns": predicted}
+        for v in measured["variants"]:
+            vals = measured["runs"][label].get(v) or []
+            row[v] = {"runs_ns": vals, "median_ns": statistics.median(vals) if vals else None,
+                      "min_ns": min(vals) if vals else None, "max_ns": max(vals) if vals else None}
+        rows.append(row)
+    meta = dict(measured.get("meta", {}))
+    meta.update({"profile": a.device or "bundled H100 SXM profile", "predicted_with": "streamlab sim --traced",
+                 "repeats": measured["repeats"], "failures": measured["failures"]})
+    with open(a.out, "w") as f:
+        json.dump({"name": "V1", "meta": meta, "configs": rows}, f, indent=1)
+    print(f"wrote {a.out} ({len(rows)} configurations)")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    e = sub.add_parser("emit")
+    e.add_argument("--plain", required=True)
+    e.add_argument("--dir", required=True)
+    m = sub.add_parser("measure")
+    m.add_argument("--plain", required=True)
+    m.add_argument("--streamlab", required=True)
+    m.add_argument("--dir", required=True)
+    m.add_argument("--out", required=True)
+    m.add_argument("--repeats", type=int, default=5)
+    m.add_argument("--variants", default="plain,run,records")
+    m.add_argument("--only", default="")
+    m.add_argument("--policy", default="")
+    p = sub.add_parser("predict")
+    p.add_argument("--streamlab", required=True)
+    p.add_argument("--dir", required=True)
+    p.add_argument("--measured", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--device", default="")
+    p.add_argument("--policy", default="")
+    p.add_argument("--date", default=time.strftime("%Y-%m-%d", time.gmtime()))
+    s = sub.add_parser("summary")
+    s.add_argument("measured")
+    a = ap.parse_args()
+    if a.cmd == "emit":
+        cmd_emit(a)
+    elif a.cmd == "measure":
+        cmd_measure(a)
+    elif a.cmd == "predict":
+        cmd_predict(a)
+    else:
+        summarize(json.load(open(a.measured)))
+
+
+if __name__ == "__main__":
+    main()
