@@ -252,6 +252,9 @@ void write_report(const ExperimentOptions& o) {
     std::sort(dirs.begin(), dirs.end());
   }
   std::vector<ex::LoadedResult> loaded;
+  std::vector<ex::ProgramValidation> programs;
+  for (const auto& d : dirs)
+    for (auto& v : ex::load_program_validations(d)) programs.push_back(std::move(v));
   for (const auto& d : dirs)
     for (auto& r : ex::load_results(d)) {
       // Verdicts follow the definitions in this build (the numbers are what was measured).
@@ -263,7 +266,7 @@ void write_report(const ExperimentOptions& o) {
   for (const auto& d : dirs) draw_charts(d, {}, false);
   const fs::path out = o.report_out.empty() ? report_home() / "REPORT.md" : fs::path(o.report_out);
   const fs::path report_dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
-  streamlab::model::write_file_atomically(out, ex::generate_report(loaded, report_dir));
+  streamlab::model::write_file_atomically(out, ex::generate_report(loaded, report_dir, programs));
   print_line("wrote " + out.string() + " from " + std::to_string(loaded.size()) + " results");
 }
 

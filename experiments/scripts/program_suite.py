@@ -75,6 +75,16 @@ def cmd_emit(a):
     print(f"wrote {len(cfgs)} program workloads to {a.dir}")
 
 
+def trace_meta(path):
+    """The run metadata of a trace streamlab wrote (device, driver, CUDA version, date, timing)."""
+    with open(path) as f:
+        m = json.load(f).get("otherData", {})
+    extra = m.get("extra", {})
+    return {"device": m.get("device_name", ""), "driver": extra.get("driver", ""),
+            "cuda_version": extra.get("cuda_runtime", ""), "date": m.get("date", ""),
+            "streamlab_version": m.get("version", ""), "timing": extra.get("clock", "")}
+
+
 def trace_metric(path, metric):
     """(metric end ns, device makespan ns, first device start ns) from a Chrome trace streamlab wrote."""
     with open(path) as f:
@@ -110,6 +120,7 @@ def cmd_measure(a):
     extra = {c["label"]: {v: [] for v in variants} for c in cfgs}
     failures = []
     tmp = tempfile.mkdtemp(prefix="program-suite-")
+    meta = {}
     t_start = time.monotonic()
     for r in range(a.repeats):
         order = variants if r % 2 == 0 else list(reversed(variants))
@@ -131,6 +142,8 @@ def cmd_measure(a):
                         failures.append(f"{label} run r{r}: no host span for '{cfg['metric']}' in the trace")
                         continue
                     runs[label][v].append(host_end)
+                    if not meta:
+                        meta = trace_meta(trace)
                     extra[label][v].append({"device_makespan_ns": dev_end, "first_device_start_ns": dev_start,
                                             "process_s": round(wall, 3)})
                 else:
@@ -144,7 +157,7 @@ def cmd_measure(a):
                     extra[label][v].append({"process_s": round(wall, 3)})
         print(f"round {r + 1}/{a.repeats} done after {time.monotonic() - t_start:.0f} s", flush=True)
         # Written after every round: a run cut short by its time limit keeps the rounds it finished.
-        result = {"repeats": r + 1, "variants": variants, "configs": cfgs, "runs": runs, "extra": extra,
+        result = {"meta": meta, "repeats": r + 1, "variants": variants, "configs": cfgs, "runs": runs, "extra": extra,
                   "failures": failures, "seconds": round(time.monotonic() - t_start, 1),
                   "env": {k: os.environ.get(k, "") for k in ("CUDA_MODULE_LOADING",)}}
         with open(a.out + ".tmp", "w") as f:
@@ -210,7 +223,8 @@ def cmd_predict(a):
     meta.update({"profile": a.device or "bundled H100 SXM profile", "predicted_with": "streamlab sim --traced",
                  "repeats": measured["repeats"], "failures": measured["failures"]})
     with open(a.out, "w") as f:
-        json.dump({"name": "V1", "meta": meta, "configs": rows}, f, indent=1)
+        json.dump({"format": "streamlab-program-validation", "name": "V1", "meta": meta, "configs": rows}, f,
+                  indent=1)
     print(f"wrote {a.out} ({len(rows)} configurations)")
 
 

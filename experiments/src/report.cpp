@@ -158,7 +158,8 @@ std::string summarize_misses(const std::vector<const ConfigResult*>& misses) {
 
 }  // namespace
 
-std::string generate_report(const std::vector<LoadedResult>& results, const std::filesystem::path& report_dir) {
+std::string generate_report(const std::vector<LoadedResult>& results, const std::filesystem::path& report_dir,
+                            const std::vector<ProgramValidation>& programs) {
   // Per experiment: measured runs win, then the newest.
   std::map<std::string, const LoadedResult*> chosen;
   for (const auto& lr : results) {
@@ -217,6 +218,7 @@ std::string generate_report(const std::vector<LoadedResult>& results, const std:
     os << "| " << r.name << " " << cell(r.title) << " | " << cell(claim) << " | " << cell(pred.empty() ? "n/a" : pred)
        << " | " << cell(meas.empty() ? "n/a" : meas) << " | " << err << " | " << verdict << " |\n";
   }
+  for (const auto& v : programs) os << program_validation_row(v);
   os << "\n";
 
   // Provenance.
@@ -342,6 +344,7 @@ std::string generate_report(const std::vector<LoadedResult>& results, const std:
       }
     }
   }
+  for (const auto& v : programs) os << program_validation_section(v, report_dir);
   return os.str();
 }
 

@@ -1,11 +1,14 @@
 // Host cost of issuing a 10,000-op DAG through the Dispatcher + CudaBackend, against hand-written CUDA
 // issuing the same program (the same kernels, on the same streams, with the same event records and
-// waits), measured alternately in one run; and the cost of replaying the same program as a CUDA graph.
+// waits), measured alternately in one run; the cost of replaying the same program as a CUDA graph; and
+// the measuring cost: a program replayed through the Dispatcher + CudaBackend with tracing on against the
+// hand-written untraced program making the same calls.
 // Without a CUDA device the program says so and exits 0.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,6 +17,7 @@
 #include "streamlab/executor/cuda_backend.hpp"
 #include "streamlab/executor/device_info.hpp"
 #include "streamlab/executor/error.hpp"
+#include "streamlab/executor/kernels.hpp"
 #include "streamlab/model/generators.hpp"
 #include "streamlab/policies/dispatcher.hpp"
 #include "streamlab/policies/registry.hpp"
@@ -320,6 +324,139 @@ void BM_GraphReplayDag10k(benchmark::State& state) {
               st.device_ns_per_node());
 }
 BENCHMARK(BM_GraphReplayDag10k)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+// A program of 9,000 calls on 8 streams, replayed: 6,000 one-block kernels of 0 ns round-robin over the
+// streams, and after every 4th kernel an event record on its stream and a wait for it on the next stream.
+// The device keeps up, so the numbers are the host's issue cost.
+constexpr std::uint32_t kProgramKernels = 6'000;
+
+const model::Workload& program() {
+  static const model::Workload w = [] {
+    std::string j = R"({"format_version":2,"name":"issue-program","program":true,"streams":[)";
+    for (std::uint32_t s = 1; s <= kStreams; ++s) {
+      if (s > 1) j += ',';
+      j += R"({"id":)";
+      j += std::to_string(s);
+      j += R"(,"priority":0,"kind":"non-blocking"})";
+    }
+    j += R"(],"ops":[)";
+    auto call = [&](const char* id_prefix, std::uint32_t i, const char* kind, std::uint32_t stream, const char* rest) {
+      if (j.back() != '[') j += ',';
+      j += R"({"id":")";
+      j += id_prefix;
+      j += std::to_string(i);
+      j += R"(","kind":")";
+      j += kind;
+      j += R"(","stream":)";
+      j += std::to_string(stream);
+      j += rest;
+      if (kind[0] == 'e') {  // event_record / event_wait name the event of kernel i
+        j += R"(,"event":"e)";
+        j += std::to_string(i);
+        j += '"';
+      }
+      j += '}';
+    };
+    for (std::uint32_t i = 0; i < kProgramKernels; ++i) {
+      const std::uint32_t s = i % kStreams + 1;
+      call("k", i, "kernel", s, R"(,"grid":1,"block":32,"duration":{"per_block_ns":0})");
+      if (i % 4 == 3) {
+        call("r", i, "event_record", s, "");
+        call("w", i, "event_wait", (i + 1) % kStreams + 1, "");
+      }
+    }
+    j += "]}";
+    return model::parse_workload(j, "<bench program>");
+  }();
+  return w;
+}
+
+/// One replay through Dispatcher + CudaBackend; returns the host time from the program's first call to
+/// the end of its last (its host-lane spans, which the replay times with the backend's clock).
+double replay_issue_ms(ex::TimingMode timing, std::string* timing_used = nullptr) {
+  ex::CudaBackendOptions o;
+  o.timing = timing;
+  ex::CudaBackend be(o);
+  auto p = pol::make_policy("replay", pol::PolicyConfig{});
+  pol::DispatchOptions d;
+  static const std::string hash = program().hash();
+  d.workload_hash = hash;
+  const pol::DispatchResult r = pol::dispatch(be, program(), *p, d);
+  model::Nanos first = -1, last = 0;
+  for (const auto& s : r.trace.spans) {
+    if (s.engine != model::Engine::host) continue;
+    first = first < 0 ? s.start_ns : std::min(first, s.start_ns);
+    last = std::max(last, s.end_ns);
+  }
+  if (first < 0) throw std::runtime_error("replay trace has no host-lane spans");
+  if (timing_used != nullptr) *timing_used = r.trace.meta.extra.count("clock") ? r.trace.meta.extra.at("clock") : "";
+  return static_cast<double>(last - first) / 1e6;
+}
+
+void BM_ProgramReplay_TracedVsHandWritten(benchmark::State& state) {
+  const model::Workload& w = program();
+  // The hand-written program: the same calls on streams and events made before the clock starts.
+  std::vector<cudaStream_t> streams(kStreams + 1, nullptr);
+  for (std::uint32_t s = 1; s <= kStreams; ++s)
+    STREAMLAB_CUDA_CHECK(cudaStreamCreateWithPriority(&streams[s], cudaStreamNonBlocking, 0));
+  std::vector<cudaEvent_t> events(w.ops.size(), nullptr);
+  for (std::size_t i = 0; i < w.ops.size(); ++i) {
+    const auto& o = w.ops[i];
+    if (o.kind != model::OpKind::event_record) continue;
+    STREAMLAB_CUDA_CHECK(cudaEventCreateWithFlags(&events[i], cudaEventDisableTiming));
+    for (std::size_t k = i + 1; k < w.ops.size(); ++k)
+      if (w.ops[k].kind == model::OpKind::event_wait && w.ops[k].event == o.event) events[k] = events[i];
+  }
+  (void)ex::kernels::launch_spin(dim3(1), dim3(32), 0, cudaStreamLegacy, 0);
+  STREAMLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  auto hand_written_ms = [&] {
+    const auto t0 = Clock::now();
+    for (std::size_t i = 0; i < w.ops.size(); ++i) {
+      const auto& o = w.ops[i];
+      const cudaStream_t s = streams[*o.stream_hint];
+      switch (o.kind) {
+        case model::OpKind::kernel: STREAMLAB_CUDA_CHECK(ex::kernels::launch_spin(dim3(1), dim3(32), 0, s, 0)); break;
+        case model::OpKind::event_record: STREAMLAB_CUDA_CHECK(cudaEventRecord(events[i], s)); break;
+        case model::OpKind::event_wait: STREAMLAB_CUDA_CHECK(cudaStreamWaitEvent(s, events[i], 0)); break;
+        default: break;
+      }
+    }
+    const double t = ms(Clock::now() - t0);
+    STREAMLAB_CUDA_CHECK(cudaDeviceSynchronize());
+    return t;
+  };
+  std::vector<double> traced, untraced, raw;
+  std::string clock;
+  (void)replay_issue_ms(ex::TimingMode::automatic);  // warm-up of every path
+  (void)replay_issue_ms(ex::TimingMode::none);
+  (void)hand_written_ms();
+  for (auto _ : state) {
+    for (int r = 0; r < 7; ++r) {
+      traced.push_back(replay_issue_ms(ex::TimingMode::automatic, &clock));
+      raw.push_back(hand_written_ms());
+      untraced.push_back(replay_issue_ms(ex::TimingMode::none));
+    }
+  }
+  const double t = median(traced), h = median(raw), u = median(untraced);
+  const double calls = static_cast<double>(w.ops.size());
+  state.counters["replay_traced_ms"] = t;
+  state.counters["replay_untraced_ms"] = u;
+  state.counters["hand_written_ms"] = h;
+  state.counters["ratio"] = t / h;
+  state.counters["ratio_untraced"] = u / h;
+  state.counters["overhead_ns_per_call"] = (t - h) * 1e6 / calls;
+  std::printf("replay of a %zu-call program (%u kernels, record/wait pairs, %u streams): Dispatcher+CudaBackend "
+              "traced %.3f ms, untraced %.3f ms, hand-written CUDA (untraced) %.3f ms; ratio traced %.3f, untraced "
+              "%.3f; remaining overhead %.0f ns per call traced, %.0f untraced (median of 7 alternating runs; "
+              "tracing: %s)\n",
+              w.ops.size(), kProgramKernels, kStreams, t, u, h, t / h, u / h, (t - h) * 1e6 / calls,
+              (u - h) * 1e6 / calls, clock.c_str());
+  for (std::size_t i = 0; i < w.ops.size(); ++i)
+    if (w.ops[i].kind == model::OpKind::event_record) STREAMLAB_CUDA_CHECK(cudaEventDestroy(events[i]));
+  for (cudaStream_t s : streams)
+    if (s != nullptr) STREAMLAB_CUDA_CHECK(cudaStreamDestroy(s));
+}
+BENCHMARK(BM_ProgramReplay_TracedVsHandWritten)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -3,7 +3,8 @@
 // One op = what CudaBackend issues for a kernel: a launch of a one-block kernel plus a DisableTiming
 // cudaEventRecord (the op's completion event). Prints a table: per-op host time (median, p10, p90 over
 // batches), the ratio to the baseline, and how many activity records of each kind a batch produced (to
-// show which variants still tie records to ops). Without a CUDA device it says so and exits 0.
+// show which variants still tie records to ops); and, per variant, the host cost of one cudaEventQuery of a
+// completed event (E4's and calibrate's event query). Without a CUDA device it says so and exits 0.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -68,17 +69,19 @@ void check(CUptiResult r, const char* what) {
 
 struct Variant {
   const char* name;
-  bool activity;  // kernel/memcpy/memset activity records
+  bool kernel;    // kernel activity records
+  bool copies;    // memcpy/memset activity records
   bool runtime;   // runtime API records
   bool external;  // external correlation records + push/pop around each op
 };
 
 const Variant kVariants[] = {
-    {"CUPTI off (baseline)", false, false, false},
-    {"kernel records only", true, false, false},
-    {"kernel + external-id push/pop", true, false, true},
-    {"kernel + runtime API records", true, true, false},
-    {"kernel + runtime + external (CudaBackend today)", true, true, true},
+    {"CUPTI off (baseline)", false, false, false, false},
+    {"copy + memset records only (CudaBackend now)", false, true, false, false},
+    {"kernel + copy records", true, true, false, false},
+    {"kernel + copy + external-id push/pop", true, true, false, true},
+    {"kernel + copy + runtime API records", true, true, true, false},
+    {"kernel + copy + runtime + external (before)", true, true, true, true},
 };
 
 void set_variant(const Variant& v) {
@@ -86,8 +89,8 @@ void set_variant(const Variant& v) {
                                     CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
                                     CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
   for (auto k : all) cuptiActivityDisable(k);
-  if (v.activity) {
-    check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "enable kernel");
+  if (v.kernel) check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "enable kernel");
+  if (v.copies) {
     check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY), "enable memcpy");
     check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET), "enable memset");
   }
@@ -115,7 +118,7 @@ int main() {
   check(cuptiActivityRegisterCallbacks(on_request, on_complete), "cuptiActivityRegisterCallbacks");
 
   constexpr std::size_t n = sizeof kVariants / sizeof kVariants[0];
-  std::vector<std::vector<double>> per_op(n);
+  std::vector<std::vector<double>> per_op(n), per_query(n);
   std::vector<Counts> counts(n);
   for (int round = -3; round < kRounds; ++round) {  // 3 warm-up rounds
     for (std::size_t i = 0; i < n; ++i) {
@@ -135,8 +138,13 @@ int main() {
       const auto t1 = Clock::now();
       check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
       cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+      // cudaEventQuery of a completed event under the same variant (E4's and calibrate's event query).
+      const auto q0 = Clock::now();
+      for (int k = 0; k < kOps; ++k) check(cudaEventQuery(ev), "cudaEventQuery");
+      const auto q1 = Clock::now();
       if (round >= 0) {
         per_op[i].push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / kOps);
+        per_query[i].push_back(std::chrono::duration<double, std::nano>(q1 - q0).count() / kOps);
         counts[i] = g_counts;
       }
     }
@@ -147,12 +155,14 @@ int main() {
   check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
   std::printf("bench_tracer on %s: host ns per op (one-block kernel launch + untimed event record), %d rounds "
               "of %d ops, variants interleaved per round\n", prop.name, kRounds, kOps);
-  std::printf("%-48s %9s %9s %9s %7s  %s\n", "variant", "median", "p10", "p90", "ratio", "records per batch");
+  std::printf("%-48s %9s %9s %9s %7s %11s  %s\n", "variant", "median", "p10", "p90", "ratio", "query (ns)",
+              "records per batch");
   const double base = percentile(per_op[0], 0.5);
   for (std::size_t i = 0; i < n; ++i) {
     const double med = percentile(per_op[i], 0.5);
-    std::printf("%-48s %9.0f %9.0f %9.0f %7.2f  kernel %llu, runtime %llu, external %llu, other %llu\n",
+    std::printf("%-48s %9.0f %9.0f %9.0f %7.2f %11.0f  kernel %llu, runtime %llu, external %llu, other %llu\n",
                 kVariants[i].name, med, percentile(per_op[i], 0.1), percentile(per_op[i], 0.9), med / base,
+                percentile(per_query[i], 0.5),
                 static_cast<unsigned long long>(counts[i].kernel), static_cast<unsigned long long>(counts[i].runtime),
                 static_cast<unsigned long long>(counts[i].external), static_cast<unsigned long long>(counts[i].other));
   }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "streamlab/experiments/program_validation.hpp"
 #include "streamlab/experiments/results.hpp"
 
 namespace streamlab::experiments {
@@ -24,7 +25,9 @@ struct LoadedResult {
 /// simulator-only one): per experiment the measured run wins, then the newest date. Chart links are
 /// relative to `report_dir` and only written when `<dir>/<name>.png` exists (the SVG and PDF beside it are
 /// linked).
+/// `programs`: program validation results (program_validation.hpp), a summary row and a section each.
 [[nodiscard]] std::string generate_report(const std::vector<LoadedResult>& results,
-                                          const std::filesystem::path& report_dir);
+                                          const std::filesystem::path& report_dir,
+                                          const std::vector<ProgramValidation>& programs = {});
 
 }  // namespace streamlab::experiments

@@ -1,0 +1,59 @@
+#pragma once
+/// \file program_validation.hpp
+/// The program validation suite (V1) in REPORT.md: every scenario as a hand-written plain CUDA program
+/// (experiments/plain), the same calls through `streamlab run` (replay, tracing on) and `streamlab sim`
+/// (replay, device profile alone), each measured on fresh processes. The results file is written by
+/// experiments/scripts/program_suite.py (`predict`) from a GPU run; this reads it and writes the table and
+/// verdicts: run within 2% of the plain program (medians), sim within 5% of the plain program with the
+/// median error at most 2%, or, where the measured runs spread wider than that, the prediction inside
+/// the measured range.
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace streamlab::experiments {
+
+inline constexpr double kRunTarget = 0.02;  ///< `streamlab run` vs the plain program
+inline constexpr double kSimTarget = 0.05;  ///< `streamlab sim` vs the plain program, per configuration
+inline constexpr double kSimMedianTarget = 0.02;
+
+/// One variant's runs of one configuration (ns of its metric: when the metric synchronize returned).
+struct VariantRuns {
+  std::vector<double> runs_ns;
+  [[nodiscard]] std::optional<double> median() const;
+  [[nodiscard]] std::optional<double> spread() const;  ///< (max - min) / median
+};
+
+struct ProgramConfig {
+  std::string label, scenario, metric;
+  std::uint32_t connections = 8;
+  std::optional<double> predicted_ns;
+  std::map<std::string, VariantRuns> variants;  ///< "plain", "run", "records"
+  [[nodiscard]] std::optional<double> run_error() const;  ///< run / plain - 1 (medians)
+  [[nodiscard]] std::optional<double> sim_error() const;  ///< predicted / plain - 1
+  /// The prediction lies within [min, max] of the plain program's runs.
+  [[nodiscard]] bool predicted_inside_measured() const;
+};
+
+struct ProgramValidation {
+  std::string device, driver, cuda_version, date, profile, predicted_with;
+  std::uint32_t repeats = 0;
+  std::vector<std::string> failures;
+  std::vector<ProgramConfig> configs;
+  std::filesystem::path file;
+};
+
+/// Parses a results file; InputError naming the file on anything malformed.
+[[nodiscard]] ProgramValidation parse_program_validation(const std::string& text, const std::string& source);
+/// Every program-validation file (marker "streamlab-program-validation") in `dir`.
+[[nodiscard]] std::vector<ProgramValidation> load_program_validations(const std::filesystem::path& dir);
+
+/// The summary-table row (same columns as the experiments') and the section with the full table.
+[[nodiscard]] std::string program_validation_row(const ProgramValidation& v);
+[[nodiscard]] std::string program_validation_section(const ProgramValidation& v, const std::filesystem::path& report_dir);
+
+}  // namespace streamlab::experiments

@@ -1,0 +1,67 @@
+// The program validation section of REPORT.md: results parsing, errors against the plain program, the
+// verdict counts, and refusal of malformed files.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "streamlab/experiments/program_validation.hpp"
+#include "streamlab/experiments/report.hpp"
+#include "streamlab/model/errors.hpp"
+
+namespace ex = streamlab::experiments;
+
+namespace {
+
+const char* kResults = R"({
+  "format": "streamlab-program-validation", "name": "V1",
+  "meta": {"device": "NVIDIA H100 80GB HBM3", "driver": "580.159.04", "cuda_version": "13.0",
+           "date": "2026-11-23", "profile": "bundled", "predicted_with": "streamlab sim", "repeats": 3,
+           "failures": ["x run r1: exit 1"]},
+  "configs": [
+    {"label": "a", "scenario": "chunked", "params": {}, "connections": 8, "metric": "end", "predicted_ns": 1030000,
+     "plain": {"runs_ns": [1000000, 990000, 1010000]}, "run": {"runs_ns": [1010000, 1000000, 1020000]},
+     "records": {"runs_ns": [1000000, 1000000, 1000000]}},
+    {"label": "b", "scenario": "chains", "params": {}, "connections": 1, "metric": "end", "predicted_ns": 1300000,
+     "plain": {"runs_ns": [1000000, 800000, 1400000]}, "run": {"runs_ns": [1100000, 1100000, 1100000]}},
+    {"label": "c", "scenario": "priority", "params": {}, "connections": 8, "metric": "fg_done", "predicted_ns": null,
+     "plain": {"runs_ns": [400000]}}
+  ]})";
+
+}  // namespace
+
+TEST(ProgramValidation, ErrorsAreAgainstThePlainProgramsMedian) {
+  const ex::ProgramValidation v = ex::parse_program_validation(kResults, "v1.json");
+  ASSERT_EQ(v.configs.size(), 3u);
+  const auto& a = v.configs[0];
+  EXPECT_NEAR(*a.run_error(), 0.01, 1e-12);
+  EXPECT_NEAR(*a.sim_error(), 0.03, 1e-12);
+  EXPECT_NEAR(*a.variants.at("plain").spread(), 0.02, 1e-12);
+  EXPECT_FALSE(a.predicted_inside_measured());
+  const auto& b = v.configs[1];
+  EXPECT_NEAR(*b.sim_error(), 0.3, 1e-12);
+  EXPECT_TRUE(b.predicted_inside_measured()) << "1.3 ms lies in the plain runs' 0.8..1.4 ms";
+  EXPECT_FALSE(v.configs[2].sim_error()) << "no prediction";
+  EXPECT_FALSE(v.configs[2].run_error()) << "no run";
+}
+
+TEST(ProgramValidation, SummaryRowCountsTargetsAndSectionListsFailures) {
+  const ex::ProgramValidation v = ex::parse_program_validation(kResults, "v1.json");
+  const std::string row = ex::program_validation_row(v);
+  EXPECT_NE(row.find("1/2 runs within 2%"), std::string::npos) << row;
+  EXPECT_NE(row.find("sim: 1/2 within 5%"), std::string::npos) << row;
+  EXPECT_NE(row.find("1 more inside the measured range"), std::string::npos) << row;
+  EXPECT_NE(row.find("**partly**"), std::string::npos) << row;
+  const std::string sec = ex::program_validation_section(v, ".");
+  EXPECT_NE(sec.find("| `a` | 8 | 1.000 | 2.0% | 1.010 | +1.0% | 1.030 | +3.0% | no | +0.0% |"), std::string::npos) << sec;
+  EXPECT_NE(sec.find("x run r1: exit 1"), std::string::npos);
+}
+
+TEST(ProgramValidation, MalformedFilesAreRefusedNamingThem) {
+  EXPECT_THROW((void)ex::parse_program_validation(R"({"format": "other"})", "f.json"), streamlab::model::InputError);
+  try {
+    (void)ex::parse_program_validation(R"({"format": "streamlab-program-validation", "meta": {}})", "g.json");
+    FAIL() << "no configs";
+  } catch (const streamlab::model::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("g.json"), std::string::npos) << e.what();
+  }
+}
