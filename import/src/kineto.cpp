@@ -175,7 +175,9 @@ struct FlowKey {
 };
 struct FlowKeyHash {
   std::size_t operator()(const FlowKey& k) const noexcept {
-    return std::hash<std::int64_t>()(k.pid * 1000003 ^ k.tid * 7919 ^ k.ts);
+    // Unsigned arithmetic: wraps instead of overflowing.
+    const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+    return std::hash<std::uint64_t>()(u(k.pid) * 1000003u ^ u(k.tid) * 7919u ^ u(k.ts));
   }
 };
 
@@ -294,7 +296,7 @@ Capture parse_kineto(std::string_view json_text, const std::string& source) {
         }
         if (ph != "X") continue;
         if (!has_ts) throw model::InputError(source, place(), "", "a '" + std::string(name) + "' record has no ts");
-        if (!has_dur) dur = 0;
+        if (!has_dur || dur < 0) dur = 0;  // a negative duration would end a span before it starts
         auto need = [&](bool ok, const char* what) {
           if (!ok)
             throw model::InputError(source, place(), "",
