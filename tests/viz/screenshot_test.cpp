@@ -70,6 +70,19 @@ std::vector<std::string> temporaries_of(const fs::path& png) {
   return out;
 }
 
+// A file already at the screenshot path: a failure must leave it as it was, and no temporary behind.
+constexpr const char* kPrevious = "previous screenshot";
+fs::path previous_screenshot(const std::string& name) {
+  fs::create_directories(kOut);
+  const fs::path png = kOut / (name + ".png");
+  std::ofstream(png, std::ios::binary) << kPrevious;
+  return png;
+}
+void expect_untouched(const fs::path& png) {
+  EXPECT_EQ(slurp(png), kPrevious);
+  EXPECT_TRUE(temporaries_of(png).empty());
+}
+
 std::string data(const char* file) { return (kData / file).string(); }
 
 struct Image {
@@ -265,17 +278,14 @@ TEST(Screenshot, SelectionWithWorkloadOutlinesDependenciesAndDependents) {
 }
 
 TEST(Screenshot, MissingTraceIsAnErrorAndWritesNothing) {
-  // An existing file at the screenshot path stays as it was: a failure is never drawn over a result.
-  fs::create_directories(kOut);
-  const fs::path png = kOut / "missing.png";
-  std::ofstream(png, std::ios::binary) << "previous screenshot";
+  // A failure is never drawn over a result.
+  const fs::path png = previous_screenshot("missing");
   const Result r = run_viz("missing", data("pred.json") + " " + data("does_not_exist.json"), "", /*remove_old=*/false);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("streamlab-viz: error: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("does_not_exist.json"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("no such file"), std::string::npos) << r.err;
-  EXPECT_EQ(slurp(png), "previous screenshot");
-  EXPECT_TRUE(temporaries_of(png).empty());
+  expect_untouched(png);
 }
 
 TEST(Screenshot, MalformedTraceIsAnErrorAndWritesNothing) {
@@ -289,10 +299,11 @@ TEST(Screenshot, MalformedTraceIsAnErrorAndWritesNothing) {
 }
 
 TEST(Screenshot, MismatchedTracesAreAnErrorAndWriteNothing) {
-  const Result r = run_viz("mismatch", data("pred.json") + " " + data("other_workload.json"));
+  const fs::path png = previous_screenshot("mismatch");
+  const Result r = run_viz("mismatch", data("pred.json") + " " + data("other_workload.json"), "", false);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("different workloads"), std::string::npos) << r.err;
-  EXPECT_FALSE(fs::exists(r.png));
+  expect_untouched(png);
 }
 
 TEST(Screenshot, AlignOnAMissingOpIsAnErrorAndWritesNothing) {
@@ -304,16 +315,13 @@ TEST(Screenshot, AlignOnAMissingOpIsAnErrorAndWritesNothing) {
 
 TEST(Screenshot, AFullDiskIsAnErrorNotASuccessAndLeavesNoFile) {
   // A file size limit of 16 blocks makes the PNG's write fail part way, as a full disk does.
-  fs::create_directories(kOut);
-  const fs::path png = kOut / "full.png";
-  std::ofstream(png, std::ios::binary) << "previous screenshot";
+  const fs::path png = previous_screenshot("full");
   const Result r = run_viz("full", data("pred.json") + " " + data("meas.json") + " --size 1280x720", "ulimit -f 16",
                            /*remove_old=*/false);
   EXPECT_EQ(r.exit_code, 4) << r.err;
   EXPECT_NE(r.err.find("streamlab-viz: error: "), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("wrote"), std::string::npos) << r.err;
-  EXPECT_EQ(slurp(png), "previous screenshot");
-  EXPECT_TRUE(temporaries_of(png).empty());
+  expect_untouched(png);
 }
 
 TEST(Screenshot, WritesThroughAUniqueTemporaryName) {

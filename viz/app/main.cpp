@@ -5,7 +5,9 @@
 // Exit codes: 0 ok; 2 bad flag or bad input (with --screenshot nothing is written); 3 no display;
 // 4 the screenshot could not be written.
 
+#include <malloc.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cfloat>
 #include <csignal>
@@ -33,6 +35,16 @@ constexpr int kExitInput = 2, kExitDisplay = 3, kExitWrite = 4;
 
 void glfw_error(int code, const char* description) {
   std::fprintf(stderr, "streamlab-viz: GLFW error %d: %s\n", code, description);
+}
+
+// Resident memory now (not the peak), from /proc/self/statm; -1 where it cannot be read.
+long rss_mib() {
+  long pages_total = 0, pages_resident = 0;
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return -1;
+  const int n = std::fscanf(f, "%ld %ld", &pages_total, &pages_resident);
+  std::fclose(f);
+  return n == 2 ? pages_resident * sysconf(_SC_PAGESIZE) / (1024 * 1024) : -1;
 }
 
 long peak_rss_mib() {
@@ -106,7 +118,11 @@ int main(int argc, char** argv) {
   // A screenshot of a failure is not a result: with bad input nothing is written (an existing file stays).
   if (headless && !session.errors.empty()) return kExitInput;
   const viz::OpenTimes open_times = session.times;
+  // Reading builds and drops large temporaries (the JSON documents); give their pages back to the system
+  // now, or the viewer would hold them for the whole session (glibc keeps freed heap otherwise).
+  malloc_trim(0);
   const double cpu_before_viewer = viz::process_cpu_seconds();
+  const long rss_opened = rss_mib();  // the traces as the model holds them, plus op matching
 
   glfwSetErrorCallback(glfw_error);
   if (!glfwInit()) {
@@ -137,6 +153,14 @@ int main(int argc, char** argv) {
   ImGui::GetStyle().Colors[ImGuiCol_PopupBg].w = 1.0f;  // tooltips over dense lanes must stay readable
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
+  auto shutdown = [window](int code) {
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    glfwDestroyWindow(window);
+    glfwTerminate();
+    return code;
+  };
   const double cpu_window = viz::process_cpu_seconds() - cpu_before_viewer;  // GL and window set-up
 
   int exit_code = 0;
@@ -154,14 +178,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "streamlab-viz: error: command line: --select: no op '%s' in the traces\n", select.c_str());
     if (headless) exit_code = kExitInput;
   }
-  if (exit_code != 0) {
-    ImGui_ImplOpenGL3_Shutdown();
-    ImGui_ImplGlfw_Shutdown();
-    ImGui::DestroyContext();
-    glfwDestroyWindow(window);
-    glfwTerminate();
-    return exit_code;
-  }
+  if (exit_code != 0) return shutdown(exit_code);
 
   int saved = 0;
   for (int frame = 1; !glfwWindowShouldClose(window); ++frame) {
@@ -190,9 +207,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "streamlab-viz: timing: read %.3f s, prepare %.3f s, first frame %.3f s (viewer set-up and one "
                    "frame: summary %.3f s, lanes %.3f s, op table sort %.3f s), total to first frame %.3f s CPU "
-                   "(window and GL set-up %.3f s not counted); peak RSS %ld MiB\n",
+                   "(window and GL set-up %.3f s not counted); peak RSS %ld MiB; resident after opening %ld MiB, "
+                   "after the first frame %ld MiB\n",
                    open_times.read_s, open_times.prepare_s, first_frame, st.summary_s, st.lanes_s, st.table_s,
-                   open_times.read_s + open_times.prepare_s + first_frame, cpu_window, peak_rss_mib());
+                   open_times.read_s + open_times.prepare_s + first_frame, cpu_window, peak_rss_mib(), rss_opened,
+                   rss_mib());
     }
     if (save_now) {
       const std::string name = "streamlab-viz-" + std::to_string(++saved) + ".png";
@@ -211,10 +230,5 @@ int main(int argc, char** argv) {
     glfwSwapBuffers(window);
   }
 
-  ImGui_ImplOpenGL3_Shutdown();
-  ImGui_ImplGlfw_Shutdown();
-  ImGui::DestroyContext();
-  glfwDestroyWindow(window);
-  glfwTerminate();
-  return exit_code;
+  return shutdown(exit_code);
 }
