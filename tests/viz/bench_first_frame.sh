@@ -20,7 +20,9 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-printf '%-11s %9s %8s %8s %9s %8s %8s %7s %9s %9s %9s\n' spans/trace input_MB json_s read_s prepare_s frame_s total_s target peak_MiB RSS/input read/json
+echo "# $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); CPU seconds"
+echo "# viewer_s = prepare_s + frame_s: everything after reading (op matching, lanes, summary, op table, the frame)"
+printf '%-11s %9s %8s %8s %9s %8s %9s %8s %7s %9s %9s %9s\n' spans/trace input_MB json_s read_s prepare_s frame_s viewer_s total_s target peak_MiB RSS/input read/json
 for n in "${sizes[@]}"; do
   "$make_pair" "$tmp" "$n"
   bytes=$(( $(stat -c %s "$tmp/big.a.json") + $(stat -c %s "$tmp/big.b.json") ))
@@ -35,7 +37,7 @@ for n in "${sizes[@]}"; do
   total_s=$(sed -E 's/.*total to first frame ([0-9.]+) s.*/\1/' <<< "$line")
   rss=$(sed -E 's/.*peak RSS ([0-9]+) MiB.*/\1/' <<< "$line")
   awk -v n="$n" -v b="$bytes" -v c="$cat_s" -v r="$read_s" -v p="$prep_s" -v f="$frame_s" -v t="$total_s" -v m="$rss" 'BEGIN {
-    printf "%-11d %9.1f %8.3f %8.3f %9.3f %8.3f %8.3f %7s %9d %8.2fx %8.2fx\n", n, b / 1e6, c, r, p, f, t,
+    printf "%-11d %9.1f %8.3f %8.3f %9.3f %8.3f %9.3f %8.3f %7s %9d %8.2fx %8.2fx\n", n, b / 1e6, c, r, p, f, p + f, t,
            (t < 2.0 ? "met" : "MISSED"), m, m * 1048576 / b, (c > 0 ? r / c : 0) }'
   rm -f "$tmp"/big.*.json "$tmp/first.png"
 done
