@@ -241,9 +241,12 @@ void Viewer::header() {
     ImGui::Checkbox("critical path", &show_critical_path_);
   }
   ImGui::SameLine(0, 18);
-  ImGui::SetNextItemWidth(220.0f);
-  const bool enter = ImGui::InputTextWithHint("##search", "search op id or name (Enter: next)", search_.data(),
-                                              search_.size(), ImGuiInputTextFlags_EnterReturnsTrue);
+  // Wide enough for the whole hint: a cut label reads as a bug.
+  constexpr const char* kSearchHint = "search op id or name";
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize(kSearchHint).x + 2 * ImGui::GetStyle().FramePadding.x + 60.0f);
+  const bool enter = ImGui::InputTextWithHint("##search", kSearchHint, search_.data(), search_.size(),
+                                              ImGuiInputTextFlags_EnterReturnsTrue);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("ops whose id or name contains the text, any case; Enter: next match");
   if (ImGui::IsItemEdited()) run_search();
   if (enter && !matches_.empty()) {
     match_cursor_ = (match_cursor_ + 1) % matches_.size();
