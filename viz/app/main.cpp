@@ -181,7 +181,9 @@ int main(int argc, char** argv) {
   if (exit_code != 0) return shutdown(exit_code);
 
   int saved = 0;
+  double later_frames_cpu = 0;  // frames after the first (--timing): what a steady view costs
   for (int frame = 1; !glfwWindowShouldClose(window); ++frame) {
+    const double frame_start = viz::process_cpu_seconds();
     if (headless)
       glfwPollEvents();
     else
@@ -218,7 +220,14 @@ int main(int argc, char** argv) {
       const auto why = viz::app::write_framebuffer_png(fb_w, fb_h, name);
       std::fprintf(stderr, "streamlab-viz: %s\n", why.empty() ? ("wrote " + name).c_str() : ("error: " + why).c_str());
     }
+    if (frame > 1) {
+      glFinish();
+      later_frames_cpu += viz::process_cpu_seconds() - frame_start;
+    }
     if (headless && frame >= frames) {
+      if (timing && frame > 1)
+        std::fprintf(stderr, "streamlab-viz: timing: frames 2..%d: %.3f ms CPU per frame (UI, folding, GL submit)\n",
+                     frame, 1e3 * later_frames_cpu / (frame - 1));
       if (const auto why = viz::app::write_framebuffer_png(fb_w, fb_h, screenshot); !why.empty()) {
         std::fprintf(stderr, "streamlab-viz: error: %s\n", why.c_str());
         exit_code = kExitWrite;
