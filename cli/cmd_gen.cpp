@@ -121,6 +121,92 @@ void setup_stream_chains(CLI::App& gen_app) {
   add_output(*sub, [p] { return gen::stream_chains(*p); });
 }
 
+/// --order depth-first|breadth-first, parsed when the generator runs.
+std::shared_ptr<std::string> add_order(CLI::App& sub) {
+  auto order = std::make_shared<std::string>("depth-first");
+  sub.add_option("--order", *order, "Issue order: depth-first (stream by stream) or breadth-first (step by step)")
+      ->check(CLI::IsMember({"depth-first", "breadth-first"}));
+  return order;
+}
+
+void setup_chunked_program(CLI::App& gen_app) {
+  auto* sub = gen_app.add_subcommand("chunked-program",
+                                     "program: chunks x (h2d -> kernel -> d2h) over k streams, issued depth- or breadth-first");
+  auto p = std::make_shared<gen::ChunkedProgram>();
+  auto memory = std::make_shared<std::string>(model::to_string(p->host_memory));
+  sub->add_option("--chunks", p->chunks, "Number of chunks");
+  sub->add_option("--streams", p->streams, "Streams; chunk i goes to stream 1 + i % streams");
+  sub->add_option("--bytes-per-chunk", p->bytes_per_chunk, "Bytes of each upload and download");
+  sub->add_option("--kernel-ns-per-block", p->kernel_ns_per_block, "Run time of each kernel block, ns");
+  sub->add_option("--blocks", p->blocks, "Blocks per kernel");
+  sub->add_option("--threads", p->threads, "Threads per block");
+  sub->add_option("--host-memory", *memory, "Host buffers: pinned or pageable")->check(CLI::IsMember({"pinned", "pageable"}));
+  auto order = add_order(*sub);
+  add_output(*sub, [p, order, memory] {
+    gen::ChunkedProgram params = *p;
+    params.order = *gen::parse_issue_order(*order);
+    params.host_memory = *model::parse_host_memory(*memory);
+    return gen::chunked_program(params);
+  });
+}
+
+void setup_chains_program(CLI::App& gen_app) {
+  auto* sub = gen_app.add_subcommand("chains-program",
+                                     "program: chains of short kernels, one per stream, issued depth- or breadth-first");
+  auto p = std::make_shared<gen::ChainsProgram>();
+  sub->add_option("--streams", p->streams, "Streams (one chain each)");
+  sub->add_option("--length", p->length, "Kernels per chain");
+  sub->add_option("--kernel-ns", p->kernel_ns, "Per-block run time, ns");
+  sub->add_option("--blocks", p->blocks, "Blocks per kernel");
+  sub->add_option("--threads", p->threads, "Threads per block");
+  auto order = add_order(*sub);
+  add_output(*sub, [p, order] {
+    gen::ChainsProgram params = *p;
+    params.order = *gen::parse_issue_order(*order);
+    return gen::chains_program(params);
+  });
+}
+
+void setup_priority_program(CLI::App& gen_app) {
+  auto* sub = gen_app.add_subcommand(
+      "priority-program", "program: background grids on low-priority streams, then a foreground kernel at a given priority");
+  auto p = std::make_shared<gen::PriorityProgram>();
+  sub->add_option("--background-streams", p->background_streams, "Background streams");
+  sub->add_option("--background-kernels", p->background_kernels, "Kernels per background stream");
+  sub->add_option("--background-blocks", p->background_blocks, "Blocks per background kernel");
+  sub->add_option("--background-threads", p->background_threads, "Threads per background block");
+  sub->add_option("--background-ns", p->background_ns, "Per-block run time of background kernels, ns");
+  sub->add_option("--background-priority", p->background_priority, "CUDA priority of the background streams");
+  sub->add_option("--foreground-blocks", p->foreground_blocks, "Blocks of the foreground kernel");
+  sub->add_option("--foreground-threads", p->foreground_threads, "Threads per foreground block");
+  sub->add_option("--foreground-ns", p->foreground_ns, "Per-block run time of the foreground kernel, ns");
+  sub->add_option("--foreground-priority", p->foreground_priority,
+                  "CUDA priority of the foreground stream (H100: 0 lowest .. -5 highest)");
+  sub->add_option("--foreground-gap-ns", p->foreground_gap_ns, "Host time before the foreground launch, ns");
+  add_output(*sub, [p] { return gen::priority_program(*p); });
+}
+
+void setup_legacy_program(CLI::App& gen_app) {
+  auto* sub = gen_app.add_subcommand("legacy-program",
+                                     "program: one kernel on the legacy NULL stream among blocking (or non-blocking) streams");
+  auto p = std::make_shared<gen::LegacyProgram>();
+  auto kind = std::make_shared<std::string>("blocking");
+  sub->add_option("--streams", p->streams, "Worker streams");
+  sub->add_option("--rounds", p->rounds, "Kernels per worker stream (issued breadth-first)");
+  sub->add_option("--legacy-after", p->legacy_after, "The legacy-stream kernel is issued after this many rounds");
+  sub->add_option("--kernel-ns", p->kernel_ns, "Per-block run time of worker kernels, ns");
+  sub->add_option("--legacy-ns", p->legacy_ns, "Per-block run time of the legacy-stream kernel, ns");
+  sub->add_option("--blocks", p->blocks, "Blocks per kernel");
+  sub->add_option("--threads", p->threads, "Threads per block");
+  sub->add_option("--stream-kind", *kind, "Worker streams: blocking (barrier applies) or non-blocking (exempt)")
+      ->check(CLI::IsMember({"blocking", "non-blocking"}));
+  add_output(*sub, [p, kind] {
+    gen::LegacyProgram params = *p;
+    params.blocking = *kind == "blocking";
+    return gen::legacy_program(params);
+  });
+}
+
 const bool registered = register_command(
     {"gen", "Generate a seeded, deterministic workload (same parameters and seed = same file)", [](CLI::App& app) {
        app.require_subcommand(1);
@@ -132,6 +218,10 @@ const bool registered = register_command(
        setup_random_dag(app);
        setup_task_batch(app);
        setup_stream_chains(app);
+       setup_chunked_program(app);
+       setup_chains_program(app);
+       setup_priority_program(app);
+       setup_legacy_program(app);
      }});
 
 }  // namespace

@@ -58,12 +58,18 @@ void run(const RunCommandOptions& o) {
   const model::DeviceProfile profile =
       o.profile.empty() ? model::bundled_h100_profile() : model::load_device_profile(o.profile);
   const model::Workload w = model::load_workload(o.workload, model::shape_limits(profile));
-  const std::unique_ptr<policies::Policy> policy = o.policy.make();
+  const std::unique_ptr<policies::Policy> policy = o.policy.make(w);
+  if (o.graph && policy->replays_program()) {
+    throw model::InputError(o.workload, "--graph", "",
+                            "graph mode captures what the Dispatcher issues once and replays it; a program's host "
+                            "gaps and synchronizations cannot be captured (name one of the five policies for a "
+                            "what-if on its DAG view)");
+  }
   if (o.graph && (!policy->is_static() || policy->config().window != 0)) {
     throw model::InputError(o.workload, "--graph", "",
                             "graph mode captures what the Dispatcher issues, which needs a static policy "
                             "(round-robin, priority, workload-aware) and --window 0; '" +
-                                o.policy.policy + "' with window " + std::to_string(policy->config().window) +
+                                std::string(policy->name()) + "' with window " + std::to_string(policy->config().window) +
                                 " reacts to completions");
   }
 
@@ -80,6 +86,7 @@ void run(const RunCommandOptions& o) {
   d.keep_log = !o.decisions.empty();
   d.profile_name = o.profile.empty() ? "bundled:h100-sxm" : o.profile;
   policies::DispatchResult result = policies::dispatch(backend, w, *policy, d);
+  for (const std::string& line : result.warnings) std::cerr << "streamlab: warning: " << line << "\n";
 
   model::Trace trace = std::move(result.trace);
   if (o.graph) {
@@ -109,7 +116,7 @@ void run(const RunCommandOptions& o) {
   }
 
   const model::TraceMetrics m = model::compute_metrics(trace);
-  std::cout << "measured " << w.name << " (" << w.size() << " ops) with " << o.policy.policy << " on "
+  std::cout << "measured " << w.name << " (" << w.size() << " ops) with " << policy->name() << " on "
             << trace.meta.device_name << " [" << executor::to_string(backend.timing()) << "]: makespan "
             << us(m.makespan_ns) << ", copy/compute overlap " << m.copy_compute_overlap << ", mean concurrency "
             << m.mean_concurrency << "\n  host: " << result.stats.waits_inserted << " waits, "

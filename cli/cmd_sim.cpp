@@ -53,7 +53,7 @@ void run(const SimCommandOptions& o) {
     if (!explain_op)
       throw model::InputError(o.workload, "--explain", o.explain, "no op with id '" + o.explain + "' in the workload");
   }
-  const std::unique_ptr<policies::Policy> policy = o.policy.make();
+  const std::unique_ptr<policies::Policy> policy = o.policy.make(w);
 
   sim::SimOptions so;
   if (o.connections != 0) so.connections = o.connections;
@@ -76,6 +76,7 @@ void run(const SimCommandOptions& o) {
   // A stream program that can deadlock is refused here (model::InputError listing every cycle) before
   // anything is issued.
   policies::DispatchResult result = policies::dispatch(backend, w, *policy, d);
+  for (const std::string& line : result.warnings) std::cerr << "streamlab: warning: " << line << "\n";
   result.trace.meta.extra["connections"] = std::to_string(backend.connections());
   bar.phase("writing " + o.output);
   model::save_trace(result.trace, o.output);
@@ -83,7 +84,7 @@ void run(const SimCommandOptions& o) {
 
   const model::TraceMetrics m = model::compute_metrics(result.trace);
   const sim::SimStats& st = backend.stats();
-  std::cout << "predicted " << w.name << " (" << w.size() << " ops) with " << o.policy.policy << " on "
+  std::cout << "predicted " << w.name << " (" << w.size() << " ops) with " << policy->name() << " on "
             << profile.name << ", " << backend.connections() << " connections: makespan " << us(m.makespan_ns)
             << ", copy/compute overlap " << m.copy_compute_overlap << ", mean concurrency " << m.mean_concurrency
             << "\n  host: " << result.stats.waits_inserted << " waits, " << result.stats.queries << " queries, "

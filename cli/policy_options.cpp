@@ -46,11 +46,19 @@ policies::PolicyConfig PolicyOptions::config() const {
   return c;
 }
 
-std::unique_ptr<policies::Policy> PolicyOptions::make() const { return policies::make_policy(policy, config()); }
+std::string PolicyOptions::policy_for(const model::Workload& w) const {
+  return policy.empty() ? std::string(policies::default_policy_for(w, "round-robin")) : policy;
+}
+
+std::unique_ptr<policies::Policy> PolicyOptions::make(const model::Workload& w) const {
+  return policies::make_policy(policy_for(w), config());
+}
 
 void add_policy_options(CLI::App& app, PolicyOptions& opts) {
-  app.add_option("--policy", opts.policy, "scheduling policy: " + joined_policy_names())
-      ->capture_default_str();
+  app.add_option("--policy", opts.policy,
+                 "scheduling policy: " + joined_policy_names() + ", or " + std::string(policies::kReplayPolicy) +
+                     " (a program as written); default: " + std::string(policies::kReplayPolicy) +
+                     " for a program, round-robin for a DAG (on a program the others see its DAG view: a what-if)");
   app.add_option("--streams", opts.streams, "streams the policy creates (workload-aware: at least 7)")
       ->capture_default_str();
   app.add_option("--window", opts.window,

@@ -8,13 +8,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include "streamlab/model/workload.hpp"
 #include "streamlab/policies/policy.hpp"
 
 namespace streamlab::cli {
 
 /// Raw option storage (strings as typed, so errors can quote them).
 struct PolicyOptions {
-  std::string policy = "round-robin";
+  /// Empty: `replay` for a program workload, round-robin for a DAG (policy_for()).
+  std::string policy;
   std::uint32_t streams = 4;
   std::uint32_t window = 0;
   std::string priority_map;
@@ -25,8 +27,10 @@ struct PolicyOptions {
 
   /// Validated configuration; throws model::InputError naming the flag.
   [[nodiscard]] policies::PolicyConfig config() const;
-  /// make_policy(policy, config()); throws model::InputError naming the flag.
-  [[nodiscard]] std::unique_ptr<policies::Policy> make() const;
+  /// The policy named, or the default for this workload.
+  [[nodiscard]] std::string policy_for(const model::Workload& w) const;
+  /// make_policy(policy_for(w), config()); throws model::InputError naming the flag.
+  [[nodiscard]] std::unique_ptr<policies::Policy> make(const model::Workload& w) const;
 };
 
 /// Adds the flags to `app`, storing into `opts` (keep it alive, e.g. through a shared_ptr captured by

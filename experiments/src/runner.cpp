@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "streamlab/experiments/workload_order_policy.hpp"
+#include "streamlab/policies/registry.hpp"
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
 #include "streamlab/model/metrics.hpp"
@@ -148,7 +149,8 @@ void save_config_traces(const std::filesystem::path& root, const std::string& ex
 
 policies::DispatchResult dispatch_configuration(const Configuration& c, const model::Workload& w,
                                                 policies::Backend& backend, const model::DeviceProfile& profile) {
-  auto policy = make_experiment_policy(c.policy, c.config);
+  auto policy = make_experiment_policy(c.policy.empty() ? policies::default_policy_for(w, "round-robin") : c.policy,
+                                       c.config);
   policies::DispatchOptions o;
   o.profile = &profile;
   o.source = c.label;
@@ -182,6 +184,7 @@ model::Workload issue_probe_workload(const model::Workload& w) {
       for (auto& ns : op.tasks->task_ns) ns = 0;
     op.bytes = std::min(op.bytes, kIssueProbeBytes);
     op.host_ns = 0;
+    op.host_gap_ns = 0;  // a program's own host work is not the cost of its API calls
   }
   return t;
 }

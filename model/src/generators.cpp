@@ -328,4 +328,170 @@ Workload stream_chains(const StreamChains& p) {
   return finish(std::move(w), kGen);
 }
 
+namespace {
+
+Workload new_program(std::string name, std::string description) {
+  Workload w;
+  w.name = std::move(name);
+  w.description = std::move(description);
+  w.program = true;
+  return w;
+}
+
+void declare(Workload& w, std::uint32_t id, int priority, StreamKind kind, std::string label) {
+  w.streams.push_back(StreamDecl{id, priority, kind, std::move(label)});
+}
+
+Op on_stream(Op op, std::uint32_t stream) {
+  op.stream_hint = stream;
+  return op;
+}
+
+Op device_sync(std::string id) {
+  Op op;
+  op.id = op.name = std::move(id);
+  op.kind = OpKind::device_sync;
+  op.type = WorkloadType::coordination;
+  return op;
+}
+
+/// Orders per-stream op lists as a host program issues them: stream by stream, or step by step.
+std::vector<Op> issue(std::vector<std::vector<Op>> per_stream, IssueOrder order) {
+  std::vector<Op> out;
+  if (order == IssueOrder::depth_first) {
+    for (auto& ops : per_stream)
+      for (auto& op : ops) out.push_back(std::move(op));
+    return out;
+  }
+  std::size_t longest = 0;
+  for (const auto& ops : per_stream) longest = std::max(longest, ops.size());
+  for (std::size_t k = 0; k < longest; ++k)
+    for (auto& ops : per_stream)
+      if (k < ops.size()) out.push_back(std::move(ops[k]));
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(IssueOrder o) noexcept {
+  return o == IssueOrder::depth_first ? "depth-first" : "breadth-first";
+}
+std::optional<IssueOrder> parse_issue_order(std::string_view s) noexcept {
+  if (s == "depth-first") return IssueOrder::depth_first;
+  if (s == "breadth-first") return IssueOrder::breadth_first;
+  return std::nullopt;
+}
+
+Workload chunked_program(const ChunkedProgram& p) {
+  constexpr std::string_view kGen = "chunked-program";
+  require_positive(kGen, "streams", p.streams);
+  require_positive(kGen, "chunks", p.chunks);
+  if (p.kernel_ns_per_block < 0) bad_param(kGen, "kernel-ns-per-block", "must be >= 0");
+  Workload w = new_program(
+      "chunked-" + std::string(to_string(p.order)),
+      std::to_string(p.chunks) + " chunks of h2d -> kernel -> d2h (" + std::to_string(p.bytes_per_chunk) + " B " +
+          std::string(to_string(p.host_memory)) + ", " + std::to_string(p.blocks) + "x" + std::to_string(p.threads) +
+          " threads x " + std::to_string(p.kernel_ns_per_block) + " ns per block), chunk i on stream 1 + i % " +
+          std::to_string(p.streams) + ", issued " + std::string(to_string(p.order)));
+  for (std::uint32_t s = 1; s <= p.streams; ++s) declare(w, s, 0, StreamKind::non_blocking, "chunks " + idx(s));
+  // Breadth-first here means phase by phase over all chunks: every upload, every kernel, every download.
+  std::vector<std::vector<Op>> phases(3), chunks(p.chunks);
+  for (std::uint32_t i = 0; i < p.chunks; ++i) {
+    const std::uint32_t stream = 1 + i % p.streams;
+    Op up = copy("h2d_" + idx(i), "upload chunk " + idx(i), OpKind::h2d, p.bytes_per_chunk);
+    Op k = kernel("kernel_" + idx(i), "compute chunk " + idx(i), p.blocks, p.threads, p.kernel_ns_per_block);
+    Op down = copy("d2h_" + idx(i), "download chunk " + idx(i), OpKind::d2h, p.bytes_per_chunk);
+    up.host_memory = down.host_memory = p.host_memory;
+    for (std::size_t phase = 0; Op * op : {&up, &k, &down}) {
+      Op placed = on_stream(std::move(*op), stream);
+      (p.order == IssueOrder::depth_first ? chunks[i] : phases[phase++]).push_back(std::move(placed));
+    }
+  }
+  for (auto& op : issue(p.order == IssueOrder::depth_first ? std::move(chunks) : std::move(phases),
+                        IssueOrder::depth_first))
+    w.ops.push_back(std::move(op));
+  w.ops.push_back(device_sync("sync"));
+  return finish(std::move(w), kGen);
+}
+
+Workload chains_program(const ChainsProgram& p) {
+  constexpr std::string_view kGen = "chains-program";
+  require_positive(kGen, "streams", p.streams);
+  require_positive(kGen, "length", p.length);
+  if (p.kernel_ns < 0) bad_param(kGen, "kernel-ns", "must be >= 0");
+  Workload w = new_program("chains-" + std::string(to_string(p.order)),
+                           std::to_string(p.streams) + " chains of " + std::to_string(p.length) + " kernels (" +
+                               std::to_string(p.blocks) + "x" + std::to_string(p.threads) + ", " +
+                               std::to_string(p.kernel_ns) + " ns per block), chain c on stream c + 1, issued " +
+                               std::string(to_string(p.order)));
+  std::vector<std::vector<Op>> chains(p.streams);
+  for (std::uint32_t c = 0; c < p.streams; ++c) {
+    declare(w, c + 1, 0, StreamKind::non_blocking, "chain " + idx(c));
+    for (std::uint32_t k = 0; k < p.length; ++k)
+      chains[c].push_back(on_stream(kernel(cat("c", idx(c), "_k", idx(k)), cat("chain ", idx(c), " kernel ", idx(k)),
+                                           p.blocks, p.threads, p.kernel_ns),
+                                    c + 1));
+  }
+  for (auto& op : issue(std::move(chains), p.order)) w.ops.push_back(std::move(op));
+  w.ops.push_back(device_sync("sync"));
+  return finish(std::move(w), kGen);
+}
+
+Workload priority_program(const PriorityProgram& p) {
+  constexpr std::string_view kGen = "priority-program";
+  require_positive(kGen, "background-streams", p.background_streams);
+  if (p.background_ns < 0) bad_param(kGen, "background-ns", "must be >= 0");
+  if (p.foreground_ns < 0) bad_param(kGen, "foreground-ns", "must be >= 0");
+  if (p.foreground_gap_ns < 0) bad_param(kGen, "foreground-gap-ns", "must be >= 0");
+  Workload w = new_program(
+      "priority-fg" + std::to_string(p.foreground_priority),
+      std::to_string(p.background_streams) + " background streams (priority " + std::to_string(p.background_priority) +
+          ") x " + std::to_string(p.background_kernels) + " kernels of " + std::to_string(p.background_blocks) + "x" +
+          std::to_string(p.background_threads) + " x " + std::to_string(p.background_ns) +
+          " ns, then a foreground kernel of " + std::to_string(p.foreground_blocks) + "x" +
+          std::to_string(p.foreground_threads) + " x " + std::to_string(p.foreground_ns) + " ns at priority " +
+          std::to_string(p.foreground_priority));
+  const std::uint32_t fg = p.background_streams + 1;
+  for (std::uint32_t s = 1; s <= p.background_streams; ++s)
+    declare(w, s, p.background_priority, StreamKind::non_blocking, "background " + idx(s));
+  declare(w, fg, p.foreground_priority, StreamKind::non_blocking, "foreground");
+  for (std::uint32_t s = 1; s <= p.background_streams; ++s)
+    for (std::uint32_t k = 0; k < p.background_kernels; ++k)
+      w.ops.push_back(on_stream(kernel(cat("bg", idx(s), "_k", idx(k)), cat("background ", idx(s), " kernel ", idx(k)),
+                                       p.background_blocks, p.background_threads, p.background_ns),
+                                s));
+  Op front = on_stream(kernel("fg", "foreground", p.foreground_blocks, p.foreground_threads, p.foreground_ns), fg);
+  front.priority = Priority::critical;
+  front.host_gap_ns = p.foreground_gap_ns;
+  w.ops.push_back(std::move(front));
+  w.ops.push_back(device_sync("sync"));
+  return finish(std::move(w), kGen);
+}
+
+Workload legacy_program(const LegacyProgram& p) {
+  constexpr std::string_view kGen = "legacy-program";
+  require_positive(kGen, "streams", p.streams);
+  require_positive(kGen, "rounds", p.rounds);
+  if (p.legacy_after > p.rounds) bad_param(kGen, "legacy-after", "must be <= --rounds");
+  if (p.kernel_ns < 0 || p.legacy_ns < 0) bad_param(kGen, "kernel-ns", "must be >= 0");
+  const StreamKind kind = p.blocking ? StreamKind::blocking : StreamKind::non_blocking;
+  Workload w = new_program(std::string("legacy-among-") + (p.blocking ? "blocking" : "non-blocking"),
+                           std::to_string(p.streams) + " " + std::string(to_string(kind)) + " streams x " +
+                               std::to_string(p.rounds) + " kernels issued breadth-first; after round " +
+                               std::to_string(p.legacy_after) + " one kernel on the legacy NULL stream");
+  for (std::uint32_t s = 1; s <= p.streams; ++s) declare(w, s, 0, kind, "worker " + idx(s));
+  for (std::uint32_t r = 0; r < p.rounds; ++r) {
+    if (r == p.legacy_after)
+      w.ops.push_back(on_stream(kernel("legacy", "legacy NULL stream kernel", p.blocks, p.threads, p.legacy_ns), 0));
+    for (std::uint32_t s = 1; s <= p.streams; ++s)
+      w.ops.push_back(on_stream(kernel(cat("s", idx(s), "_r", idx(r)), cat("stream ", idx(s), " round ", idx(r)),
+                                       p.blocks, p.threads, p.kernel_ns),
+                                s));
+  }
+  if (p.legacy_after == p.rounds)
+    w.ops.push_back(on_stream(kernel("legacy", "legacy NULL stream kernel", p.blocks, p.threads, p.legacy_ns), 0));
+  w.ops.push_back(device_sync("sync"));
+  return finish(std::move(w), kGen);
+}
+
 }  // namespace streamlab::model::gen

@@ -67,6 +67,7 @@ TraceMetrics compute_metrics(const Trace& t) {
   std::uint32_t cached_stream = 0;
   std::vector<Interval>* cached = nullptr;  // consecutive spans are often of one stream
   for (const Span& s : t.spans) {
+    if (s.host_call) continue;  // the host thread's API calls: not work of the device
     first = std::min(first, s.start_ns);
     last = std::max(last, s.end_ns);
     if (cached == nullptr || s.stream != cached_stream) {
@@ -80,6 +81,7 @@ TraceMetrics compute_metrics(const Trace& t) {
       ends.push_back(s.end_ns);
     }
   }
+  if (first > last) return m;  // host API calls only
   m.start_ns = first;
   m.makespan_ns = std::max<Nanos>(0, last - first);
 
@@ -140,7 +142,8 @@ TraceComparison compare_traces(const Trace& a, const Trace& b) {
   using Key = std::pair<std::string, Engine>;
   auto index = [](const Trace& t) {
     std::map<Key, std::vector<const Span*>> by_key;
-    for (const Span& s : t.spans) by_key[{s.op_id, s.engine}].push_back(&s);
+    for (const Span& s : t.spans)
+      if (!s.host_call) by_key[{s.op_id, s.engine}].push_back(&s);
     for (auto& [key, spans] : by_key)
       std::stable_sort(spans.begin(), spans.end(), [](const Span* x, const Span* y) { return x->start_ns < y->start_ns; });
     return by_key;

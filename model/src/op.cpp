@@ -50,6 +50,26 @@ std::optional<E> value_of(const Names<E, N>& table, std::string_view s) noexcept
 }
 }  // namespace
 
+std::string_view cuda_call_name(const Op& op) noexcept {
+  switch (op.kind) {
+    case OpKind::kernel:
+    case OpKind::task_pool: return "cudaLaunchKernel";
+    case OpKind::h2d:
+    case OpKind::d2h:
+    case OpKind::d2d: return op.blocking ? "cudaMemcpy" : "cudaMemcpyAsync";
+    case OpKind::memset: return op.blocking ? "cudaMemset" : "cudaMemsetAsync";
+    case OpKind::prefetch: return "cudaMemPrefetchAsync";
+    case OpKind::host_func: return "cudaLaunchHostFunc";
+    case OpKind::barrier: return "cudaStreamWaitEvent";  // a barrier is the waits that join it
+    case OpKind::event_record: return "cudaEventRecord";
+    case OpKind::event_wait: return "cudaStreamWaitEvent";
+    case OpKind::stream_sync: return "cudaStreamSynchronize";
+    case OpKind::event_sync: return "cudaEventSynchronize";
+    case OpKind::device_sync: return "cudaDeviceSynchronize";
+  }
+  return "?";
+}
+
 std::string_view to_string(OpKind v) noexcept { return name_of(kOpKinds, v); }
 std::string_view to_string(Priority v) noexcept { return name_of(kPriorities, v); }
 std::string_view to_string(WorkloadType v) noexcept { return name_of(kTypes, v); }

@@ -92,7 +92,7 @@ void append_span(std::string& out, const Span& s) {
   out += ",\"pid\":";
   detail::append_int(out, s.device);
   out += ",\"tid\":";
-  detail::append_int(out, s.stream);
+  detail::append_int(out, s.host_call ? kHostThreadTid : s.stream);
   out += ",\"args\":{\"op\":";
   detail::append_int(out, s.op);
   out += ",\"op_id\":";
@@ -105,6 +105,7 @@ void append_span(std::string& out, const Span& s) {
   detail::append_int(out, s.start_ns);
   out += ",\"end_ns\":";
   detail::append_int(out, s.end_ns);
+  if (s.host_call) out += ",\"host_call\":true";
   out += "}}";
 }
 
@@ -130,8 +131,12 @@ void write_chrome_json(const Trace& t, const TextSink& sink) {
   // Name every device (process) and stream (thread) that appears, in a stable order.
   std::set<std::pair<std::uint32_t, std::uint32_t>> rows;
   std::set<std::uint32_t> devices;
+  bool host_calls = false;
   for (const auto& s : t.spans) {
-    rows.emplace(s.device, s.stream);
+    if (s.host_call)
+      host_calls = true;
+    else
+      rows.emplace(s.device, s.stream);
     devices.insert(s.device);
   }
   const std::string backend = t.meta.backend.empty() ? std::string() : ", " + t.meta.backend;
@@ -152,6 +157,19 @@ void write_chrome_json(const Trace& t, const TextSink& sink) {
     out += R"({"name":"thread_sort_index","ph":"M","pid":)" + std::to_string(d) + R"(,"tid":)" +
            std::to_string(s) + R"(,"args":{"sort_index":)" + std::to_string(s) + "}}";
     maybe_flush();
+  }
+
+  // Host API calls get one row of their own per device (one host thread issues them, so they never
+  // overlap); their stream stays in args.
+  if (host_calls) {
+    for (auto d : devices) {
+      begin_event();
+      out += R"({"name":"thread_name","ph":"M","pid":)" + std::to_string(d) + R"(,"tid":)" +
+             std::to_string(kHostThreadTid) + R"x(,"args":{"name":"host thread (API calls)"}})x";
+      begin_event();
+      out += R"({"name":"thread_sort_index","ph":"M","pid":)" + std::to_string(d) + R"(,"tid":)" +
+             std::to_string(kHostThreadTid) + R"(,"args":{"sort_index":-1}})";
+    }
   }
 
   for (const auto& s : t.spans) {
@@ -251,7 +269,7 @@ Span parse_span(Reader& r, const Json& e, const std::string& p) {
   const std::string a = p + "/args";
   s.op_id = r.get_string(r.required(args, a, "op_id"), a + "/op_id");
   r.set_op(s.op_id);
-  r.check_keys(args, a, {"op", "op_id", "engine", "stream", "start_ns", "end_ns"}, "span args");
+  r.check_keys(args, a, {"op", "op_id", "engine", "stream", "start_ns", "end_ns", "host_call"}, "span args");
   s.op = r.get_u32(r.required(args, a, "op"), a + "/op");
   s.name = r.get_string(r.required(e, p, "name"), p + "/name");
   const std::string cat = r.get_string(r.required(e, p, "cat"), p + "/cat");
@@ -264,6 +282,13 @@ Span parse_span(Reader& r, const Json& e, const std::string& p) {
   const auto eng = parse_engine(engine);
   if (!eng) r.fail(a + "/engine", "unknown engine '" + engine + "' (one of: host, sm, copy_h2d, copy_d2h, copy_d2d)");
   s.engine = *eng;
+  if (args.contains("host_call")) {
+    if (!args["host_call"].is_boolean())
+      r.fail(a + "/host_call", "expected true or false, got " + detail::describe_type(args["host_call"]));
+    s.host_call = args["host_call"].get<bool>();
+    if (s.host_call && s.engine != Engine::host)
+      r.fail(a + "/host_call", "a host API call runs on engine 'host', not '" + engine + "'");
+  }
   s.start_ns = r.get_int(r.required(args, a, "start_ns"), a + "/start_ns");
   s.end_ns = r.get_int(r.required(args, a, "end_ns"), a + "/end_ns");
   if (s.end_ns < s.start_ns)

@@ -12,8 +12,10 @@
 
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/estimate.hpp"
+#include "streamlab/model/program.hpp"
 #include "streamlab/model/stream_program.hpp"
 #include "streamlab/policies/registry.hpp"
+#include "replay.hpp"
 
 namespace streamlab::policies {
 
@@ -630,7 +632,33 @@ Dispatcher::Dispatcher(Backend& backend, Policy& policy, DispatchOptions options
 Dispatcher::~Dispatcher() = default;
 
 DispatchResult Dispatcher::run(const model::Workload& workload) {
-  State s(backend_, policy_, options_, workload);
+  if (policy_.replays_program()) {
+    DispatchResult r = detail::replay_program(backend_, policy_, options_, workload);
+    fill_meta(r, workload, options_);
+    return r;
+  }
+  if (!workload.program) return run_dag(workload, options_);
+
+  // A policy applied to a program: a what-if on its DAG view, reported in the program's op indices.
+  const model::Workload view = model::program_dag(workload, options_.source);
+  std::vector<OpIndex> to_program;
+  to_program.reserve(view.ops.size());
+  for (OpIndex i = 0; i < workload.ops.size(); ++i)
+    if (model::does_device_work(workload.ops[i].kind)) to_program.push_back(i);
+  DispatchOptions opt = options_;
+  if (opt.workload_hash.empty()) opt.workload_hash = workload.hash();
+  if (options_.on_complete) opt.on_complete = [&](OpIndex op) { options_.on_complete(to_program[op]); };
+  DispatchResult r = run_dag(view, opt);
+  for (Decision& d : r.log) d.op = to_program[d.op];
+  for (InsertedWait& wt : r.waits) wt.producer = to_program[wt.producer];
+  for (model::Span& s : r.trace.spans) s.op = to_program[s.op];
+  for (model::BlockPlacement& b : r.trace.blocks) b.op = to_program[b.op];
+  r.trace.meta.extra["program_view"] = "dag";
+  return r;
+}
+
+DispatchResult Dispatcher::run_dag(const model::Workload& workload, const DispatchOptions& options) {
+  State s(backend_, policy_, options, workload);
   s.setup();
   // Everything that can refuse the run happens before the backend is touched.
   s.check_hinted_program();
@@ -646,12 +674,23 @@ DispatchResult Dispatcher::run(const model::Workload& workload) {
   s.drain();
   DispatchResult r = std::move(s.result);
   r.trace = backend_.finish();
+  const PolicyConfig& cfg = policy_.config();
+  const bool all_hinted = !workload.ops.empty() && cfg.hints == HintMode::honor &&
+                          std::all_of(workload.ops.begin(), workload.ops.end(),
+                                      [](const model::Op& o) { return o.stream_hint.has_value(); });
+  if (all_hinted)
+    r.warnings.push_back("every op of '" + workload.name + "' has a stream hint and hints are honored: policy '" +
+                         std::string(policy_.name()) + "' decides nothing (--hints ignore lets it place the ops)");
+  fill_meta(r, workload, options);
+  return r;
+}
+
+void Dispatcher::fill_meta(DispatchResult& r, const model::Workload& workload, const DispatchOptions& options) const {
   r.trace.meta.policy = std::string(policy_.name());
   r.trace.meta.workload = workload.name;
-  r.trace.meta.workload_hash = options_.workload_hash.empty() ? workload.hash() : options_.workload_hash;
-  if (r.trace.meta.profile.empty()) r.trace.meta.profile = options_.profile_name;
+  r.trace.meta.workload_hash = options.workload_hash.empty() ? workload.hash() : options.workload_hash;
+  if (r.trace.meta.profile.empty()) r.trace.meta.profile = options.profile_name;
   r.trace.meta.extra["policy_config"] = to_string(policy_.config());
-  return r;
 }
 
 DispatchResult dispatch(Backend& backend, const model::Workload& workload, Policy& policy, DispatchOptions options) {

@@ -167,6 +167,12 @@ StreamId FakeBackend::create_stream(const StreamDesc& desc) {
   return id;
 }
 
+void FakeBackend::host_work(Nanos ns) {
+  if (ns < 0) throw std::logic_error("fake backend: host_work of negative time");
+  clock_ += ns;
+  if (options_.record) note("host_work " + std::to_string(ns));
+}
+
 StreamId FakeBackend::legacy_default_stream() {
   ++clock_;
   if (options_.record) note("legacy_default_stream -> s0");

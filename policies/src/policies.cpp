@@ -12,6 +12,7 @@
 
 #include "policies_impl.hpp"
 #include "streamlab/policies/registry.hpp"
+#include "streamlab/policies/registry.hpp"
 
 namespace streamlab::policies::detail {
 
@@ -403,5 +404,22 @@ std::unique_ptr<Policy> make_load_balanced(const PolicyConfig& c) { return std::
 std::unique_ptr<Policy> make_priority(const PolicyConfig& c) { return std::make_unique<PriorityPolicy>(c); }
 std::unique_ptr<Policy> make_workload_aware(const PolicyConfig& c) { return std::make_unique<WorkloadAware>(c); }
 std::unique_ptr<Policy> make_work_stealing(const PolicyConfig& c) { return std::make_unique<WorkStealing>(c); }
+
+namespace {
+// Replay ------------------------------------------------------------------------------------------------
+// Decides nothing: the Dispatcher sees replays_program() and issues the program as written (replay.cpp).
+class Replay final : public PolicyBase {
+ public:
+  explicit Replay(const PolicyConfig& c) : PolicyBase(kReplayPolicy, c) {}
+  [[nodiscard]] bool replays_program() const noexcept override { return true; }
+  [[nodiscard]] bool is_static() const noexcept override { return true; }
+  std::vector<StreamSlot> layout(std::pair<int, int>) override { return {}; }
+  void begin(const HostView&) override {}
+  void on_ready(OpIndex) override {}
+  std::optional<Choice> choose(const HostView&) override { return std::nullopt; }
+};
+}  // namespace
+
+std::unique_ptr<Policy> make_replay(const PolicyConfig& c) { return std::make_unique<Replay>(c); }
 
 }  // namespace streamlab::policies::detail

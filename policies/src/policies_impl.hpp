@@ -10,4 +10,5 @@ std::unique_ptr<Policy> make_load_balanced(const PolicyConfig& c);
 std::unique_ptr<Policy> make_priority(const PolicyConfig& c);
 std::unique_ptr<Policy> make_workload_aware(const PolicyConfig& c);
 std::unique_ptr<Policy> make_work_stealing(const PolicyConfig& c);
+std::unique_ptr<Policy> make_replay(const PolicyConfig& c);
 }  // namespace streamlab::policies::detail

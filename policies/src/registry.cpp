@@ -37,6 +37,10 @@ std::string format_us(model::Nanos ns) {
 
 std::span<const std::string_view> policy_names() noexcept { return kNames; }
 
+std::string_view default_policy_for(const model::Workload& w, std::string_view dag_default) noexcept {
+  return w.program ? kReplayPolicy : dag_default;
+}
+
 std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyConfig& config) {
   if (config.streams == 0) throw model::InputError("", "--streams", "", "a policy needs at least 1 stream");
   if (name == "round-robin") return detail::make_round_robin(config);
@@ -44,11 +48,9 @@ std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyConfig& c
   if (name == "priority") return detail::make_priority(config);
   if (name == "workload-aware") return detail::make_workload_aware(config);
   if (name == "work-stealing") return detail::make_work_stealing(config);
-  std::string known;
-  for (auto n : kNames) {
-    if (!known.empty()) known += ", ";
-    known += n;
-  }
+  if (name == kReplayPolicy) return detail::make_replay(config);
+  std::string known(kReplayPolicy);
+  for (auto n : kNames) known += ", " + std::string(n);
   throw model::InputError("", "--policy", "", "unknown policy '" + std::string(name) + "' (known: " + known + ")");
 }
 
@@ -186,6 +188,8 @@ std::string describe(const Reason& r) {
       return "stream hint " + std::to_string(r.a) + " -> legacy NULL stream";
     case ReasonCode::coordinator:
       return "registered on stream " + std::to_string(r.a);
+    case ReasonCode::program:
+      return r.a == 0 ? std::string("as written: legacy NULL stream") : "as written: program stream " + std::to_string(r.a);
   }
   return "?";
 }

@@ -335,6 +335,13 @@ std::optional<std::size_t> SimBackend::wait_any_event(std::span<const EventId> e
 
 Nanos SimBackend::now() { return impl_->host; }
 
+void SimBackend::host_work(Nanos ns) {
+  Impl& m = *impl_;
+  m.need_prepared("host_work");
+  if (ns < 0) throw std::invalid_argument("sim backend: host_work of negative time");
+  m.charge(ns);  // the host is busy; the device runs on meanwhile
+}
+
 model::Trace SimBackend::finish() {
   Impl& m = *impl_;
   m.need_prepared("finish");

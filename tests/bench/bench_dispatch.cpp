@@ -46,6 +46,7 @@ class NullBackend final : public sp::Backend {
   sp::WaitStatus synchronize_device(sm::Nanos) override { return sp::WaitStatus::ready; }
   std::optional<std::size_t> wait_any_event(std::span<const sp::EventId>, sm::Nanos) override { return 0; }
   sm::Nanos now() override { return ++clock_; }
+  void host_work(sm::Nanos ns) override { clock_ += ns; }
   sm::Trace finish() override { return {}; }
 
  private:

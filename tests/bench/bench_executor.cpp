@@ -105,6 +105,7 @@ class Stopwatch final : public pol::Backend {
     if (last_ == Clock::time_point{}) last_ = Clock::now();
   }
   model::Nanos now() override { return b_.now(); }
+  void host_work(model::Nanos ns) override { b_.host_work(ns); }
   model::Trace finish() override { return b_.finish(); }
 
   Clock::time_point issue_start_{};
@@ -267,6 +268,7 @@ class NullBackend final : public pol::Backend {
     return 0;
   }
   model::Nanos now() override { return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count(); }
+  void host_work(model::Nanos) override {}
   model::Trace finish() override { return {}; }
   pol::WaitStatus end() {
     if (last_ == Clock::time_point{}) last_ = Clock::now();

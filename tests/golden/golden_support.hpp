@@ -102,6 +102,9 @@ class Scenario {
     return out.str();
   }
 
+  /// Appends already rendered lines (a scenario that renders its own, e.g. with host API calls).
+  void add_text(const std::string& lines) { actual_ += lines; }
+
   /// Appends a run's spans (several runs may go in one file, each with its own prefix).
   void add_run(const model::Trace& t, const std::string& prefix = "") { actual_ += render(t, prefix); }
 

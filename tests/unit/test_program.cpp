@@ -252,3 +252,85 @@ TEST(ProgramDag, ADagIsItsOwnView) {
       kFile);
   EXPECT_EQ(program_dag(w), w);
 }
+
+// Program generators -------------------------------------------------------------------------------------
+
+#include "streamlab/model/generators.hpp"
+
+namespace {
+std::vector<std::string> ids(const Workload& w) {
+  std::vector<std::string> out;
+  for (const auto& op : w.ops) out.push_back(op.id);
+  return out;
+}
+}  // namespace
+
+TEST(ProgramGenerators, ChunkedDepthVsBreadthFirst) {
+  gen::ChunkedProgram p;
+  p.chunks = 3;
+  p.streams = 2;
+  const Workload depth = gen::chunked_program(p);
+  EXPECT_TRUE(depth.program);
+  ASSERT_EQ(depth.streams.size(), 2u);
+  EXPECT_EQ(ids(depth), (std::vector<std::string>{"h2d_0", "kernel_0", "d2h_0", "h2d_1", "kernel_1", "d2h_1", "h2d_2",
+                                                  "kernel_2", "d2h_2", "sync"}));
+  EXPECT_EQ(depth.ops[3].stream_hint, 2u);
+  EXPECT_EQ(depth.ops[6].stream_hint, 1u);  // chunk 2 on stream 1 + 2 % 2
+  p.order = gen::IssueOrder::breadth_first;
+  const Workload breadth = gen::chunked_program(p);
+  EXPECT_EQ(ids(breadth), (std::vector<std::string>{"h2d_0", "h2d_1", "h2d_2", "kernel_0", "kernel_1", "kernel_2",
+                                                    "d2h_0", "d2h_1", "d2h_2", "sync"}));
+  // With more chunks than streams the order changes the program itself: breadth-first puts chunk 2's
+  // upload on stream 1 ahead of chunk 0's kernel.
+  EXPECT_EQ(deps_of(program_dag(breadth)).at("kernel_0"), std::vector<std::string>{"h2d_2"});
+  EXPECT_EQ(deps_of(program_dag(depth)).at("kernel_0"), std::vector<std::string>{"h2d_0"});
+  // One chunk per stream: only the issue order differs, and the DAG views are the same graph.
+  p.streams = 3;
+  gen::ChunkedProgram q = p;
+  q.order = gen::IssueOrder::depth_first;
+  EXPECT_EQ(deps_of(program_dag(gen::chunked_program(p))), deps_of(program_dag(gen::chunked_program(q))));
+  EXPECT_EQ(parse_workload(workload_to_json(breadth), "x"), breadth);
+}
+
+TEST(ProgramGenerators, ChainsBreadthFirstInterleavesStreams) {
+  gen::ChainsProgram p;
+  p.streams = 2;
+  p.length = 2;
+  p.order = gen::IssueOrder::breadth_first;
+  const Workload w = gen::chains_program(p);
+  EXPECT_EQ(ids(w), (std::vector<std::string>{"c0_k0", "c1_k0", "c0_k1", "c1_k1", "sync"}));
+  EXPECT_EQ(w.ops[1].stream_hint, 2u);
+  EXPECT_EQ(w.ops[1].shape->blocks(), 1u);
+}
+
+TEST(ProgramGenerators, PriorityProgramDeclaresTheForegroundPriority) {
+  gen::PriorityProgram p;
+  p.background_streams = 2;
+  p.background_kernels = 1;
+  p.foreground_priority = -5;
+  p.foreground_gap_ns = 7000;
+  const Workload w = gen::priority_program(p);
+  ASSERT_EQ(w.streams.size(), 3u);
+  EXPECT_EQ(w.streams[2], (StreamDecl{3, -5, StreamKind::non_blocking, "foreground"}));
+  EXPECT_EQ(ids(w), (std::vector<std::string>{"bg1_k0", "bg2_k0", "fg", "sync"}));
+  EXPECT_EQ(w.ops[2].host_gap_ns, 7000);
+  p.foreground_priority = -20;
+  EXPECT_THROW((void)gen::priority_program(p), InputError);  // outside the format's range
+}
+
+TEST(ProgramGenerators, LegacyProgramPutsOneKernelOnStreamZero) {
+  gen::LegacyProgram p;
+  p.streams = 2;
+  p.rounds = 2;
+  p.legacy_after = 1;
+  const Workload w = gen::legacy_program(p);
+  EXPECT_EQ(ids(w), (std::vector<std::string>{"s1_r0", "s2_r0", "legacy", "s1_r1", "s2_r1", "sync"}));
+  EXPECT_EQ(w.ops[2].stream_hint, 0u);
+  EXPECT_EQ(w.streams[0].kind, StreamKind::blocking);
+  // The barrier shows in the DAG view: the legacy kernel follows both blocking streams, and both follow it.
+  const auto d = deps_of(program_dag(w));
+  EXPECT_EQ(d.at("legacy"), (std::vector<std::string>{"s1_r0", "s2_r0"}));
+  EXPECT_EQ(d.at("s2_r1"), (std::vector<std::string>{"s2_r0", "legacy"}));
+  p.legacy_after = 3;
+  EXPECT_THROW((void)gen::legacy_program(p), InputError);
+}

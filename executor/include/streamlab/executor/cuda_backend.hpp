@@ -147,8 +147,7 @@ class CudaBackend final : public policies::Backend {
   policies::WaitStatus synchronize_device(model::Nanos timeout) override;
   std::optional<std::size_t> wait_any_event(std::span<const EventId> events, model::Nanos timeout) override;
   [[nodiscard]] model::Nanos now() override;
-  /// The program's own host time between calls: spins on the host clock for `ns` (no CUDA call).
-  void host_work(model::Nanos ns);
+  void host_work(model::Nanos ns) override;
   [[nodiscard]] model::Trace finish() override;
 
   // Beyond the contract -------------------------------------------------------------------------------

@@ -92,7 +92,9 @@ struct Configuration {
   std::string label;  ///< unique within the experiment, e.g. "connections=8 order=depth-first streams=16"
   Params params;
   std::function<model::Workload()> workload;
-  std::string policy = "round-robin";  ///< one of policies::policy_names() or kWorkloadOrderPolicy
+  /// One of policies::policy_names(), policies::kReplayPolicy or kWorkloadOrderPolicy; empty: replay for a
+  /// program workload, round-robin for a DAG.
+  std::string policy;
   policies::PolicyConfig config;
   policies::EventTiming event_timing = policies::EventTiming::untimed;
   /// CUDA_DEVICE_MAX_CONNECTIONS for this configuration (unset = the device default). On a GPU it must

@@ -90,4 +90,65 @@ struct StreamChains {
 };
 [[nodiscard]] Workload stream_chains(const StreamChains& p);
 
+// Programs (format 2) ---------------------------------------------------------------------------------------
+// Each is a CUDA host program as written: declared streams, calls in issue order, one device synchronize at
+// the end. They are the validation scenarios a plain CUDA program reproduces call for call.
+
+/// How a program walks its streams' work: all of stream 1's ops, then stream 2's, ... (depth-first), or
+/// step k of every stream before step k + 1 (breadth-first).
+enum class IssueOrder : std::uint8_t { depth_first, breadth_first };
+[[nodiscard]] std::string_view to_string(IssueOrder) noexcept;  ///< "depth-first", "breadth-first"
+[[nodiscard]] std::optional<IssueOrder> parse_issue_order(std::string_view) noexcept;
+
+/// `chunks` x (h2d -> kernel -> d2h), chunk i on stream 1 + i % streams (non-blocking, priority 0).
+/// Depth-first issues each chunk's three calls together; breadth-first issues every upload, then every
+/// kernel, then every download (stream order keeps each chunk's three in sequence either way).
+struct ChunkedProgram {
+  std::uint32_t chunks = 8;
+  std::uint32_t streams = 4;
+  std::uint64_t bytes_per_chunk = 8u << 20;
+  Nanos kernel_ns_per_block = 100'000;
+  std::uint32_t blocks = 132, threads = 256;
+  IssueOrder order = IssueOrder::depth_first;
+  HostMemory host_memory = HostMemory::pinned;
+};
+[[nodiscard]] Workload chunked_program(const ChunkedProgram& p);
+
+/// `streams` chains of `length` kernels (1 block of `threads` by default), chain c on stream c + 1.
+struct ChainsProgram {
+  std::uint32_t streams = 8, length = 4;
+  Nanos kernel_ns = 20'000;
+  std::uint32_t blocks = 1, threads = 64;
+  IssueOrder order = IssueOrder::depth_first;
+};
+[[nodiscard]] Workload chains_program(const ChainsProgram& p);
+
+/// Background grids on `background_streams` streams of priority `background_priority` (each stream
+/// gets `background_kernels` kernels of `background_blocks` blocks), issued first; then, after
+/// `foreground_gap_ns` of host time, one foreground kernel on its own stream of priority
+/// `foreground_priority` (H100: 0 = lowest .. -5 = highest).
+struct PriorityProgram {
+  std::uint32_t background_streams = 4, background_kernels = 2;
+  std::uint32_t background_blocks = 264, background_threads = 1024;
+  Nanos background_ns = 200'000;
+  int background_priority = 0;
+  std::uint32_t foreground_blocks = 132, foreground_threads = 256;
+  Nanos foreground_ns = 50'000;
+  int foreground_priority = -5;
+  Nanos foreground_gap_ns = 0;
+};
+[[nodiscard]] Workload priority_program(const PriorityProgram& p);
+
+/// The legacy NULL stream among blocking streams: `streams` blocking streams each issue `rounds` kernels
+/// breadth-first; after round `legacy_after`, one kernel on stream 0 (which waits for every blocking
+/// stream's earlier work, and holds back their later work). `blocking = false` makes the streams
+/// non-blocking (exempt from the barrier), the comparison case.
+struct LegacyProgram {
+  std::uint32_t streams = 4, rounds = 4, legacy_after = 2;
+  Nanos kernel_ns = 50'000, legacy_ns = 50'000;
+  std::uint32_t blocks = 1, threads = 64;
+  bool blocking = true;
+};
+[[nodiscard]] Workload legacy_program(const LegacyProgram& p);
+
 }  // namespace streamlab::model::gen

@@ -152,6 +152,9 @@ struct Op {
   return k == OpKind::event_record || k == OpKind::event_wait || k == OpKind::stream_sync ||
          k == OpKind::event_sync || k == OpKind::device_sync;
 }
+/// The CUDA runtime call a program makes for this op ("cudaLaunchKernel", "cudaMemcpyAsync", "cudaMemcpy"
+/// for a blocking copy, "cudaEventRecord", "cudaStreamSynchronize", ...): host API spans are named after it.
+[[nodiscard]] std::string_view cuda_call_name(const Op& op) noexcept;
 /// True for the kinds whose call blocks the host until device work completes.
 [[nodiscard]] constexpr bool is_host_sync(OpKind k) noexcept {
   return k == OpKind::stream_sync || k == OpKind::event_sync || k == OpKind::device_sync;

@@ -33,9 +33,16 @@ struct Span {
   Engine engine = Engine::sm;
   Nanos start_ns = 0;
   Nanos end_ns = 0;
+  /// A host API call of a program (kernel launch, cudaMemcpyAsync, event record/wait, a synchronize), on
+  /// the host thread (engine host), not device work. Makespans and comparisons leave these out; a
+  /// host function's execution on the host is device-side work and has host_call false.
+  bool host_call = false;
   [[nodiscard]] Nanos duration() const noexcept { return end_ns - start_ns; }
   friend bool operator==(const Span&, const Span&) = default;
 };
+
+/// The Chrome trace thread (tid) that holds a trace's host API calls: the program's one host thread.
+inline constexpr std::uint32_t kHostThreadTid = 1'000'000;
 
 /// Where one thread block of a kernel ran (simulator only; the viewer's SM occupancy strip).
 struct BlockPlacement {

@@ -91,6 +91,10 @@ class Backend {
 
   /// Host clock in ns since prepare() (simulated host time for the simulator).
   [[nodiscard]] virtual Nanos now() = 0;
+  /// The program's own host work between two API calls (Op::host_gap_ns): the host is busy for `ns`
+  /// and makes no CUDA call. The simulator advances its host clock; the CUDA backend spins on the host
+  /// clock (a sleep would hand the core away and wake late).
+  virtual void host_work(Nanos ns) = 0;
 
   /// Waits for all work, then returns the trace of everything enqueued; Span::stream is the StreamId
   /// value. Metadata: backend, device name, date, driver/CUDA where known; the caller adds policy and

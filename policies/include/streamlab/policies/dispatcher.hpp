@@ -27,6 +27,21 @@
 /// when the pool is empty the Dispatcher first queries the oldest op in flight (one query) before
 /// creating a new event.
 ///
+/// Programs (model::Workload::program). Under the replay policy (Policy::replays_program) the Dispatcher
+/// issues the program exactly as written and decides nothing: it creates the declared streams (priority
+/// clamped into priority_range(), kind as declared; stream 0 is the legacy NULL stream) and one untimed
+/// event per event name, then makes each op's call in order: host_work(host_gap_ns), then enqueue for
+/// device work, record_event / stream_wait_event for the event pairs, synchronize_stream / _event /
+/// _device for the host syncs (each with the timeout), and enqueue + synchronize_stream for a blocking
+/// copy. It adds no call between the program's calls: no completion events, no queries; the run ends
+/// with one synchronize_device, then finish(). Completion callbacks fire after that, in program order.
+/// Trace time 0 is the start of the program (after stream and event creation); spans carry the
+/// program's stream ids; each API call adds a host span (Span::host_call) unless
+/// DispatchOptions::host_call_spans is off. Any other policy given a program runs on its DAG view
+/// (model::program_dag), and the result (trace, log, waits) names the program's op indices: a what-if.
+/// Replay given a DAG workload is an InputError. When stream hints pin every op (hints honored), the
+/// policy decides nothing, and DispatchResult::warnings says so.
+///
 /// Deadlock check (before anything is issued, the backend untouched but for priority_range()): the
 /// hinted stream program is checked whenever there are hinted ops; for static policies the whole run is
 /// planned first (the policy is asked for every decision with windows ignored, which cannot change a
@@ -79,6 +94,9 @@ struct DispatchOptions {
   /// Workload::hash() when the caller already has it; empty = computed after the run (it serializes the
   /// whole workload to JSON: ~ms for 10^4 ops, more than the dispatching itself).
   std::string workload_hash;
+  /// Replay: add one host span (Span::host_call) per API call of the program to the trace, timed with
+  /// the backend's host clock. Off when the backend records the calls itself.
+  bool host_call_spans = true;
 };
 
 /// One cross-stream wait the Dispatcher inserted before an op.
@@ -126,8 +144,10 @@ struct DispatchResult {
   model::Trace trace;              ///< backend.finish(), meta.policy / workload / workload_hash filled
   std::vector<Decision> log;       ///< in issue order (empty when keep_log is off)
   std::vector<InsertedWait> waits; ///< Decision::first_wait indexes here
-  std::vector<StreamId> streams;   ///< logical stream -> backend stream
+  std::vector<StreamId> streams;   ///< logical stream -> backend stream (replay: declared streams in order)
   DispatchStats stats;
+  /// One line each, for the user (e.g. "every op has a stream hint: policy 'priority' decides nothing").
+  std::vector<std::string> warnings;
 };
 
 /// A blocking wait on the backend ran past DispatchOptions::timeout_ns.
@@ -158,6 +178,8 @@ class Dispatcher {
 
  private:
   struct State;
+  [[nodiscard]] DispatchResult run_dag(const model::Workload& workload, const DispatchOptions& options);
+  void fill_meta(DispatchResult& r, const model::Workload& workload, const DispatchOptions& options) const;
   Backend& backend_;
   Policy& policy_;
   DispatchOptions options_;

@@ -68,6 +68,8 @@ class FakeBackend final : public Backend {
   WaitStatus synchronize_device(Nanos timeout) override;
   std::optional<std::size_t> wait_any_event(std::span<const EventId> events, Nanos timeout) override;
   [[nodiscard]] Nanos now() override { return clock_; }
+  /// Host work is no call: the logical clock moves on by `ns` ticks (logged as "host_work N").
+  void host_work(Nanos ns) override;
   [[nodiscard]] model::Trace finish() override;
 
   // Inspection, for tests ---------------------------------------------------------------------------

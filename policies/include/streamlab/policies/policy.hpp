@@ -105,6 +105,7 @@ enum class ReasonCode : std::uint8_t {
   stream_hint,        ///< a = the hint
   legacy_hint,        ///< a = the hint, mapped onto the legacy NULL stream
   coordinator,        ///< operation coordinator: the stream the user named
+  program,            ///< replay: the program's own stream; a = its declared id (0 = legacy NULL)
 };
 
 struct Reason {
@@ -174,6 +175,9 @@ class Policy {
   /// never on completions or windows (a full window only delays). The Dispatcher then plans the whole
   /// stream program first, checks it for deadlock, and issues it.
   [[nodiscard]] virtual bool is_static() const noexcept = 0;
+  /// True for the replay policy: the Dispatcher then issues a program workload exactly as written (its
+  /// streams, order, host gaps, syncs and event pairs) and asks the policy nothing.
+  [[nodiscard]] virtual bool replays_program() const noexcept { return false; }
   /// True when choices read outstanding work, so fresh completion observations matter.
   [[nodiscard]] virtual bool uses_feedback() const noexcept { return !is_static(); }
   /// The in-flight window per stream the Dispatcher enforces (0 = unbounded); config().window unless

@@ -12,8 +12,16 @@
 
 namespace streamlab::policies {
 
-/// "round-robin", "load-balanced", "priority", "workload-aware", "work-stealing".
+/// "round-robin", "load-balanced", "priority", "workload-aware", "work-stealing": the five that decide
+/// streams and order (on a program they see its DAG view, a what-if).
 [[nodiscard]] std::span<const std::string_view> policy_names() noexcept;
+
+/// The policy that issues a program exactly as written (Policy::replays_program); the default for
+/// program workloads. Not among policy_names(): it decides nothing and refuses DAG workloads.
+inline constexpr std::string_view kReplayPolicy = "replay";
+
+/// The policy a workload runs under when none is named: replay for a program, else `dag_default`.
+[[nodiscard]] std::string_view default_policy_for(const model::Workload& w, std::string_view dag_default) noexcept;
 
 /// A fresh policy. Throws model::InputError (place "--policy") naming the known policies when `name`
 /// is unknown, and (place "--streams") when config.streams is 0.

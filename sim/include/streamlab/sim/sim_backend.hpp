@@ -103,6 +103,7 @@ class SimBackend final : public policies::Backend {
                                             model::Nanos timeout) override;
 
   [[nodiscard]] model::Nanos now() override;
+  void host_work(model::Nanos ns) override;
   [[nodiscard]] model::Trace finish() override;
 
   // Simulator-only -------------------------------------------------------------------------------
