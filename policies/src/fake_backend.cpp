@@ -199,6 +199,7 @@ void FakeBackend::enqueue(StreamId stream, OpIndex op) {
   st.items.push_back(std::move(it));
   if (options_.record) note("enqueue " + sname(stream) + " op '" + dev_->workload->ops[op].id + "'");
   if (options_.completion == FakeCompletion::immediate) dev_->settle(true);
+  if (dev_->workload->ops[op].blocking) wait_blocking(op);  // the call returns once the op is done
 }
 
 void FakeBackend::launch_host_func(StreamId stream, std::function<void()> fn) {
@@ -357,6 +358,12 @@ WaitStatus FakeBackend::synchronize_event(EventId event, Nanos) {
   if (options_.record && options_.record_queries)
     note("synchronize " + ename(event) + (st == WaitStatus::ready ? " -> ready" : " -> timed out"));
   return st;
+}
+
+void FakeBackend::wait_blocking(OpIndex op) {
+  Stepper s{*dev_, options_, clock_};
+  if (s.until([&] { return dev_->op_done[op] != 0; }) != WaitStatus::ready)
+    throw std::logic_error("fake backend: blocking op '" + dev_->workload->ops[op].id + "' can never complete");
 }
 
 WaitStatus FakeBackend::synchronize_stream(StreamId stream, Nanos) {

@@ -218,9 +218,10 @@ void SimBackend::enqueue(StreamId stream, model::OpIndex op) {
   m.gpu.issue_op(s, op, m.host, m.host + latency);
   // cudaMemcpyAsync from/to pageable memory is synchronous for the host: it returns only once the copy
   // (and so everything before it on its stream) has completed. No wake-up: the calling thread drives it.
+  // A program's blocking copy or memset (Op::blocking) returns the same way: the host waits in the call.
   const bool pageable_copy = o.host_memory == model::HostMemory::pageable &&
                              (o.kind == model::OpKind::h2d || o.kind == model::OpKind::d2h);
-  if (pageable_copy)
+  if (pageable_copy || o.blocking)
     (void)m.block_until([&] { return m.gpu.op_finished(op); }, std::numeric_limits<Nanos>::max(), 0, false);
 }
 

@@ -67,8 +67,7 @@ TEST(Replay, IssuesExactlyTheProgramsCalls) {
       "record e0 s1",
       "wait s2 e0",
       "enqueue s2 op 'fg'",
-      "enqueue s2 op 'cp'",
-      "synchronize s2 -> ready",  // the blocking copy
+      "enqueue s2 op 'cp'",  // blocking: the call returned once the copy was done
       "synchronize s1 -> ready",
       "synchronize e0 -> ready",
       "host_work 1000",

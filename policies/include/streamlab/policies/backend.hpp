@@ -62,7 +62,8 @@ class Backend {
   // Work ------------------------------------------------------------------------------------------
   /// Issues op `op` of the prepared workload on `stream` (kernel launch, memcpyAsync, host func, ...).
   /// The Dispatcher enqueues OpKind::barrier ops too, after the waits that make them a join: they carry
-  /// no work (a backend may give them a zero-length span).
+  /// no work (a backend may give them a zero-length span). An op with Op::blocking (a program's
+  /// cudaMemcpy / cudaMemset) returns only once it, and so its stream's earlier work, has completed.
   virtual void enqueue(StreamId stream, OpIndex op) = 0;
   /// cudaLaunchHostFunc: `fn` runs on a backend thread when the stream reaches this point. It must not
   /// call back into the Backend.

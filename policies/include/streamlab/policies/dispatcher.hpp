@@ -32,8 +32,8 @@
 /// clamped into priority_range(), kind as declared; stream 0 is the legacy NULL stream) and one untimed
 /// event per event name, then makes each op's call in order: host_work(host_gap_ns), then enqueue for
 /// device work, record_event / stream_wait_event for the event pairs, synchronize_stream / _event /
-/// _device for the host syncs (each with the timeout), and enqueue + synchronize_stream for a blocking
-/// copy. It adds no call between the program's calls: no completion events, no queries; the run ends
+/// _device for the host syncs (each with the timeout); a blocking copy is one enqueue, which returns once
+/// the copy is done (Backend contract). It adds no call between the program's calls: no completion events, no queries; the run ends
 /// with one synchronize_device, then finish(). Completion callbacks fire after that, in program order.
 /// Trace time 0 is the start of the program (after stream and event creation); spans carry the
 /// program's stream ids; each API call adds a host span (Span::host_call) unless

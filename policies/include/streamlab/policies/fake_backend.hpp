@@ -94,6 +94,7 @@ class FakeBackend final : public Backend {
 
  private:
   void note(std::string line);
+  void wait_blocking(OpIndex op);  /// a blocking enqueue: run until `op` is done
   FakeOptions options_;
   std::unique_ptr<Device> dev_;
   std::vector<std::string> calls_;
