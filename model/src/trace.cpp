@@ -147,30 +147,23 @@ void write_chrome_json(const Trace& t, const TextSink& sink) {
     detail::append_string(out, "GPU " + std::to_string(d) + dev + backend);
     out += "}}";
   }
-  for (const auto& [d, s] : rows) {
+  // One named, sorted row (Chrome trace thread) per stream of each device.
+  const auto row = [&](std::uint32_t d, std::uint32_t tid, const std::string& name, std::int64_t sort_index) {
     begin_event();
-    out += R"({"name":"thread_name","ph":"M","pid":)" + std::to_string(d) + R"(,"tid":)" + std::to_string(s) +
+    out += R"({"name":"thread_name","ph":"M","pid":)" + std::to_string(d) + R"(,"tid":)" + std::to_string(tid) +
            R"(,"args":{"name":)";
-    detail::append_string(out, stream_label(s));
+    detail::append_string(out, name);
     out += "}}";
     begin_event();
     out += R"({"name":"thread_sort_index","ph":"M","pid":)" + std::to_string(d) + R"(,"tid":)" +
-           std::to_string(s) + R"(,"args":{"sort_index":)" + std::to_string(s) + "}}";
+           std::to_string(tid) + R"(,"args":{"sort_index":)" + std::to_string(sort_index) + "}}";
     maybe_flush();
-  }
-
-  // Host API calls get one row of their own per device (one host thread issues them, so they never
-  // overlap); their stream stays in args.
-  if (host_calls) {
-    for (auto d : devices) {
-      begin_event();
-      out += R"({"name":"thread_name","ph":"M","pid":)" + std::to_string(d) + R"(,"tid":)" +
-             std::to_string(kHostThreadTid) + R"x(,"args":{"name":"host thread (API calls)"}})x";
-      begin_event();
-      out += R"({"name":"thread_sort_index","ph":"M","pid":)" + std::to_string(d) + R"(,"tid":)" +
-             std::to_string(kHostThreadTid) + R"(,"args":{"sort_index":-1}})";
-    }
-  }
+  };
+  for (const auto& [d, s] : rows) row(d, s, stream_label(s), s);
+  // Host API calls get one row of their own per device, on top (one host thread issues them, so they
+  // never overlap); their stream stays in args.
+  if (host_calls)
+    for (auto d : devices) row(d, kHostThreadTid, "host thread (API calls)", -1);
 
   for (const auto& s : t.spans) {
     begin_event();

@@ -11,6 +11,7 @@
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/metrics.hpp"
 #include "streamlab/model/program.hpp"
+#include "streamlab/model/trace.hpp"
 #include "streamlab/model/workload.hpp"
 #include "streamlab/policies/dispatcher.hpp"
 #include "streamlab/policies/fake_backend.hpp"
@@ -183,4 +184,23 @@ TEST(Replay, FullyHintedDagWarnsThatThePolicyDecidesNothing) {
   const auto r = sp::dispatch(fake, w, *policy);
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_NE(r.warnings[0].find("policy 'load-balanced' decides nothing"), std::string::npos) << r.warnings[0];
+}
+
+TEST(Replay, HostCallSpansRoundTripThroughTheTraceFile) {
+  streamlab::sim::SimBackend sim(sm::bundled_h100_profile(), {});
+  const auto r = replay(sim, example());
+  const std::string text = sm::trace_to_chrome_json(r.trace);
+  EXPECT_EQ(sm::parse_chrome_trace(text, "t.json"), r.trace);
+  EXPECT_NE(text.find(R"x("tid":1000000,"args":{"name":"host thread (API calls)"})x"), std::string::npos);
+  // A host call on a device engine is refused, naming the place.
+  std::string bad = text;
+  const auto at = bad.find(R"("engine":"host","stream":1)");
+  ASSERT_NE(at, std::string::npos);
+  bad.replace(at, 15, R"("engine":"sm")");
+  try {
+    (void)sm::parse_chrome_trace(bad, "t.json");
+    FAIL() << "accepted a host call on the SMs";
+  } catch (const sm::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("host_call"), std::string::npos) << e.what();
+  }
 }
