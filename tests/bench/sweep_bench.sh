@@ -56,14 +56,15 @@ field() { sed -n "s/.*\"$2\": \([0-9.e+-]*\).*/\1/p" "$work/$1.stats"; }
 n=$(( seeds * 100 ))
 table=$(awk -v n="$n" -v j1="${wall[j1]}" -v j2="${wall[j2]}" -v np1="${wall[np1]}" -v np2="${wall[np2]}" \
             -v cj1="${cpu[j1]}" -v cj2="${cpu[j2]}" -v cnp1="${cpu[np1]}" -v cnp2="${cpu[np2]}" \
-            -v cores="$(nproc)" -v lb="$load_before" -v la="$load_after" '
+            -v ag="$( [ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)" = 1 ] && echo on || echo off)" -v cores="$(nproc)" -v lb="$load_before" -v la="$load_after" '
 BEGIN {
   printf "| run | wall s | configurations/s | configurations/s per core | CPU s (all processes) | CPU ms per configuration |\n| --- | --- | --- | --- | --- | --- |\n"
   printf "| 1 process, 1 thread | %.2f | %.0f | %.0f | %.2f | %.2f |\n", j1, n / j1, n / j1, cj1, 1e3 * cj1 / n
   printf "| 1 process, 2 threads | %.2f | %.0f | %.0f | %.2f | %.2f |\n", j2, n / j2, n / j2 / 2, cj2, 1e3 * cj2 / n
   printf "| mpirun -np 1 | %.2f | %.0f | %.0f | %.2f | %.2f |\n", np1, n / np1, n / np1, cnp1, 1e3 * cnp1 / n
   printf "| mpirun -np 2 | %.2f | %.0f | %.0f | %.2f | %.2f |\n\n", np2, n / np2, n / np2 / 2, cnp2, 1e3 * cnp2 / n
-  printf "Speed-up from 1 to 2: ranks %.2fx, threads %.2fx (%d configurations, %d cores, load average %s before, %s after).\n\n", np1 / np2, j1 / j2, n, cores, lb, la
+  printf "Speed-up from 1 to 2 (wall): ranks %.2fx, threads %.2fx (%d configurations, %d cores, load average %s before, %s after; scheduler autogroups %s).\n\n", np1 / np2, j1 / j2, n, cores, lb, la, ag
+  printf "CPU per configuration with 2 over 1 (1.00 = the second worker adds no work): ranks %.3f, threads %.3f. On a machine whose other load takes cores, the wall speed-up measures the scheduler share the sweep gets (with autogroups on, threads of one process share one group however many they are), the CPU ratio what the sweep itself costs.\n\n", cnp2 / cnp1, cj2 / cj1
 }')
 r0=$(awk -v c0="$(field np2 rank0_service_ns_per_unit)" -v c0cpu="$(field np2 rank0_service_cpu_ns_per_unit)" \
          -v t="$(field np2 compute_ns_per_unit)" -v tcpu="$(field np2 compute_cpu_ns_per_unit)" \
