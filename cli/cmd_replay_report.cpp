@@ -17,6 +17,7 @@
 #include "streamlab/model/device_profile.hpp"
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
+#include "streamlab/model/trace.hpp"
 
 namespace streamlab::cli {
 namespace {
@@ -25,7 +26,7 @@ struct Options {
   std::vector<std::string> traces;
   std::string output, capture_info, device;
   std::vector<std::string> what_if;  // BASE MEASURED N, repeated
-  bool untraced = false;
+  bool traced = false;
 };
 
 /// "Recorded by scripts/capture/capture_kineto.py on <device> (driver, CUDA, PyTorch), <date>" from the
@@ -50,15 +51,26 @@ std::string capture_note(const std::string& file) {
   return note + ".";
 }
 
+/// A measured timeline: a streamlab trace (e.g. `streamlab run` of the imported program), or else a trace
+/// another tool wrote, imported.
+model::Trace load_measured(const std::string& file, const import::BuildOptions& bo) {
+  try {
+    return model::load_trace(file);
+  } catch (const model::InputError&) {
+    return import::import_trace(file, bo).measured;
+  }
+}
+
 void run(const Options& o) {
   const model::DeviceProfile profile =
       o.device.empty() ? model::bundled_h100_profile() : model::load_device_profile(o.device);
   experiments::ReplaySettings settings;
   settings.profile = &profile;
   settings.profile_label = o.device.empty() ? "bundled:h100-sxm" : o.device;
-  settings.traced = !o.untraced;
+  settings.traced = o.traced;
   import::BuildOptions bo;
   bo.profile = &profile;
+  bo.traced = settings.traced;  // host gaps against the call costs the replay will charge
   const std::string note = capture_note(o.capture_info);
   std::vector<experiments::ReplayAccuracy> replays, what_ifs;
   for (const auto& t : o.traces) {
@@ -76,11 +88,11 @@ void run(const Options& o) {
       throw model::InputError("--what-if-connections", "", "", "'" + o.what_if[i + 2] + "' is not a connection count");
     }
     const import::Imported b = import::import_trace(base, bo);
-    const import::Imported m = import::import_trace(measured, bo);
+    const model::Trace m = load_measured(measured, bo);
     experiments::ReplaySettings s = settings;
     s.connections = n;
     what_ifs.push_back(experiments::replay_against(
-        b.workload, m.measured, s,
+        b.workload, m, s,
         std::filesystem::path(base).filename().string() + " at CUDA_DEVICE_MAX_CONNECTIONS=" + std::to_string(n) +
             " (measured: " + std::filesystem::path(measured).filename().string() + ")"));
   }
@@ -97,11 +109,13 @@ const bool registered = register_command(
        app.add_option("-o,--output", o->output, "Markdown report to write")->required();
        app.add_option("--capture-info", o->capture_info, "capture-info.json of the capture script (device, versions, date)");
        app.add_option("--what-if-connections", o->what_if,
-                      "BASE MEASURED N: predict BASE's program at N connections, compare with the MEASURED trace")
+                      "BASE MEASURED N: predict BASE's program at N connections, compare with MEASURED (a streamlab "
+                      "trace of the program run that way, or a trace of the application run that way); repeatable")
            ->expected(3)
            ->allow_extra_args(false);
        app.add_option("--device", o->device, "Device profile JSON (default: the bundled H100 SXM profile)");
-       app.add_flag("--untraced", o->untraced, "Predict an untraced run (default: traced, as profiler traces are)");
+       app.add_flag("--traced", o->traced,
+                    "Replay with the profile's traced_* costs (streamlab's own CUPTI tracer; default: untraced)");
        app.callback([o] { run(*o); });
      }});
 

@@ -75,8 +75,8 @@ std::string replay_accuracy_markdown(const std::vector<ReplayAccuracy>& replays,
                                      const std::vector<ReplayAccuracy>& what_ifs, const std::string& capture_note) {
   std::string md = "## Replaying real traces: imported PyTorch profiler traces on the simulator\n\n";
   md += capture_note + "\n\n";
-  md += "Each trace is imported (`streamlab import`) into a program and replayed as written (policy `replay`, "
-        "`--traced`: the measured run had CUPTI on) with the bundled H100 profile; the prediction is compared with "
+  md += "Each trace is imported (`streamlab import`) into a program and replayed as written (policy `replay`) "
+        "with the bundled H100 profile; the prediction is compared with "
         "the trace's own GPU timeline (`--measured`). Kernel start errors are relative to each timeline's first "
         "device op.\n\n";
   md += "| trace | kernels | copies | memsets | measured GPU makespan | predicted | error | kernel start error median | p90 |\n";

@@ -393,7 +393,7 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
       const std::uint32_t stream = op.stream_hint.value_or(0);
       if (first_of_item && it.call != nullptr)
         t.spans.push_back(model::Span{index, op.id, it.call->name, op.kind, device, stream, model::Engine::host,
-                                      it.call->start - t0, it.call->end - t0});
+                                      it.call->start - t0, it.call->end - t0, /*host_call=*/true});
       if (act != nullptr)
         t.spans.push_back(model::Span{index, op.id, op.name, op.kind, act->device, act->stream,
                                       model::engine_for(op.kind), act->start - t0, act->end - t0});

@@ -19,6 +19,9 @@
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/estimate.hpp"
 #include "streamlab/model/file_io.hpp"
+#include "streamlab/policies/dispatcher.hpp"
+#include "streamlab/policies/registry.hpp"
+#include "streamlab/sim/sim_backend.hpp"
 
 namespace streamlab::import {
 namespace {
@@ -208,6 +211,51 @@ TEST(ImportKineto, StreamPriorityOverrideAndUnknownStream) {
                      {"stream 99"});
 }
 
+// ------------------------------------------------------------------------------------------- round trip
+/// Device ops per stream in start order (host API calls left out).
+std::map<std::uint32_t, std::vector<std::string>> stream_order(const model::Trace& t) {
+  std::map<std::uint32_t, std::vector<std::pair<model::Nanos, std::string>>> by_stream;
+  for (const auto& s : t.spans)
+    if (!s.host_call && s.engine != model::Engine::host) by_stream[s.stream].emplace_back(s.start_ns, s.op_id);
+  std::map<std::uint32_t, std::vector<std::string>> out;
+  for (auto& [stream, spans] : by_stream) {
+    std::stable_sort(spans.begin(), spans.end());
+    for (auto& [start, id] : spans) out[stream].push_back(id);
+  }
+  return out;
+}
+
+TEST(ImportRoundTrip, ReplayOnTheSimulatorKeepsTheSourcesOrderStreamsAndKernelTimes) {
+  const auto profile = model::bundled_h100_profile();
+  for (const char* f : {"multistream.json.gz", "cnn.json.gz", "transformer.json.gz"}) {
+    const Imported imp = import_trace(kFixtures / f, {});
+    sim::SimOptions so;
+    so.traced = false;  // as imported (BuildOptions::traced off)
+    sim::SimBackend backend(profile, so);
+    const auto replay = policies::make_policy(policies::kReplayPolicy, {});
+    policies::DispatchOptions d;
+    d.profile = &profile;
+    d.keep_log = false;
+    const policies::DispatchResult r = policies::dispatch(backend, imp.workload, *replay, d);
+    // Same ops on the same streams in the same order as the source's own timeline.
+    EXPECT_EQ(stream_order(r.trace), stream_order(imp.measured)) << f;
+    // Each kernel, replayed with its recorded duration, spans what it spanned in the source: within 5% or
+    // 3 us (block dispatch ramps are the simulator's own).
+    std::map<std::string, model::Nanos> measured;
+    for (const auto& s : imp.measured.spans)
+      if (s.engine == model::Engine::sm) measured[s.op_id] = s.duration();
+    std::size_t checked = 0, off = 0;
+    for (const auto& s : r.trace.spans) {
+      if (s.engine != model::Engine::sm) continue;
+      const model::Nanos m = measured.at(s.op_id);
+      ++checked;
+      if (std::abs(s.duration() - m) > std::max<model::Nanos>(3'000, m / 20)) ++off;
+    }
+    EXPECT_EQ(checked, imp.stats.kernels) << f;
+    EXPECT_EQ(off, 0u) << f << ": " << off << " of " << checked << " kernels off their recorded span";
+  }
+}
+
 // ------------------------------------------------------------------------------- Kineto: synthetic text
 std::string kernel_event(int corr, int stream, double ts, double dur, int device = 0, const char* extra = "") {
   char buf[512];
@@ -266,7 +314,7 @@ TEST(ImportKineto, LinkedWaitsUseTheTracesOwnLinks) {
   EXPECT_EQ(w.ops[3].host_gap_ns, 1'000);  // 24 - 23
   // Replay timing (the default): start-to-start minus the profile's cost of the previous call.
   const auto p = model::bundled_h100_profile();
-  const auto launch = static_cast<model::Nanos>(p.kernel_launch_ns.value + p.traced_launch_overhead_ns.value);
+  const auto launch = static_cast<model::Nanos>(p.kernel_launch_ns.value);  // an untraced replay (the default)
   const Imported timed = build_program(parse_kineto(text, "t.json"), {});
   const auto& tw = timed.workload;
   EXPECT_EQ(tw.ops[1].host_gap_ns, std::max<model::Nanos>(0, 6'000 - launch));

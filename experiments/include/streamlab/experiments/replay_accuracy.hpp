@@ -18,8 +18,9 @@ namespace streamlab::experiments {
 struct ReplaySettings {
   const model::DeviceProfile* profile = nullptr;  ///< null: the bundled H100 profile
   std::string profile_label = "bundled:h100-sxm";
-  /// Predict a run with CUPTI tracing on: the measured traces are profiler traces.
-  bool traced = true;
+  /// Predict with the profile's traced_* costs. Those model streamlab's own CUPTI tracer, whose kernel
+  /// records slow block dispatch far more than the PyTorch profiler's did in the imported traces, so off.
+  bool traced = false;
   std::uint32_t connections = 0;  ///< 0: the profile's CUDA_DEVICE_MAX_CONNECTIONS
 };
 

@@ -34,8 +34,9 @@ struct BuildOptions {
   std::map<std::uint32_t, int> stream_priority;  ///< overrides what the trace shows
   std::string name;                             ///< workload name (default: the file's stem)
   HostGaps host_gaps = HostGaps::trace_timing;
-  /// trace_timing: the replay models a traced run (kernel launches cost traced_launch_overhead_ns more).
-  bool traced = true;
+  /// trace_timing: the replay models a run traced by streamlab's tracer (`sim --traced`: kernel launches
+  /// cost traced_launch_overhead_ns more). Off: a plain `sim` / `run` replay.
+  bool traced = false;
 };
 
 /// What the import did beyond the ops themselves, for the command's summary and for tests.
