@@ -112,6 +112,7 @@ const bool registered = register_command(
                       "BASE MEASURED N: predict BASE's program at N connections, compare with MEASURED (a streamlab "
                       "trace of the program run that way, or a trace of the application run that way); repeatable")
            ->expected(3)
+           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
            ->allow_extra_args(false);
        app.add_option("--device", o->device, "Device profile JSON (default: the bundled H100 SXM profile)");
        app.add_flag("--traced", o->traced,
