@@ -317,7 +317,8 @@ void CudaBackend::prepare(const model::Workload& workload) {
     if (anchor_records_.data() == nullptr) anchor_records_ = device_buffer(2 * sizeof(kernels::BlockRecord), "anchor kernels");
     anchor0_ = run_anchor(0);
   }
-  if (origin_ev_ != nullptr) STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(origin_ev_, cudaStreamLegacy), "prepare");
+  if (origin_ev_ != nullptr && timing_ != TimingMode::cupti)
+    STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(origin_ev_, cudaStreamLegacy), "prepare");
   // The run starts on an idle device, as a program does after its setup.
   STREAMLAB_CUDA_CHECK_OP(cudaDeviceSynchronize(), "prepare");
   origin_host_ = Clock::now();  // the origin event completed by now (events mode maps it to host time)
@@ -332,6 +333,8 @@ CudaBackend::Anchor CudaBackend::run_anchor(int slot) {
   tracer_->set_kernel_records(true);
   const cudaError_t st = kernels::launch_spin(dim3(1), dim3(32), 0, cudaStreamLegacy, 0, rec);
   STREAMLAB_CUDA_CHECK_OP(st, "anchor kernel");
+  // The event-time anchors right behind the kernels (event-timed spans map through anchor end times).
+  if (slot == 0 && origin_ev_ != nullptr) STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(origin_ev_, cudaStreamLegacy), "prepare");
   if (slot == 1 && closing_ev_ != nullptr) STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(closing_ev_, cudaStreamLegacy), "finish");
   STREAMLAB_CUDA_CHECK_OP(cudaDeviceSynchronize(), "anchor kernel");
   tracer_->set_kernel_records(!self_timed_);

@@ -201,7 +201,7 @@ def cmd_predict(a):
         label = cfg["label"]
         trace = os.path.join(tmp, label + ".sim.json")
         argv = [a.streamlab, "sim", os.path.join(a.dir, label + ".json"), "-o", trace,
-                "--connections", str(cfg["connections"]), "--date", a.date, "--traced"]
+                "--connections", str(cfg["connections"]), "--date", a.date]
         if a.policy:
             argv += ["--policy", a.policy]
         if a.device:
@@ -220,7 +220,7 @@ def cmd_predict(a):
                       "min_ns": min(vals) if vals else None, "max_ns": max(vals) if vals else None}
         rows.append(row)
     meta = dict(measured.get("meta", {}))
-    meta.update({"profile": a.device or "bundled H100 SXM profile", "predicted_with": "streamlab sim --traced",
+    meta.update({"profile": a.device or "bundled H100 SXM profile", "predicted_with": "streamlab sim (replay; untraced, as the plain program runs)",
                  "repeats": measured["repeats"], "failures": measured["failures"]})
     with open(a.out, "w") as f:
         json.dump({"format": "streamlab-program-validation", "name": "V1", "meta": meta, "configs": rows}, f,

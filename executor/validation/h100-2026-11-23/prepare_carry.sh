@@ -15,7 +15,11 @@ cp "$build/tests/gpu/streamlab_gpu_tests" "$carry/gpu/"
 cp "$build/tests/gpu/streamlab_gpu_tests[1]_tests.cmake" "$carry/gpu/tests.cmake.in"
 sed -i "s#$build/tests/gpu#@GPU_DIR@#g" "$carry/gpu/tests.cmake.in"
 for lib in libcudart.so.13 libcupti.so.13; do cp -L "/usr/local/cuda/lib64/$lib" "$carry/lib/"; done
-cp -L /lib/x86_64-linux-gnu/libbenchmark.so.1debian "$carry/lib/"
+# Every non-system library the binaries link (the device image has the CUDA driver and little else).
+for bin in "$carry"/bin/* "$carry/gpu/streamlab_gpu_tests"; do
+  ldd "$bin" | awk '$3 ~ "^/(usr/)?lib/x86_64-linux-gnu/" {print $3}'
+done | sort -u | grep -v -E '/(libc|libm|libgcc_s|libstdc\+\+|libpthread|libdl|librt|libz|libutil)\.so' |
+  while read -r lib; do cp -L "$lib" "$carry/lib/"; done
 cp "$root/experiments/scripts/program_suite.py" "$here"/run*.sh "$carry/scripts/"
 /usr/bin/python3 "$root/experiments/scripts/program_suite.py" emit --plain "$carry/bin/streamlab-plain" --dir "$carry/suite"
 {
