@@ -35,6 +35,9 @@ expect() {
 expect 0 "--version" -- "$streamlab" --version
 expect 0 "--help" -- "$streamlab" --help
 expect 0 "sim writes a trace" -- "$streamlab" sim "$tmp/w.json" -o "$tmp/p.json"
+expect 0 "stats of two traces" -- "$streamlab" stats "$tmp/p.json" "$tmp/p.json"
+expect 0 "stats --csv to a file" -- "$streamlab" stats --csv -o "$tmp/stats.csv" "$tmp/p.json"
+[ "$(head -c 6 "$tmp/stats.csv")" = "trace," ] || { echo "FAIL: stats --csv wrote no CSV header"; failures=$((failures + 1)); }
 
 # 2: the parser's errors, for every subcommand, and input files
 expect 2 "unknown subcommand" -- "$streamlab" bogus
@@ -50,6 +53,7 @@ printf '{"format": "streamlab-workload", "ops": [' >"$tmp/bad.json"
 expect 2 "malformed JSON" -- "$streamlab" sim "$tmp/bad.json" -o "$tmp/r.json"
 expect 2 "deadlocking workload" -- "$streamlab" sim "$root/tests/golden/inputs/deadlock.json" -o "$tmp/d.json"
 [ -e "$tmp/d.json" ] && { echo "FAIL: a trace was written for a refused workload"; failures=$((failures + 1)); }
+expect 2 "stats of a workload, not a trace" -- "$streamlab" stats "$tmp/w.json"
 expect 2 "unknown experiment" -- "$streamlab" experiment E99 --sim-only
 
 # 3: no GPU (CUDA_VISIBLE_DEVICES=-1 hides every device; a build without CUDA says so with the same code)

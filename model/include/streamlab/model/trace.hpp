@@ -21,6 +21,10 @@ enum class Engine : std::uint8_t { host, sm, copy_h2d, copy_d2h, copy_d2d };
 [[nodiscard]] std::optional<Engine> parse_engine(std::string_view) noexcept;
 /// The engine an op of this kind runs on.
 [[nodiscard]] Engine engine_for(OpKind) noexcept;
+/// One of the copy engines (H2D, D2H, D2D).
+[[nodiscard]] constexpr bool is_copy_engine(Engine e) noexcept {
+  return e == Engine::copy_h2d || e == Engine::copy_d2h || e == Engine::copy_d2d;
+}
 
 /// One op on one engine: [start_ns, end_ns) on the trace's clock (0 = start of the run).
 struct Span {

@@ -1,0 +1,54 @@
+#pragma once
+// Unions and intersections of half-open time intervals: what metrics.cpp and stats.cpp measure busy time
+// and overlap with. Internal to streamlab::model.
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "streamlab/model/op.hpp"
+
+namespace streamlab::model::intervals {
+
+using Interval = std::pair<Nanos, Nanos>;  // [first, second)
+
+/// Sorted, disjoint, non-empty intervals covering the same time as `v` (the union).
+inline std::vector<Interval> merge(std::vector<Interval> v) {
+  std::erase_if(v, [](const Interval& i) { return i.second <= i.first; });
+  // A stream's spans usually come in order: one pass finds that and saves the sort.
+  if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
+  std::vector<Interval> out;
+  for (const Interval& i : v) {
+    if (!out.empty() && i.first <= out.back().second)
+      out.back().second = std::max(out.back().second, i.second);
+    else
+      out.push_back(i);
+  }
+  return out;
+}
+
+inline Nanos total(const std::vector<Interval>& merged) {
+  Nanos sum = 0;
+  for (const auto& [s, e] : merged) sum += e - s;
+  return sum;
+}
+
+/// Length of the intersection of two unions (both merged).
+inline Nanos intersection(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  Nanos sum = 0;
+  for (std::size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    const Nanos lo = std::max(a[i].first, b[j].first), hi = std::min(a[i].second, b[j].second);
+    if (hi > lo) sum += hi - lo;
+    if (a[i].second < b[j].second)
+      ++i;
+    else
+      ++j;
+  }
+  return sum;
+}
+
+inline double fraction(Nanos part, Nanos whole) {
+  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+}  // namespace streamlab::model::intervals
