@@ -14,11 +14,11 @@
 
 #include "command.hpp"
 #include "progress_bar.hpp"
-#include "streamlab/model/units.hpp"
 #include "streamlab/model/dag.hpp"
 #include "streamlab/model/device_profile.hpp"
 #include "streamlab/model/estimate.hpp"
 #include "streamlab/model/program.hpp"
+#include "streamlab/model/units.hpp"
 #include "streamlab/model/workload.hpp"
 
 namespace streamlab::cli {

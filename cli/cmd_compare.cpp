@@ -14,9 +14,9 @@
 
 #include "command.hpp"
 #include "progress_bar.hpp"
-#include "streamlab/model/units.hpp"
 #include "streamlab/model/metrics.hpp"
 #include "streamlab/model/trace.hpp"
+#include "streamlab/model/units.hpp"
 
 namespace streamlab::cli {
 namespace {

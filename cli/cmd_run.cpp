@@ -8,7 +8,6 @@
 #include <string>
 
 #include "command.hpp"
-#include "streamlab/model/units.hpp"
 #include "policy_options.hpp"
 #include "streamlab/model/errors.hpp"
 
@@ -18,6 +17,7 @@
 #include "streamlab/model/device_profile.hpp"
 #include "streamlab/model/metrics.hpp"
 #include "streamlab/model/trace.hpp"
+#include "streamlab/model/units.hpp"
 #include "streamlab/model/workload.hpp"
 #include "streamlab/policies/dispatcher.hpp"
 #endif

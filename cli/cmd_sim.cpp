@@ -9,12 +9,12 @@
 
 #include "command.hpp"
 #include "progress_bar.hpp"
-#include "streamlab/model/units.hpp"
 #include "policy_options.hpp"
 #include "streamlab/model/device_profile.hpp"
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/metrics.hpp"
 #include "streamlab/model/trace.hpp"
+#include "streamlab/model/units.hpp"
 #include "streamlab/model/workload.hpp"
 #include "streamlab/policies/dispatcher.hpp"
 #include "streamlab/sim/explain.hpp"

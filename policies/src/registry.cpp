@@ -9,6 +9,7 @@
 
 #include "policies_impl.hpp"
 #include "streamlab/model/errors.hpp"
+#include "streamlab/model/units.hpp"
 
 namespace streamlab::policies {
 
@@ -22,17 +23,6 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-std::string format_us(model::Nanos ns) {
-  char buf[48];
-  if (ns < 1000) {
-    std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
-  } else if (ns < 1'000'000) {
-    std::snprintf(buf, sizeof buf, "%.1f us", static_cast<double>(ns) / 1e3);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.2f ms", static_cast<double>(ns) / 1e6);
-  }
-  return buf;
-}
 }  // namespace
 
 std::span<const std::string_view> policy_names() noexcept { return kNames; }
@@ -171,7 +161,7 @@ std::string describe(const Reason& r) {
     case ReasonCode::round_robin:
       return "round-robin: next stream " + std::to_string(r.a);
     case ReasonCode::least_outstanding:
-      return "least outstanding work: " + format_us(r.value) + " (" + std::to_string(r.a) + " ops)";
+      return "least outstanding work: " + model::format_duration(static_cast<double>(r.value)) + " (" + std::to_string(r.a) + " ops)";
     case ReasonCode::priority_class:
       return "priority " + std::string(model::to_string(static_cast<model::Priority>(r.a))) +
              " -> stream priority " + std::to_string(r.value);

@@ -121,7 +121,7 @@ TEST(LoadBalanced, LeastOutstandingEstimatedWork) {
       "#0 op 'a' -> stream 1 (s0) | least outstanding work: 0 ns (0 ops)",
       "#1 op 'b' -> stream 2 (s1) | least outstanding work: 0 ns (0 ops)",
       "#2 op 'c' -> stream 3 (s2) | least outstanding work: 0 ns (0 ops)",
-      "#3 op 'd' -> stream 2 (s1) | least outstanding work: 10.0 us (1 ops)",
+      "#3 op 'd' -> stream 2 (s1) | least outstanding work: 10 us (1 ops)",
   };
   EXPECT_EQ(r.log, want);
 }
@@ -247,9 +247,9 @@ TEST(Reasons, DescribeIsShortAndHuman) {
   r.code = sp::ReasonCode::least_outstanding;
   r.value = 12'345;
   r.a = 3;
-  EXPECT_EQ(sp::describe(r), "least outstanding work: 12.3 us (3 ops)");
+  EXPECT_EQ(sp::describe(r), "least outstanding work: 12.35 us (3 ops)");
   r.value = 2'500'000;
-  EXPECT_EQ(sp::describe(r), "least outstanding work: 2.50 ms (3 ops)");
+  EXPECT_EQ(sp::describe(r), "least outstanding work: 2.5 ms (3 ops)");
   r = {};
   r.code = sp::ReasonCode::legacy_hint;
   EXPECT_EQ(sp::describe(r), "stream hint 0 -> legacy NULL stream");
