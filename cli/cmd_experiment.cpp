@@ -257,8 +257,14 @@ void write_report(const ExperimentOptions& o) {
     for (auto& v : ex::load_program_validations(d)) programs.push_back(std::move(v));
   for (const auto& d : dirs)
     for (auto& r : ex::load_results(d)) {
-      // Verdicts follow the definitions in this build (the numbers are what was measured).
-      if (auto def = ex::find_experiment(r.name)) ex::judge(*def, r);
+      // Verdicts and the claim's wording follow the definitions in this build (the numbers and the setup
+      // are what was run).
+      if (auto def = ex::find_experiment(r.name)) {
+        ex::judge(*def, r);
+        r.title = def->title;
+        r.claim = def->claim;
+        r.source = def->source;
+      }
       loaded.push_back({d, std::move(r)});
     }
   if (loaded.empty()) throw InputError("", "--results", "", "no experiment results found (run `streamlab experiment all` first)");

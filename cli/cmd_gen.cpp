@@ -34,7 +34,7 @@ void add_output(CLI::App& sub, Make make) {
 }
 
 void setup_chunked(CLI::App& gen_app) {
-  auto* sub = gen_app.add_subcommand("chunked", "chunks x (h2d -> kernel -> d2h) over k streams (research note 1.4)");
+  auto* sub = gen_app.add_subcommand("chunked", "chunks x (h2d -> kernel -> d2h) over k streams (the E1 workload)");
   auto p = std::make_shared<gen::ChunkedCopyCompute>();
   sub->add_option("--chunks", p->chunks, "Number of chunks");
   sub->add_option("--streams", p->streams, "Streams; chunk i is hinted to stream 1 + i % streams");

@@ -100,7 +100,8 @@ Experiment make_e4() {
   e.title = "Event costs (timed and untimed)";
   e.claim = "CUDA events are cheap: creating one costs about 1 us, recording about 0.5 us, querying about 0.2 us and "
             "a stream wait on one about 0.3 us of host time (about 2 us per operation in all).";
-  e.source = "prism async pipeline guide, 'Event Overhead' (seeds/prism-async-pipeline.md); research note 7 section 2.";
+  e.source = "A table of event overheads for asynchronous pipelines: creating an event about 1 us, recording about "
+             "0.5 us, querying about 0.2 us, a stream wait about 0.3 us of host time, about 2 us per operation in all.";
   e.setup = "A probe, not a Dispatcher run: after prepare() it creates two non-blocking streams and times N calls of "
             "one kind back to back on the host clock (after 16 untimed warm-up calls), N = 2000 (quick: 200): "
             "cudaEventCreateWithFlags with and without cudaEventDisableTiming, cudaEventRecord of a timed and an "
@@ -208,8 +209,8 @@ Experiment make_e5() {
   e.claim = "Work on the legacy default (NULL) stream implicitly synchronizes with every blocking stream, which "
             "serializes otherwise independent streams; explicit non-blocking streams (and the per-thread default "
             "stream) avoid the implicit barrier.";
-  e.source = "Research note 7, section 5 (implicit vs explicit synchronization, --default-stream per-thread); CUDA "
-             "Runtime API 'stream synchronization behavior'.";
+  e.source = "The CUDA Runtime API's 'stream synchronization behavior' (the legacy default stream synchronizes with "
+             "blocking streams; cudaStreamNonBlocking and nvcc --default-stream per-thread are exempt).";
   e.setup = "Workload (built in code): 4 independent chains of 8 kernels on streams 1-4 (16 blocks x 128 threads, chain "
             "c's kernel k runs 50 + 50*((c+k) mod 4) us per block: each round has one 200 us kernel, each chain the "
             "same total) and 8 independent 20 us single-block housekeeping kernels hinted to stream 5, one per round. "
@@ -331,8 +332,9 @@ Experiment make_e8() {
   e.claim = "cudaDeviceSynchronize waits for every stream, cudaStreamSynchronize for one stream and "
             "cudaEventSynchronize for one point in a stream, so the narrower call lets the host resume as soon as "
             "the work it needs is done; cudaEventQuery / cudaStreamQuery poll without blocking.";
-  e.source = "Research note 7, section 4 (synchronization hierarchy, non-blocking alternatives, 'delay synchronization "
-             "as long as possible').";
+  e.source = "The CUDA synchronization calls as usually ranked for host waits: device > stream > event "
+             "synchronization from widest to narrowest, non-blocking queries instead of waits, and 'delay "
+             "synchronization as long as possible'.";
   e.setup = "A probe: kernel A (132 blocks x 256 threads, 1 ms per block) on stream 1 followed by an event record, and "
             "kernel B (132 x 256, 3 ms per block) on stream 2, both issued at once; the host then needs A's result "
             "and waits by cudaDeviceSynchronize, cudaStreamSynchronize(stream 1), cudaEventSynchronize(event), a "

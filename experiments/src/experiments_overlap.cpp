@@ -26,8 +26,9 @@ Experiment make_e1() {
   e.title = "Multi-stream copy/compute overlap";
   e.claim = "Overlapping host-to-device copies, kernels and device-to-host copies over three or more streams "
             "cuts the latency of a chunked copy-compute-copy job by 40-60% compared with one stream.";
-  e.source = "Research note 7, section 1.4, quoting NVIDIA's CUDA Programming Guide (asynchronous execution): "
-             "three or more parallel channels reduce H2D/D2H latency by 40-60% on Tesla-class hardware.";
+  e.source = "NVIDIA's CUDA Programming Guide (asynchronous concurrent execution), as repeated in stream-scheduling "
+             "advice: three or more parallel channels reduce H2D/D2H latency by 40-60% on Tesla-class hardware (an "
+             "older GPU generation; checked here on an H100).";
   e.setup = "Workload model::gen::chunked_copy_compute: 8 chunks, each an H2D copy of 4 MiB pinned memory, then a "
             "kernel of 264 blocks x 1024 threads that runs 150 us per block (one full wave on an H100: 2 blocks fill an SM's 2048 threads, so kernels of different chunks cannot overlap), then a D2H copy "
             "of 4 MiB; chunk i is hinted to stream 1 + i % S. Policy round-robin with S streams, stream hints "
@@ -130,8 +131,9 @@ Experiment make_e2() {
   e.title = "Stream-count scaling and hardware connections";
   e.claim = "More than 8 concurrent streams give no further benefit (the hardware cannot process more execution "
             "lines at once, and extra streams add scheduling overhead).";
-  e.source = "Research note 7, section 1.5 (practical limits of concurrent streams); CUDA_DEVICE_MAX_CONNECTIONS "
-             "(default 8, 1..32) from the CUDA environment-variable documentation.";
+  e.source = "Common stream-scheduling advice on the practical limit of concurrent streams: beyond about 8 (the "
+             "default number of hardware connections) more streams add overhead, not concurrency. "
+             "CUDA_DEVICE_MAX_CONNECTIONS (default 8, 1..32) from the CUDA environment-variable documentation.";
   e.setup = "Workload model::gen::stream_chains: 64 independent chains of 4 kernels, each kernel 1 block x 64 threads "
             "running 500 us (quick: 2 kernels per chain), so up to 64 kernels can run at once; issuing 64 of them "
             "(launch + event record each; the host cost per op is in the results' host_ns_per_op) takes about as "
@@ -303,8 +305,8 @@ Experiment make_e3() {
   e.title = "Triple buffering";
   e.claim = "With 2 ms upload, 5 ms compute and 2 ms download per iteration, triple buffering brings the time per "
             "iteration from 9 ms (sequential) to 5 ms (the compute stage), a 1.8x speed-up.";
-  e.source = "prism async pipeline guide, 'Performance Characteristics: Triple Buffering Speedup' (seeds/prism-async-"
-             "pipeline.md).";
+  e.source = "A performance table for triple-buffered asynchronous pipelines: stage times 2/5/2 ms take 9 ms per "
+             "iteration in sequence and 5 ms (the compute stage) triple-buffered, quoted as a 1.8x speed-up.";
   e.setup = "Workload model::gen::pipeline: per iteration an H2D upload -> a compute kernel (one full wave: 264 blocks x "
             "1024 threads, each block running the compute time, so two compute stages cannot overlap) -> a D2H download, on buffer i % B, hinted to stream "
             "1 + i % B; the upload of iteration i also waits for the download of iteration i - B (buffer reuse). Copy "

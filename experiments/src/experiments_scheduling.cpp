@@ -42,7 +42,9 @@ Experiment make_e6() {
   e.title = "Work stealing (global queue) vs static assignment";
   e.claim = "For large batches (4096-8192 variable-length items) a global work queue is 14.2% faster than static "
             "assignment thanks to better load balance; at small batch sizes static assignment is better.";
-  e.source = "Research note 7, sections 6.5 and 8.4, quoting the Megakernels note (research note 6).";
+  e.source = "A study of persistent-kernel ('megakernel') task scheduling, as summarized in stream-scheduling "
+             "advice: on 4096-8192 variable-length items a global work queue ran 14.2% faster than static "
+             "assignment, and static assignment won at small batch sizes.";
   e.setup = "Workload model::gen::task_batch: one persistent grid of 132 worker blocks (128 threads each, one per SM) "
             "running `batch` tasks; task lengths uniform in [5, 50] us or heavy-tailed (bounded Pareto, alpha 1.5, on "
             "[2, 200] us), seed 1. Static: block b runs tasks b, b+132, ...; dynamic: each block takes the next task "
@@ -170,9 +172,10 @@ Experiment make_e7() {
   e.claim = "Giving latency-sensitive work a higher stream priority lets its blocks dispatch before pending blocks of "
             "low-priority background kernels, so its latency stays close to running alone (bounded by the running "
             "background blocks, which are never preempted).";
-  e.source = "CUDA Programming Guide, stream priorities (cudaStreamCreateWithPriority; range 0 .. -5 on H100); "
-             "streamlab DESIGN.md 'what the simulator must model'. Research note 7 gives no figure, so the verdict "
-             "asks for at least a 30% latency cut.";
+  e.source = "The CUDA Programming Guide on stream priorities (cudaStreamCreateWithPriority; range 0 .. -5 on an "
+             "H100): priority orders pending thread blocks, running blocks are never preempted "
+             "(docs/concepts/sm-occupancy.md). The guide gives no figure, so the verdict asks for at least a 30% "
+             "latency cut.";
   e.setup = "Workload (built in code): background = 4 kernels in a chain on stream 2 (priority class low), each 2112 blocks x "
             "1024 threads (2 per SM: 8 waves) of `bg block` us; foreground = a chain of 4 kernels (132 x 256, 20 us per "
             "block, class critical) on stream 1, whose first kernel depends on the first background kernel, so it "
@@ -305,7 +308,8 @@ Experiment make_e9() {
   e.title = "The five policies on four workload families";
   e.claim = "Static scheduling suits predictable workloads and dynamic scheduling suits variable ones (a hybrid: "
             "static by default, work stealing / load balancing when dynamism is high).";
-  e.source = "Research note 7, sections 8.4 (static vs dynamic scheduling) and 8.5 (recommended hybrid approach).";
+  e.source = "Stream-scheduling advice on static vs dynamic scheduling: static scheduling for predictable "
+             "workloads, work stealing or load balancing when the work varies, a hybrid of the two recommended.";
   e.setup = "Families: pipeline (model::gen::pipeline, 8 iterations, 3 buffers, 0.2/0.5/0.2 ms stages), fork-join "
             "(model::gen::fork_join, width 8, 4 stages, ~50 us blocks), random DAG (model::gen::random_dag, 100 ops in "
             "10 layers, seed 1), heavy-tailed batch (built in code: 128 independent 8-block kernels with bounded-"
