@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "budget_options.hpp"
 #include "command.hpp"
 #include "progress_bar.hpp"
 #include "streamlab/experiments/catalog.hpp"
@@ -38,6 +39,7 @@ struct ExperimentOptions {
   std::uint32_t repeats = 3;
   std::uint32_t child_connections = 0;
   std::string child_output;
+  streamlab::sim::SimBudget budget;
   // render / report
   std::vector<std::string> render_dirs;
   std::vector<std::string> report_results;
@@ -144,6 +146,9 @@ void run_experiments(const ExperimentOptions& o) {
   if (o.quick) suite.child_args.push_back("--quick");
   if (!o.device.empty()) suite.child_args.insert(suite.child_args.end(), {"--device", o.device});
   suite.child_args.insert(suite.child_args.end(), {"--repeats", std::to_string(o.repeats)});
+  suite.sim_budget = o.budget;
+  suite.child_args.insert(suite.child_args.end(), {"--max-events", std::to_string(o.budget.max_events),
+                                                   "--time-limit", std::to_string(o.budget.wall_seconds)});
   if (!o.traces.empty()) {
     suite.traces_dir = fs::absolute(o.traces);
     suite.child_args.insert(suite.child_args.end(), {"--traces", suite.traces_dir.string()});
@@ -289,6 +294,7 @@ const bool registered = streamlab::cli::register_command(
        app.add_option("--out", o->out, "results folder (default: experiments/results/<device> of the checkout around the working directory, else ./results/<device>)");
        app.add_option("--traces", o->traces,
                       "also write each configuration's workload, predicted and measured traces under DIR/<experiment>/");
+       streamlab::cli::add_budget_options(app, o->budget);
        app.add_option("--repeats", o->repeats, "measured runs per configuration, after one warm-up (median)")
            ->capture_default_str();
        app.add_option("--child-connections", o->child_connections, "internal: measure one connection setting")

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "budget_options.hpp"
 #include "command.hpp"
 #include "progress_bar.hpp"
 #include "policy_options.hpp"
@@ -35,6 +36,7 @@ struct SimCommandOptions {
   bool traced = false;
   double host_cost_scale = 1.0;
   bool quiet = false;
+  sim::SimBudget budget;
   PolicyOptions policy;
 };
 
@@ -65,6 +67,7 @@ void run(const SimCommandOptions& o) {
   so.traced = o.traced;
   so.host_cost_scale = o.host_cost_scale;
   so.progress = &bar.phase("simulating", w.size());
+  so.budget = o.budget;
   sim::SimBackend backend(profile, so);
 
   policies::DispatchOptions d;
@@ -120,6 +123,7 @@ const bool registered = register_command(
                       "calibrated; the experiments' issue probe measures it)")
            ->check(CLI::Range(0.01, 100.0))
            ->capture_default_str();
+       add_budget_options(app, o->budget);
        app.add_option("--timeout-ms", o->timeout_ms, "Simulated-time limit of every blocking wait")
            ->capture_default_str();
        add_quiet_flag(app, o->quiet);

@@ -7,11 +7,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "budget_options.hpp"
 #include "command.hpp"
 #include "progress_bar.hpp"
 #include "streamlab/model/device_profile.hpp"
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
+#include "streamlab/model/input_limits.hpp"
 #include "streamlab/model/trace.hpp"
 #include "streamlab/model/workload.hpp"
 
@@ -34,6 +36,7 @@ struct Options {
   std::string profile;
   std::string as = "auto";
   bool quiet = false;
+  sim::SimBudget budget;  // only max_events: the same size limit sim applies before simulating
 };
 
 std::string check_file(const Options& o, const model::ShapeLimits& limits, const std::string& file) {
@@ -45,6 +48,7 @@ std::string check_file(const Options& o, const model::ShapeLimits& limits, const
   switch (kind) {
     case FileKind::workload: {
       const model::Workload w = model::parse_workload(text, file, limits);
+      model::check_simulation_size(w, file, o.budget.max_events);
       return "ok (" + std::to_string(w.size()) + " ops, " + std::to_string(w.edge_count()) + " deps)";
     }
     case FileKind::trace: {
@@ -66,6 +70,7 @@ const bool registered = register_command(
        app.add_option("files", o->files, "Files to check")->required();
        app.add_option("--profile", o->profile,
                       "Device profile whose kernel-shape limits workloads must meet (default: bundled H100 SXM)");
+       add_budget_options(app, o->budget, /*wall_clock=*/false);
        app.add_option("--as", o->as, "File type: auto (by content), workload, trace or profile")
            ->check(CLI::IsMember({"auto", "workload", "trace", "profile"}))
            ->capture_default_str();

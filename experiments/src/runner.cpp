@@ -209,6 +209,7 @@ struct Predictor {
     so.source = experiment + " " + c.label;
     so.traced = traced;  // CUPTI costs host time per launch in measured runs
     so.host_cost_scale = scale;
+    so.budget = opt.sim_budget;
     return so;
   }
   RunOutput predict(const Configuration& c, const model::Workload& w, double scale = 1.0) const {

@@ -9,6 +9,7 @@
 #include "streamlab/model/bundled_profile_data.hpp"
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
+#include "streamlab/model/input_limits.hpp"
 
 namespace streamlab::model {
 
@@ -24,22 +25,42 @@ bool is_count_unit(std::string_view unit) {
          unit == "queues" || unit == "engines" || unit == "bytes";
 }
 
-// Range rules by unit, plus the few fields with a tighter meaning.
+// Range rules by unit, plus the few fields with a tighter meaning. The bounds (input_limits.hpp) keep
+// every time the simulator derives within 64 bits and every count within the 32-bit fields it fills;
+// the simulator applies the same ones (sim/src/device_params.cpp), so validate refuses what sim refuses.
 void check_value(const Reader& r, const ParamField& f, double v, const std::string& ptr) {
   const std::string name(f.name);
   const auto is_integer = [&] { return std::nearbyint(v) == v; };
+  const auto over = [&](double max, const std::string& unit) {
+    r.fail(ptr, name + " must be at most " + detail::format_number(max) + " " + unit + ", got " +
+                    detail::format_number(v));
+  };
   if (is_count_unit(f.unit)) {
     if (!is_integer() || v <= 0) r.fail(ptr, name + " must be a whole number > 0 (" + std::string(f.unit) + ")");
-  } else if (f.unit == "ns" || f.unit == "ns/warp") {
+    if (v > kMaxProfileCount) over(kMaxProfileCount, std::string(f.unit));
+  } else if (f.unit == "ns") {
     if (v < 0) r.fail(ptr, name + " must be >= 0 " + std::string(f.unit));
+    if (v > kMaxProfileNs) over(kMaxProfileNs, "ns");
+  } else if (f.unit == "ns/warp") {
+    if (v < 0) r.fail(ptr, name + " must be >= 0 " + std::string(f.unit));
+    if (v > kMaxProfileNsPerWarp) over(kMaxProfileNsPerWarp, "ns/warp");
   } else if (f.unit == "GB/s" || f.unit == "GFLOP/s") {
-    if (v <= 0) r.fail(ptr, name + " must be > 0 " + std::string(f.unit));
+    if (!(v > 0)) r.fail(ptr, name + " must be > 0 " + std::string(f.unit));
+    if (v < kMinProfileRate)
+      r.fail(ptr, name + " must be at least " + detail::format_number(kMinProfileRate) + " " + std::string(f.unit) +
+                      ", got " + detail::format_number(v));
+    if (v > kMaxProfileRate) over(kMaxProfileRate, std::string(f.unit));
   } else if (f.unit == "ratio") {
     if (!(v > 0 && v <= 1)) r.fail(ptr, name + " must be in (0, 1]");
   } else if (f.unit == "priority") {
     if (!is_integer() || v > 0) r.fail(ptr, name + " must be a whole number <= 0 (CUDA stream priorities)");
+    if (v < -1000) r.fail(ptr, name + " must be at least -1000, got " + detail::format_number(v));
   }
   if (f.name == "connections" && v > 32) r.fail(ptr, "connections must be in 1..32 (CUDA_DEVICE_MAX_CONNECTIONS)");
+  if (f.name == "copy_engines" && v > 64) r.fail(ptr, "copy_engines must be in 1..64");
+  if (f.name == "sm_count" && v > kMaxProfileSms) over(kMaxProfileSms, "SMs");
+  if (f.name == "max_resident_grids" && v > 1e6) over(1e6, "grids");
+  if (f.name == "max_threads_per_sm" && v < 32) r.fail(ptr, "max_threads_per_sm must be at least 32 (one warp)");
 }
 
 std::string get_text(const Reader& r, const Json& doc, std::string_view key) {
@@ -66,6 +87,7 @@ DeviceProfile parse_device_profile(std::string_view json_text, const std::string
                                   "reads version " + std::to_string(kProfileFormatVersion) + ")");
   r.check_keys(doc, "", {"format_version", "name", "driver", "cuda_version", "date", "params"}, "a device profile");
   DeviceProfile p;
+  p.source.path = source;
   p.name = get_text(r, doc, "name");
   p.driver = get_text(r, doc, "driver");
   p.cuda_version = get_text(r, doc, "cuda_version");

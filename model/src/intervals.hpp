@@ -3,6 +3,7 @@
 // and overlap with. Internal to streamlab::model.
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -11,6 +12,16 @@
 namespace streamlab::model::intervals {
 
 using Interval = std::pair<Nanos, Nanos>;  // [first, second)
+
+// Differences and sums in 128 bits, clamped back to Nanos: traces read from files have their times
+// bounded (kMaxTraceNs) so nothing clamps there; a trace built in code with extreme times gets saturated
+// metrics instead of wrapped ones.
+__extension__ using Wide = __int128;
+inline Nanos clamp_ns(Wide v) {
+  constexpr auto lo = static_cast<Wide>(std::numeric_limits<Nanos>::min());
+  constexpr auto hi = static_cast<Wide>(std::numeric_limits<Nanos>::max());
+  return static_cast<Nanos>(v < lo ? lo : v > hi ? hi : v);
+}
 
 /// Sorted, disjoint, non-empty intervals covering the same time as `v` (the union).
 inline std::vector<Interval> merge(std::vector<Interval> v) {
@@ -28,23 +39,23 @@ inline std::vector<Interval> merge(std::vector<Interval> v) {
 }
 
 inline Nanos total(const std::vector<Interval>& merged) {
-  Nanos sum = 0;
-  for (const auto& [s, e] : merged) sum += e - s;
-  return sum;
+  Wide sum = 0;
+  for (const auto& [s, e] : merged) sum += static_cast<Wide>(e) - s;
+  return clamp_ns(sum);
 }
 
 /// Length of the intersection of two unions (both merged).
 inline Nanos intersection(const std::vector<Interval>& a, const std::vector<Interval>& b) {
-  Nanos sum = 0;
+  Wide sum = 0;
   for (std::size_t i = 0, j = 0; i < a.size() && j < b.size();) {
     const Nanos lo = std::max(a[i].first, b[j].first), hi = std::min(a[i].second, b[j].second);
-    if (hi > lo) sum += hi - lo;
+    if (hi > lo) sum += static_cast<Wide>(hi) - lo;
     if (a[i].second < b[j].second)
       ++i;
     else
       ++j;
   }
-  return sum;
+  return clamp_ns(sum);
 }
 
 inline double fraction(Nanos part, Nanos whole) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <functional>
 #include <vector>
@@ -232,6 +233,12 @@ Json parse_json_strict(std::string_view text, const std::string& source) {
                      "malformed JSON: " + parse_error_reason(builder.error()));
   }
   return std::move(builder.root());
+}
+
+std::string format_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
 }
 
 std::string describe_type(const Json& j) {

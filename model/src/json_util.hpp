@@ -41,6 +41,9 @@ inline constexpr std::size_t kMaxJsonDepth = 256;
 /// Escapes one reference token of a JSON pointer (RFC 6901: ~ -> ~0, / -> ~1).
 [[nodiscard]] std::string pointer_token(std::string_view key);
 
+/// A double for a message: plain where it reads well (132, 0.25), scientific when huge or tiny (1e+300).
+[[nodiscard]] std::string format_number(double v);
+
 /// "a string", "an integer", ... for messages.
 [[nodiscard]] std::string describe_type(const Json& j);
 

@@ -17,6 +17,8 @@ using intervals::intersection;
 using intervals::merge;
 using intervals::total;
 
+// A difference clamped to Nanos (intervals.hpp: traces read from files never clamp).
+Nanos minus(Nanos a, Nanos b) { return intervals::clamp_ns(static_cast<intervals::Wide>(a) - b); }
 
 }  // namespace
 
@@ -49,7 +51,7 @@ TraceMetrics compute_metrics(const Trace& t) {
   }
   if (first > last) return m;  // host API calls only
   m.start_ns = first;
-  m.makespan_ns = std::max<Nanos>(0, last - first);
+  m.makespan_ns = std::max<Nanos>(0, minus(last, first));
 
   for (auto& [stream, intervals] : by_stream) m.stream_busy[stream] = fraction(total(merge(std::move(intervals))), m.makespan_ns);
   std::vector<Interval> copies, kernels;
@@ -77,7 +79,7 @@ TraceMetrics compute_metrics(const Trace& t) {
   double area = 0;  // integral of the count over time
   for (std::size_t i = 0, j = 0; i < starts.size() || j < ends.size();) {
     const Nanos time = (j >= ends.size() || (i < starts.size() && starts[i] < ends[j])) ? starts[i] : ends[j];
-    area += static_cast<double>(running) * static_cast<double>(time - previous);
+    area += static_cast<double>(running) * (static_cast<double>(time) - static_cast<double>(previous));
     previous = time;
     for (; i < starts.size() && starts[i] == time; ++i) ++running;
     for (; j < ends.size() && ends[j] == time; ++j) --running;

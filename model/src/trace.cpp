@@ -11,6 +11,7 @@
 #include "json_write.hpp"
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
+#include "streamlab/model/input_limits.hpp"
 
 namespace streamlab::model {
 
@@ -61,11 +62,10 @@ Engine engine_for(OpKind k) noexcept {
 namespace {
 
 // ns as microseconds, printed exactly: 1234567 -> "1234.567".
-void append_us(std::string& out, Nanos ns) {
-  if (ns < 0) {
-    out += '-';
-    ns = -ns;
-  }
+// Sign and magnitude: the magnitude is unsigned so that neither -INT64_MIN nor a span longer than
+// INT64_MAX (times built in code; read ones are bounded) overflows.
+void append_us(std::string& out, bool negative, std::uint64_t ns) {
+  if (negative) out += '-';
   detail::append_int(out, ns / 1000);
   const auto frac = static_cast<int>(ns % 1000);
   if (frac != 0) {
@@ -74,6 +74,18 @@ void append_us(std::string& out, Nanos ns) {
     out += static_cast<char>('0' + frac / 10 % 10);
     out += static_cast<char>('0' + frac % 10);
   }
+}
+
+void append_us(std::string& out, Nanos ns) {
+  append_us(out, ns < 0, ns < 0 ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns));
+}
+
+// end - start without overflow: the difference of two int64 values always fits in 65 bits (sign + u64).
+void append_duration_us(std::string& out, Nanos start, Nanos end) {
+  if (end >= start)
+    append_us(out, false, static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(start));
+  else
+    append_us(out, true, static_cast<std::uint64_t>(start) - static_cast<std::uint64_t>(end));
 }
 
 std::string stream_label(std::uint32_t stream) {
@@ -88,7 +100,7 @@ void append_span(std::string& out, const Span& s) {
   out += "\",\"ph\":\"X\",\"ts\":";
   append_us(out, s.start_ns);
   out += ",\"dur\":";
-  append_us(out, s.end_ns - s.start_ns);
+  append_duration_us(out, s.start_ns, s.end_ns);
   out += ",\"pid\":";
   detail::append_int(out, s.device);
   out += ",\"tid\":";
@@ -282,8 +294,8 @@ Span parse_span(Reader& r, const Json& e, const std::string& p) {
     if (s.host_call && s.engine != Engine::host)
       r.fail(a + "/host_call", "a host API call runs on engine 'host', not '" + engine + "'");
   }
-  s.start_ns = r.get_int(r.required(args, a, "start_ns"), a + "/start_ns");
-  s.end_ns = r.get_int(r.required(args, a, "end_ns"), a + "/end_ns");
+  s.start_ns = r.get_int(r.required(args, a, "start_ns"), a + "/start_ns", -kMaxTraceNs, kMaxTraceNs);
+  s.end_ns = r.get_int(r.required(args, a, "end_ns"), a + "/end_ns", -kMaxTraceNs, kMaxTraceNs);
   if (s.end_ns < s.start_ns)
     r.fail(a + "/end_ns", "span ends (" + std::to_string(s.end_ns) + " ns) before it starts (" +
                               std::to_string(s.start_ns) + " ns)");
@@ -322,8 +334,8 @@ Trace parse_chrome_trace(std::string_view json_text, const std::string& source) 
       bp.op = r.get_u32(b[0], p + "/0");
       bp.block = r.get_u32(b[1], p + "/1");
       bp.sm = r.get_u32(b[2], p + "/2");
-      bp.start_ns = r.get_int(b[3], p + "/3");
-      bp.end_ns = r.get_int(b[4], p + "/4");
+      bp.start_ns = r.get_int(b[3], p + "/3", -kMaxTraceNs, kMaxTraceNs);
+      bp.end_ns = r.get_int(b[4], p + "/4", -kMaxTraceNs, kMaxTraceNs);
       if (bp.end_ns < bp.start_ns) r.fail(p + "/4", "block ends before it starts");
       t.blocks.push_back(bp);
     }

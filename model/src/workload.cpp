@@ -21,6 +21,7 @@
 #include "json_util.hpp"
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
+#include "streamlab/model/input_limits.hpp"
 
 namespace streamlab::model {
 
@@ -317,8 +318,33 @@ std::string dims(const Dim3& d) {
   return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
 }
 
+// A duration in [0, kMaxOpNs].
 void check_nonnegative(const Reader& r, Nanos ns, const std::string& ptr, std::string_view what) {
   if (ns < 0) r.fail(ptr, std::string(what) + " must be >= 0 ns, got " + std::to_string(ns));
+  if (ns > kMaxOpNs)
+    r.fail(ptr, std::string(what) + " " + std::to_string(ns) + " ns is over the limit of " +
+                    std::to_string(kMaxOpNs) + " ns (2^40, about 18 minutes)");
+}
+
+// Nanoseconds the op's work takes run serially at the slowest rates a device profile may have: an upper
+// bound on the device and host time it can add to a simulated clock (profile per-op costs aside).
+double serial_ns(const Op& op) {
+  constexpr double kSlowest = kMinProfileRate;
+  double ns = static_cast<double>(op.host_ns) + static_cast<double>(op.host_gap_ns) +
+              static_cast<double>(op.bytes) / kSlowest;
+  if (op.kind == OpKind::kernel && op.shape) {
+    if (const auto* f = std::get_if<FixedPerBlock>(&op.duration)) {
+      ns += static_cast<double>(f->ns) * static_cast<double>(op.shape->blocks());
+    } else if (const auto* l = std::get_if<PerBlockList>(&op.duration)) {
+      for (const Nanos b : l->ns) ns += static_cast<double>(b);
+    } else {
+      const auto& c = std::get<CostModel>(op.duration);
+      ns += (c.bytes + c.flops) / kSlowest;
+    }
+  }
+  if (op.tasks)
+    for (const Nanos t : op.tasks->task_ns) ns += static_cast<double>(t);
+  return ns;
 }
 
 void check_op(const Op& op, std::size_t i, const ShapeLimits& lim, Reader& r) {
@@ -331,6 +357,9 @@ void check_op(const Op& op, std::size_t i, const ShapeLimits& lim, Reader& r) {
     if (op.shape) r.fail(p, a_kind(op.kind) + " has no launch shape (grid/block belong to kernels and task pools)");
     if (op.tasks) r.fail(p, a_kind(op.kind) + " has no task list (tasks belong to task_pool ops)");
     if (op.kind == OpKind::host_func) check_nonnegative(r, op.host_ns, p + "/host_ns", "host_ns");
+    if (op.bytes > kMaxOpBytes)
+      r.fail(p + "/bytes", std::to_string(op.bytes) + " bytes is over the limit of " + std::to_string(kMaxOpBytes) +
+                               " bytes (2^44, 16 TiB)");
     return;
   }
   if (!op.shape) r.fail(p, kind_needs(op.kind));
@@ -342,6 +371,9 @@ void check_op(const Op& op, std::size_t i, const ShapeLimits& lim, Reader& r) {
   if (g.x > lim.max_grid_x || g.y > lim.max_grid_yz || g.z > lim.max_grid_yz)
     r.fail(p + "/grid", "grid " + dims(g) + " exceeds the device limit " + std::to_string(lim.max_grid_x) + "x" +
                             std::to_string(lim.max_grid_yz) + "x" + std::to_string(lim.max_grid_yz));
+  if (s.blocks() > kMaxOpBlocks)
+    r.fail(p + "/grid", "grid " + dims(g) + " has " + std::to_string(s.blocks()) + " blocks; at most " +
+                            std::to_string(kMaxOpBlocks) + " (2^32 - 1) per op");
   if (b.x == 0 || b.y == 0 || b.z == 0)
     r.fail(p + "/block", "zero-sized block " + dims(b) + ": every dimension must be >= 1");
   if (s.threads_per_block() > lim.max_threads_per_block)
@@ -375,10 +407,13 @@ void check_op(const Op& op, std::size_t i, const ShapeLimits& lim, Reader& r) {
         check_nonnegative(r, l->ns[k], d + "/blocks_ns/" + std::to_string(k), "block duration");
     } else {
       const auto& c = std::get<CostModel>(op.duration);
-      if (!(std::isfinite(c.bytes) && c.bytes >= 0))
-        r.fail(d + "/bytes", "bytes must be a finite number >= 0");
-      if (!(std::isfinite(c.flops) && c.flops >= 0))
-        r.fail(d + "/flops", "flops must be a finite number >= 0");
+      for (const auto& [amount, key] : {std::pair{c.bytes, "bytes"}, std::pair{c.flops, "flops"}}) {
+        if (!(std::isfinite(amount) && amount >= 0))
+          r.fail(d + "/" + key, std::string(key) + " must be a finite number >= 0");
+        if (amount > kMaxCostAmount)
+          r.fail(d + "/" + key, std::string(key) + " " + detail::format_number(amount) +
+                                    " is over the limit of 2^50 (about 1.1e15)");
+      }
     }
   } else {
     if (!op.tasks) r.fail(p, kind_needs(op.kind));
@@ -857,9 +892,18 @@ void check_program(const Workload& w, Reader& r) {
 
 void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits& limits) {
   Reader r(source);
-  if (w.ops.size() >= std::numeric_limits<OpIndex>::max())
-    r.fail("/ops", "too many ops (" + std::to_string(w.ops.size()) + ")");
-  for (std::size_t i = 0; i < w.ops.size(); ++i) check_op(w.ops[i], i, limits, r);
+  if (w.ops.size() > kMaxOps)
+    r.fail("/ops", "too many ops (" + std::to_string(w.ops.size()) + "; at most " + std::to_string(kMaxOps) + ")");
+  double serial = 0;
+  for (std::size_t i = 0; i < w.ops.size(); ++i) {
+    check_op(w.ops[i], i, limits, r);
+    serial += serial_ns(w.ops[i]);
+    if (serial > kMaxWorkloadSerialNs)
+      r.fail("/ops/" + std::to_string(i),
+             "the ops up to this one add up to more than 2^58 ns (about 9 years) of work run serially at the "
+             "slowest rates a device profile allows; times this large would overflow the simulated clock");
+  }
+  r.set_op("");
   if (w.program)
     check_program(w, r);
   else

@@ -2,13 +2,23 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <limits>
 #include <string_view>
 
 #include "streamlab/model/errors.hpp"
+#include "streamlab/model/input_limits.hpp"
 
 namespace streamlab::sim::detail {
 namespace {
+
+// A number for a message: never cast to an integer first (1e300 printed as a negative 64-bit value).
+std::string shown(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
 
 class Reader {
  public:
@@ -22,39 +32,42 @@ class Reader {
   /// A whole number in [lo, hi].
   std::int64_t integer(std::string_view field, std::int64_t lo, std::int64_t hi) const {
     const double v = any(field);
-    if (v != std::floor(v)) fail(field, "must be a whole number, got " + std::to_string(v));
+    if (v != std::floor(v)) fail(field, "must be a whole number, got " + shown(v));
     if (v < static_cast<double>(lo) || v > static_cast<double>(hi))
       fail(field, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
-                      std::to_string(static_cast<std::int64_t>(v)));
+                      shown(v));
     return static_cast<std::int64_t>(v);
   }
-  /// A duration in ns, >= 0 and below an hour (anything larger is a unit mistake). Measured profiles carry
-  /// fractions (means of many samples); the model's clock is integer ns, so they round to the nearest.
+  /// A duration in ns, in [0, kMaxProfileNs] as the profile reader requires (anything larger is a unit
+  /// mistake). Measured profiles carry fractions (means of many samples); the model's clock is integer
+  /// ns, so they round to the nearest.
   Nanos ns(std::string_view field) const {
     const double v = any(field);
-    if (v < 0 || v > 3.6e12) fail(field, "must be in [0, 3.6e12] ns, got " + std::to_string(v));
+    if (v < 0 || v > model::kMaxProfileNs) fail(field, "must be in [0, 1e10] ns, got " + shown(v));
     return static_cast<Nanos>(std::llround(v));
   }
   /// A fractional per-warp time in [0, 1e6] ns (not rounded: it is multiplied by a warp count first).
   double per_warp(std::string_view field) const {
     const double v = any(field);
-    if (v < 0 || v > 1e6) fail(field, "must be in [0, 1e6] ns per warp, got " + std::to_string(v));
+    if (v < 0 || v > model::kMaxProfileNsPerWarp) fail(field, "must be in [0, 1e6] ns per warp, got " + shown(v));
     return v;
   }
-  /// A rate > 0.
+  /// A rate in [kMinProfileRate, kMaxProfileRate], as the profile reader requires.
   double positive(std::string_view field) const {
     const double v = any(field);
-    if (!(v > 0)) fail(field, "must be > 0, got " + std::to_string(v));
+    if (!(v >= model::kMinProfileRate && v <= model::kMaxProfileRate))
+      fail(field, "must be in [0.01, 1e9], got " + shown(v));
     return v;
   }
   /// A ratio in (0, 1].
   double ratio(std::string_view field) const {
     const double v = any(field);
-    if (!(v > 0 && v <= 1)) fail(field, "must be in (0, 1], got " + std::to_string(v));
+    if (!(v > 0 && v <= 1)) fail(field, "must be in (0, 1], got " + shown(v));
     return v;
   }
   [[noreturn]] void fail(std::string_view field, const std::string& why) const {
-    throw model::InputError(p_.name.empty() ? "<device profile>" : p_.name, "/params/" + std::string(field), "",
+    const std::string& file = !p_.source.path.empty() ? p_.source.path : !p_.name.empty() ? p_.name : kUnnamed;
+    throw model::InputError(file, "/params/" + std::string(field), "",
                             "device profile field '" + std::string(field) + "' " + why);
   }
 
@@ -65,6 +78,7 @@ class Reader {
     fail(field, "is not a known field");
   }
   const model::DeviceProfile& p_;
+  inline static const std::string kUnnamed = "<device profile>";
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "gpu_model.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <cassert>
 #include <string>
@@ -480,9 +481,39 @@ void GpuModel::complete(std::uint32_t c) {
 // ---------------------------------------------------------------------------------------------------
 // The loop
 
+void GpuModel::set_budget(std::uint64_t max_events, double wall_seconds, std::string source) {
+  max_events_ = max_events;
+  wall_seconds_ = wall_seconds;
+  budget_source_ = std::move(source);
+  started_ = std::chrono::steady_clock::now();
+}
+
+namespace {
+std::string shown_seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+}  // namespace
+
+void GpuModel::budget_exceeded(bool wall) const {
+  char at[64];
+  std::snprintf(at, sizeof at, "%.3f us", static_cast<double>(now_) / 1000.0);
+  if (wall)
+    throw SimBudgetExceeded(budget_source_ + ": simulation: stopped after " + shown_seconds(wall_seconds_) +
+                            " s of wall-clock time, at simulated time " + at + " after " +
+                            std::to_string(stats_.events) + " events (the --time-limit budget)");
+  throw SimBudgetExceeded(budget_source_ + ": simulation: stopped at simulated time " + std::string(at) +
+                          " after " + std::to_string(max_events_) + " events, the limit (raise it with --max-events)");
+}
+
 void GpuModel::process(const SimEvent& ev) {
   now_ = ev.time;
   ++stats_.events;
+  if (stats_.events > max_events_) budget_exceeded(false);
+  if (wall_seconds_ > 0 && (stats_.events & 0x3fff) == 0 &&
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count() > wall_seconds_)
+    budget_exceeded(true);
   stats_.max_heap = std::max<std::uint64_t>(stats_.max_heap, queue_.size() + 1);
   stats_.heap_sum += queue_.size() + 1;
   switch (ev.kind()) {

@@ -12,6 +12,7 @@
 //   finished its successors (next command of its stream, waits on its record, barrier edges) are told
 // Prerequisites are a counter plus successor sets (the next-in-stream link and an edge list), so a
 // command is touched only when something it depends on changes.
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -24,6 +25,7 @@
 #include "streamlab/model/trace.hpp"
 #include "streamlab/model/workload.hpp"
 #include "streamlab/policies/backend.hpp"
+#include "streamlab/sim/budget.hpp"
 #include "streamlab/sim/event_queue.hpp"
 #include "streamlab/sim/explain.hpp"
 
@@ -171,6 +173,10 @@ class GpuModel {
   /// Ops completed go to `p` (nullptr: none), for a progress display.
   void set_progress(model::ProgressCounter* p) noexcept { progress_ = p; }
 
+  /// Run budget: more than `max_events` events, or more than `wall_seconds` (> 0) of wall-clock time,
+  /// throws SimBudgetExceeded naming `source`. Checked as each event is processed.
+  void set_budget(std::uint64_t max_events, double wall_seconds, std::string source);
+
   std::uint32_t add_stream(policies::StreamKind kind, int priority);
   std::uint32_t add_event(bool timed);
   void destroy_event(std::uint32_t e) { events_[e].alive = false; }
@@ -282,6 +288,11 @@ class GpuModel {
   EventQueue queue_;
   Nanos now_ = 0;
   ModelStats stats_;
+  std::uint64_t max_events_ = UINT64_MAX;
+  double wall_seconds_ = 0;
+  std::chrono::steady_clock::time_point started_;
+  std::string budget_source_;
+  [[noreturn]] void budget_exceeded(bool wall) const;
 
   std::vector<Command> cmds_;
   std::vector<KernelInfo> cmd_info_;  ///< per command slot: block needs of a kernel command

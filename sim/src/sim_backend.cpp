@@ -158,6 +158,9 @@ SimBackend::~SimBackend() = default;
 
 void SimBackend::prepare(const model::Workload& workload) {
   if (impl_->prepared) throw std::logic_error("sim backend: prepare() called twice");
+  const SimBudget& b = impl_->options.budget;
+  model::check_simulation_size(workload, impl_->options.source, b.max_events);
+  impl_->gpu.set_budget(b.max_events, b.wall_seconds, impl_->options.source);
   impl_->gpu.prepare(workload, impl_->options.source);
   if (impl_->options.progress != nullptr) {
     impl_->options.progress->set_total(workload.size());

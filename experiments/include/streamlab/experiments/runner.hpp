@@ -21,6 +21,7 @@
 #include "streamlab/experiments/experiment.hpp"
 #include "streamlab/experiments/results.hpp"
 #include "streamlab/model/device_profile.hpp"
+#include "streamlab/sim/budget.hpp"
 
 namespace streamlab::experiments {
 
@@ -80,6 +81,9 @@ struct SuiteOptions {
   /// the median run's measured trace under `<traces_dir>/<experiment>/<label slug>.{workload,predicted,
   /// measured}.json`, for the viewer (`streamlab-viz A B`) or `streamlab compare`.
   std::filesystem::path traces_dir;
+  /// Every prediction's run budget (events, wall-clock seconds); over it the suite stops with an error
+  /// naming the experiment and configuration.
+  sim::SimBudget sim_budget;
 };
 
 /// The file-name form of a configuration label ("connections=8 order=depth-first" ->

@@ -30,6 +30,12 @@ struct DeviceProfile {
   std::string driver;        ///< driver version, where measured
   std::string cuda_version;  ///< runtime version, where measured
   std::string date;          ///< when it was made
+  /// The file it was read from, for errors (not written to JSON, and not part of the profile's value:
+  /// two profiles with the same parameters compare equal whatever file they came from).
+  struct Source {
+    std::string path;
+    friend bool operator==(const Source&, const Source&) noexcept { return true; }
+  } source;
 
   // SMs and occupancy limits.
   Param sm_count;

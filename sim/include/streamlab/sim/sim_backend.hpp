@@ -22,6 +22,7 @@
 #include "streamlab/model/trace.hpp"
 #include "streamlab/model/workload.hpp"
 #include "streamlab/policies/backend.hpp"
+#include "streamlab/sim/budget.hpp"
 #include "streamlab/sim/explain.hpp"
 
 namespace streamlab::sim {
@@ -57,6 +58,8 @@ struct SimOptions {
   double host_cost_scale = 1.0;
   /// When set, counts the workload's ops completed (total = its op count) for a progress display.
   model::ProgressCounter* progress = nullptr;
+  /// Events and wall-clock time the run may take (prepare() refuses a workload too large for it).
+  SimBudget budget;
 };
 
 /// Counters of one run (for benchmarks and sanity checks).
