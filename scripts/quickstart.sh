@@ -26,7 +26,8 @@ packages=(build-essential cmake pkg-config git
           nlohmann-json3-dev libcli11-dev libsimdjson-dev libsqlite3-dev zlib1g-dev
           libimgui-dev libglfw3-dev libstb-dev xvfb xauth
           python3-matplotlib fonts-dejavu-core     # experiment and sweep charts (scripts/plot)
-          libtomlplusplus-dev libopenmpi-dev openmpi-bin)   # sweep specs; sweeps across MPI ranks
+          libtomlplusplus-dev libopenmpi-dev openmpi-bin   # sweep specs; sweeps across MPI ranks
+          clang-14 libclang-rt-14-dev)             # sanitizer and fuzz presets (tests/fuzz)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
