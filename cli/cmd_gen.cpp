@@ -6,6 +6,7 @@
 
 #include "command.hpp"
 #include "streamlab/model/generators.hpp"
+#include "streamlab/model/input_limits.hpp"
 #include "streamlab/model/workload.hpp"
 
 namespace streamlab::cli {
@@ -38,7 +39,9 @@ void setup_chunked(CLI::App& gen_app) {
   auto p = std::make_shared<gen::ChunkedCopyCompute>();
   sub->add_option("--chunks", p->chunks, "Number of chunks");
   sub->add_option("--streams", p->streams, "Streams; chunk i is hinted to stream 1 + i % streams");
-  sub->add_option("--bytes-per-chunk", p->bytes_per_chunk, "Bytes of each upload and download");
+  // CLI11 saturates an out-of-range integer (2^64 reads as 2^64 - 1): the range check refuses it.
+  sub->add_option("--bytes-per-chunk", p->bytes_per_chunk, "Bytes of each upload and download")
+      ->check(CLI::Range(std::uint64_t{1}, model::kMaxOpBytes));
   sub->add_option("--kernel-ns-per-block", p->kernel_ns_per_block, "Run time of each kernel block, ns");
   sub->add_option("--blocks", p->blocks, "Blocks per kernel");
   sub->add_option("--threads", p->threads, "Threads per block");

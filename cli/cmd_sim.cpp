@@ -78,11 +78,12 @@ void run(const SimCommandOptions& o) {
   d.profile_name = so.profile_label;
   // A stream program that can deadlock is refused here (model::InputError listing every cycle) before
   // anything is issued.
-  policies::DispatchResult result = policies::dispatch(backend, w, *policy, d);
+  policies::DispatchResult result =
+      model::with_step(o.workload, "simulating", [&] { return policies::dispatch(backend, w, *policy, d); });
   for (const std::string& line : result.warnings) std::cerr << "streamlab: warning: " << line << "\n";
   result.trace.meta.extra["connections"] = std::to_string(backend.connections());
   bar.phase("writing " + o.output);
-  model::save_trace(result.trace, o.output);
+  model::with_step(o.output, "writing the trace", [&] { model::save_trace(result.trace, o.output); });
   bar.hide();
 
   const model::TraceMetrics m = model::compute_metrics(result.trace);

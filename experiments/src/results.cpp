@@ -190,9 +190,30 @@ std::string result_to_json(const ExperimentResult& r) {
 ExperimentResult parse_result_json(std::string_view text, const std::string& source) {
   ordered_json j;
   try {
-    j = ordered_json::parse(text);
+    // Results nest a few levels; a hostile file nested thousands deep would overflow the stack when the
+    // value is copied or printed, so deeper nesting is refused as it is read.
+    constexpr int kMaxDepth = 256;
+    j = ordered_json::parse(text, [&](int depth, nlohmann::json::parse_event_t, ordered_json&) {
+      if (depth > kMaxDepth)
+        throw model::InputError(source, "", "", "JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
+      return true;
+    });
   } catch (const nlohmann::json::parse_error& e) {
-    throw model::InputError(source, "byte " + std::to_string(e.byte), "", "malformed JSON: " + std::string(e.what()));
+    // Our own words, not the library's "[json.exception.parse_error.101] ..." text.
+    if (e.byte >= text.size())
+      throw model::InputError(source, "end of file", "",
+                              "the result file ends early (truncated: re-run the experiment or restore the file)");
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    throw model::InputError(source, "line " + std::to_string(line) + ", column " + std::to_string(column), "",
+                            "malformed JSON");
   }
   const Reader rd{source};
   if (rd.str(j, "format", "") != "streamlab-experiment-result") rd.fail("/format", "not a streamlab experiment result");

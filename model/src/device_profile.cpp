@@ -126,13 +126,18 @@ DeviceProfile parse_device_profile(std::string_view json_text, const std::string
   if (p.max_shared_mem_per_block_bytes.value > p.shared_mem_per_sm_bytes.value)
     r.fail("/params/max_shared_mem_per_block_bytes/value",
            "max_shared_mem_per_block_bytes exceeds shared_mem_per_sm_bytes");
+  if (p.traced_dispatch_long_block_ns.value < p.traced_dispatch_short_block_ns.value)
+    r.fail("/params/traced_dispatch_long_block_ns/value",
+           "traced_dispatch_long_block_ns must be >= traced_dispatch_short_block_ns");
   if (p.priority_greatest.value > p.priority_least.value)
     r.fail("/params/priority_greatest/value", "priority_greatest must be <= priority_least (smaller is higher)");
   return p;
 }
 
 DeviceProfile load_device_profile(const std::filesystem::path& file) {
-  return parse_device_profile(read_text_file(file), file.string());
+  const std::string name = file.string();
+  const std::string text = with_step(name, "reading", [&] { return read_text_file(file); });
+  return with_step(name, "parsing", [&] { return parse_device_profile(text, name); });
 }
 
 std::string device_profile_to_json(const DeviceProfile& p) {

@@ -18,4 +18,8 @@ InputError::InputError(std::string file, std::string place, std::string op, cons
       place_(std::move(place)),
       op_(std::move(op)),
       reason_(what) {}
+OutOfMemory::OutOfMemory(const std::string& file, const std::string& step)
+    : std::runtime_error((file.empty() ? std::string("<input>") : file) + ": " + step +
+                         ": out of memory (the input is too large for this machine's memory)") {}
+
 }  // namespace streamlab::model

@@ -278,6 +278,9 @@ Workload task_batch(const TaskBatch& p) {
   require_positive(kGen, "tasks", p.tasks);
   require_positive(kGen, "workers", p.workers);
   require_range(kGen, "min-ns", p.min_ns, "max-ns", p.max_ns);
+  // A bounded Pareto's scale is its minimum: 0 makes every task 0 ns, whatever --max-ns says.
+  if (p.distribution == TaskDistribution::heavy_tailed && p.min_ns == 0)
+    bad_param(kGen, "min-ns", "must be >= 1 for heavy-tailed tasks (a Pareto with minimum 0 gives only 0 ns tasks)");
   Rng rng(p.seed);
   Workload w;
   w.name = "task-batch";

@@ -343,7 +343,11 @@ Trace parse_chrome_trace(std::string_view json_text, const std::string& source) 
   return t;
 }
 
-Trace load_trace(const std::filesystem::path& file) { return parse_chrome_trace(read_text_file(file), file.string()); }
+Trace load_trace(const std::filesystem::path& file) {
+  const std::string name = file.string();
+  const std::string text = with_step(name, "reading", [&] { return read_text_file(file); });
+  return with_step(name, "parsing", [&] { return parse_chrome_trace(text, name); });
+}
 
 void save_trace(const Trace& t, const std::filesystem::path& file) {
   write_file_atomically(file, [&t](const TextSink& sink) { write_chrome_json(t, sink); });

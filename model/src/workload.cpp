@@ -1020,7 +1020,9 @@ Workload parse_workload(std::string_view json_text, const std::string& source, c
 }
 
 Workload load_workload(const std::filesystem::path& file, const ShapeLimits& limits) {
-  return parse_workload(read_text_file(file), file.string(), limits);
+  const std::string name = file.string();
+  const std::string text = with_step(name, "reading", [&] { return read_text_file(file); });
+  return with_step(name, "parsing", [&] { return parse_workload(text, name, limits); });
 }
 
 std::string workload_to_json(const Workload& w, int indent) {

@@ -78,3 +78,18 @@ TEST(OutputFiles, InterruptRemovesLiveTemporaryFiles) {
 }
 
 }  // namespace
+
+namespace {
+
+// Finding: out of memory printed only "std::bad_alloc". Each step names its file and itself.
+TEST(OutputFiles, OutOfMemoryNamesTheFileAndTheStep) {
+  try {
+    with_step("big.json", "parsing", []() -> int { throw std::bad_alloc(); });
+    ADD_FAILURE() << "no error";
+  } catch (const OutOfMemory& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("big.json: parsing: out of memory", 0), 0U) << e.what();
+  }
+  EXPECT_EQ(with_step("f", "reading", [] { return 7; }), 7);
+}
+
+}  // namespace

@@ -3,6 +3,7 @@
 /// User errors: bad input a person can fix (a workload, a profile, a flag). CUDA failures have their own
 /// type in the executor.
 
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -22,5 +23,22 @@ class InputError : public std::runtime_error {
  private:
   std::string file_, place_, op_, reason_;
 };
+
+/// A step ran out of memory (an input too large for this machine). The message names the file and the
+/// step ("FILE: parsing: out of memory ..."), instead of the bare "std::bad_alloc".
+class OutOfMemory : public std::runtime_error {
+ public:
+  OutOfMemory(const std::string& file, const std::string& step);
+};
+
+/// Runs `f()`; std::bad_alloc inside it becomes OutOfMemory naming `file` and `step`.
+template <class F>
+decltype(auto) with_step(const std::string& file, const char* step, F&& f) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory(file, step);
+  }
+}
 
 }  // namespace streamlab::model
