@@ -1,6 +1,7 @@
 // `streamlab sim WORKLOAD --policy NAME [--device PROFILE] [--connections N] [--traced] [--host-cost-scale X]
 // [--blocks] [--explain OP]
 // -o predicted.json`: runs the shared Dispatcher on the simulator and writes the predicted trace.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "policy_options.hpp"
 #include "streamlab/model/device_profile.hpp"
 #include "streamlab/model/errors.hpp"
+#include "streamlab/model/estimate.hpp"
 #include "streamlab/model/metrics.hpp"
 #include "streamlab/model/trace.hpp"
 #include "streamlab/model/units.hpp"
@@ -32,7 +34,7 @@ struct SimCommandOptions {
   bool blocks = false;
   std::string explain;
   std::string date;
-  double timeout_ms = 60'000;
+  double timeout_ms = 0;  // 0: 60 s of simulated time or the workload's serial work, whichever is longer
   bool traced = false;
   double host_cost_scale = 1.0;
   bool quiet = false;
@@ -41,6 +43,15 @@ struct SimCommandOptions {
 };
 
 std::string us(model::Nanos ns) { return model::format_duration(static_cast<double>(ns)); }
+
+// Every op's estimated duration, summed (saturating): no wait can take longer than all the work run one
+// after another. Accepted workloads keep this below 2^59 ns (docs/formats.md, "Limits").
+model::Nanos serial_estimate_ns(const model::Workload& w, const model::DeviceProfile& profile) {
+  constexpr model::Nanos kCap = model::Nanos{1} << 61;
+  model::Nanos total = 0;
+  for (const model::Op& op : w.ops) total = std::min(kCap, total + std::min(kCap, model::estimate_duration(op, profile)));
+  return total;
+}
 
 void run(const SimCommandOptions& o) {
   ProgressBar bar(!o.quiet);
@@ -73,7 +84,10 @@ void run(const SimCommandOptions& o) {
   policies::DispatchOptions d;
   d.profile = &profile;
   d.source = o.workload;
-  d.timeout_ns = static_cast<model::Nanos>(o.timeout_ms * 1e6);
+  // A wait can last at most as long as all the work run one after another, so by default no workload that
+  // validate accepts (durations up to 2^40 ns each) ends in a simulated-time timeout.
+  d.timeout_ns = o.timeout_ms > 0 ? static_cast<model::Nanos>(std::min(o.timeout_ms, 9.2e12) * 1e6)
+                                  : 60'000'000'000 + 2 * serial_estimate_ns(w, profile);
   d.keep_log = false;
   d.profile_name = so.profile_label;
   // A stream program that can deadlock is refused here (model::InputError listing every cycle) before
@@ -125,7 +139,9 @@ const bool registered = register_command(
            ->check(CLI::Range(0.01, 100.0))
            ->capture_default_str();
        add_budget_options(app, o->budget);
-       app.add_option("--timeout-ms", o->timeout_ms, "Simulated-time limit of every blocking wait")
+       app.add_option("--timeout-ms", o->timeout_ms,
+                      "Simulated-time limit of every blocking wait (default: 60 s or twice the workload's serial "
+                      "work, whichever is longer)")
            ->capture_default_str();
        add_quiet_flag(app, o->quiet);
        app.callback([o] { run(*o); });

@@ -24,10 +24,41 @@ enum class FileKind { workload, trace, profile };
 
 // Traces carry "traceEvents", profiles "params"; anything else (including malformed JSON, which the
 // workload reader reports with line and column) is read as a workload.
+// Reads only the top-level keys through nlohmann's SAX interface: no DOM of the file is built (a large
+// file is parsed once more by its reader, not twice in memory), and nesting costs nothing here.
+class TopLevelKeys : public nlohmann::json::json_sax_t {
+ public:
+  bool trace = false, params = false, ops = false;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return ++depth_, true; }
+  bool end_object() override { return --depth_, true; }
+  bool start_array(std::size_t) override { return ++depth_, true; }
+  bool end_array() override { return --depth_, true; }
+  bool key(string_t& k) override {
+    if (depth_ == 1) {
+      trace = trace || k == "traceEvents";
+      params = params || k == "params";
+      ops = ops || k == "ops";
+    }
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::json::exception&) override { return false; }
+
+ private:
+  long depth_ = 0;
+};
+
 FileKind sniff(const std::string& text) {
-  const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_object() && j.contains("traceEvents")) return FileKind::trace;
-  if (j.is_object() && j.contains("params") && !j.contains("ops")) return FileKind::profile;
+  TopLevelKeys keys;
+  if (!nlohmann::json::sax_parse(text, &keys)) return FileKind::workload;  // its reader says what is wrong
+  if (keys.trace) return FileKind::trace;
+  if (keys.params && !keys.ops) return FileKind::profile;
   return FileKind::workload;
 }
 
@@ -40,7 +71,7 @@ struct Options {
 };
 
 std::string check_file(const Options& o, const model::ShapeLimits& limits, const std::string& file) {
-  const std::string text = model::read_text_file(file);
+  const std::string text = model::with_step(file, "reading", [&] { return model::read_text_file(file); });
   FileKind kind = FileKind::workload;
   if (o.as == "auto") kind = sniff(text);
   if (o.as == "trace") kind = FileKind::trace;
@@ -84,7 +115,8 @@ const bool registered = register_command(
          for (const auto& file : o->files) {
            try {
              bar.phase("validating " + file);
-             const std::string verdict = check_file(*o, limits, file);  // throws before printing anything
+             const std::string verdict =
+                 model::with_step(file, "checking", [&] { return check_file(*o, limits, file); });  // throws before printing anything
              bar.println(file + ": " + verdict);
            } catch (const model::InputError& e) {
              bar.hide();
