@@ -2,13 +2,13 @@
 // file; exit 2 when any file is bad. Nothing runs.
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "command.hpp"
 #include "progress_bar.hpp"
+#include "streamlab/model/any_file.hpp"
 #include "streamlab/model/device_profile.hpp"
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
@@ -18,17 +18,6 @@
 namespace streamlab::cli {
 namespace {
 
-enum class FileKind { workload, trace, profile };
-
-// Traces carry "traceEvents", profiles "params"; anything else (including malformed JSON, which the
-// workload reader reports with line and column) is read as a workload.
-FileKind sniff(const std::string& text) {
-  const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_object() && j.contains("traceEvents")) return FileKind::trace;
-  if (j.is_object() && j.contains("params") && !j.contains("ops")) return FileKind::profile;
-  return FileKind::workload;
-}
-
 struct Options {
   std::vector<std::string> files;
   std::string profile;
@@ -36,26 +25,25 @@ struct Options {
   bool quiet = false;
 };
 
-std::string check_file(const Options& o, const model::ShapeLimits& limits, const std::string& file) {
-  const std::string text = model::read_text_file(file);
-  FileKind kind = FileKind::workload;
-  if (o.as == "auto") kind = sniff(text);
-  if (o.as == "trace") kind = FileKind::trace;
-  if (o.as == "profile") kind = FileKind::profile;
-  switch (kind) {
-    case FileKind::workload: {
-      const model::Workload w = model::parse_workload(text, file, limits);
+// One parse per file: with --as auto the file's top level says what it is (model::load_any).
+std::string check_file(const Options& o, const model::ShapeLimits& limits, const std::string& file,
+                       model::ProgressCounter& progress) {
+  std::optional<model::FileKind> kind;
+  if (o.as == "workload") kind = model::FileKind::workload;
+  if (o.as == "trace") kind = model::FileKind::trace;
+  if (o.as == "profile") kind = model::FileKind::profile;
+  const model::AnyFile f = model::load_any(file, limits, kind, &progress);
+  switch (f.kind) {
+    case model::FileKind::workload: {
+      const model::Workload& w = *f.workload;
       return "ok (" + std::to_string(w.size()) + " ops, " + std::to_string(w.edge_count()) + " deps)";
     }
-    case FileKind::trace: {
-      const model::Trace t = model::parse_chrome_trace(text, file);
+    case model::FileKind::trace: {
+      const model::Trace& t = *f.trace;
       return "ok (trace: " + std::to_string(t.spans.size()) + " spans, " + std::to_string(t.blocks.size()) +
              " block placements, backend '" + t.meta.backend + "')";
     }
-    case FileKind::profile: {
-      const model::DeviceProfile p = model::parse_device_profile(text, file);
-      return "ok (device profile '" + p.name + "')";
-    }
+    case model::FileKind::profile: return "ok (device profile '" + f.profile->name + "')";
   }
   return {};
 }
@@ -78,8 +66,8 @@ const bool registered = register_command(
          ProgressBar bar(!o->quiet);
          for (const auto& file : o->files) {
            try {
-             bar.phase("validating " + file);
-             const std::string verdict = check_file(*o, limits, file);  // throws before printing anything
+             model::ProgressCounter& progress = bar.phase("validating " + file);
+             const std::string verdict = check_file(*o, limits, file, progress);  // throws before printing anything
              bar.println(file + ": " + verdict);
            } catch (const model::InputError& e) {
              bar.hide();
