@@ -281,12 +281,10 @@ Span parse_span(Reader& r, JsonRef e, const std::string& p) {
     r.fail(a + "/engine",
            "unknown engine '" + detail::clip(engine) + "' (one of: host, sm, copy_h2d, copy_d2h, copy_d2d)");
   s.engine = *eng;
-  if (args.contains("host_call")) {
-    if (!args["host_call"].is_boolean())
-      r.fail(a + "/host_call", "expected true or false, got " + detail::describe_type(args["host_call"]));
-    s.host_call = args["host_call"].get<bool>();
+  if (const auto host_call = args.find("host_call")) {
+    s.host_call = r.get_bool(*host_call, a + "/host_call");
     if (s.host_call && s.engine != Engine::host)
-      r.fail(a + "/host_call", "a host API call runs on engine 'host', not '" + engine + "'");
+      r.fail(a + "/host_call", "a host API call runs on engine 'host', not '" + std::string(engine) + "'");
   }
   s.start_ns = r.get_int(r.required(args, a, "start_ns"), a + "/start_ns");
   s.end_ns = r.get_int(r.required(args, a, "end_ns"), a + "/end_ns");
