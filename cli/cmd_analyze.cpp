@@ -66,8 +66,7 @@ Analysis analyze(const std::string& file, const std::string& profile_file, Progr
   Analysis a;
   a.file = file;
   a.profile_name = profile_file.empty() ? profile.name + " (bundled)" : profile.name + " (" + profile_file + ")";
-  bar.phase("reading " + file);
-  a.w = model::load_workload(file, model::shape_limits(profile));
+  a.w = model::load_workload(file, model::shape_limits(profile), &bar.phase("reading " + file));
   a.hash = a.w.hash();
   if (a.w.program) {
     // What the program's ordering allows: its DAG view (stream order, event pairs, host syncs).

@@ -161,10 +161,8 @@ const bool registered = register_command(
        add_quiet_flag(app, o->quiet);
        app.callback([o] {
          ProgressBar bar(!o->quiet);
-         bar.phase("reading " + o->a);
-         const model::Trace ta = model::load_trace(o->a);
-         bar.phase("reading " + o->b);
-         const model::Trace tb = model::load_trace(o->b);
+         const model::Trace ta = model::load_trace(o->a, &bar.phase("reading " + o->a));
+         const model::Trace tb = model::load_trace(o->b, &bar.phase("reading " + o->b));
          bar.phase("comparing");
          const model::TraceComparison c = model::compare_traces(ta, tb);
          bar.hide();

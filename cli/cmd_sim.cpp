@@ -57,8 +57,8 @@ void run(const SimCommandOptions& o) {
   ProgressBar bar(!o.quiet);
   const model::DeviceProfile profile =
       o.device.empty() ? model::bundled_h100_profile() : model::load_device_profile(o.device);
-  bar.phase("reading " + o.workload);
-  const model::Workload w = model::load_workload(o.workload, model::shape_limits(profile));
+  const model::Workload w =
+      model::load_workload(o.workload, model::shape_limits(profile), &bar.phase("reading " + o.workload));
   std::optional<model::OpIndex> explain_op;
   if (!o.explain.empty()) {
     for (std::size_t i = 0; i < w.ops.size(); ++i)

@@ -2,14 +2,14 @@
 // file; exit 2 when any file is bad. Nothing runs.
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "budget_options.hpp"
 #include "command.hpp"
 #include "progress_bar.hpp"
+#include "streamlab/model/any_file.hpp"
 #include "streamlab/model/device_profile.hpp"
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
@@ -20,48 +20,6 @@
 namespace streamlab::cli {
 namespace {
 
-enum class FileKind { workload, trace, profile };
-
-// Traces carry "traceEvents", profiles "params"; anything else (including malformed JSON, which the
-// workload reader reports with line and column) is read as a workload.
-// Reads only the top-level keys through nlohmann's SAX interface: no DOM of the file is built (a large
-// file is parsed once more by its reader, not twice in memory), and nesting costs nothing here.
-class TopLevelKeys : public nlohmann::json::json_sax_t {
- public:
-  bool trace = false, params = false, ops = false;
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return ++depth_, true; }
-  bool end_object() override { return --depth_, true; }
-  bool start_array(std::size_t) override { return ++depth_, true; }
-  bool end_array() override { return --depth_, true; }
-  bool key(string_t& k) override {
-    if (depth_ == 1) {
-      trace = trace || k == "traceEvents";
-      params = params || k == "params";
-      ops = ops || k == "ops";
-    }
-    return true;
-  }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::json::exception&) override { return false; }
-
- private:
-  long depth_ = 0;
-};
-
-FileKind sniff(const std::string& text) {
-  TopLevelKeys keys;
-  if (!nlohmann::json::sax_parse(text, &keys)) return FileKind::workload;  // its reader says what is wrong
-  if (keys.trace) return FileKind::trace;
-  if (keys.params && !keys.ops) return FileKind::profile;
-  return FileKind::workload;
-}
-
 struct Options {
   std::vector<std::string> files;
   std::string profile;
@@ -70,27 +28,26 @@ struct Options {
   sim::SimBudget budget;  // only max_events: the same size limit sim applies before simulating
 };
 
-std::string check_file(const Options& o, const model::ShapeLimits& limits, const std::string& file) {
-  const std::string text = model::with_step(file, "reading", [&] { return model::read_text_file(file); });
-  FileKind kind = FileKind::workload;
-  if (o.as == "auto") kind = sniff(text);
-  if (o.as == "trace") kind = FileKind::trace;
-  if (o.as == "profile") kind = FileKind::profile;
-  switch (kind) {
-    case FileKind::workload: {
-      const model::Workload w = model::parse_workload(text, file, limits);
+// One parse per file: with --as auto the file's top level says what it is (model::load_any).
+std::string check_file(const Options& o, const model::ShapeLimits& limits, const std::string& file,
+                       model::ProgressCounter& progress) {
+  std::optional<model::FileKind> kind;
+  if (o.as == "workload") kind = model::FileKind::workload;
+  if (o.as == "trace") kind = model::FileKind::trace;
+  if (o.as == "profile") kind = model::FileKind::profile;
+  const model::AnyFile f = model::load_any(file, limits, kind, &progress);
+  switch (f.kind) {
+    case model::FileKind::workload: {
+      const model::Workload& w = *f.workload;
       model::check_simulation_size(w, file, o.budget.max_events);
       return "ok (" + std::to_string(w.size()) + " ops, " + std::to_string(w.edge_count()) + " deps)";
     }
-    case FileKind::trace: {
-      const model::Trace t = model::parse_chrome_trace(text, file);
+    case model::FileKind::trace: {
+      const model::Trace& t = *f.trace;
       return "ok (trace: " + std::to_string(t.spans.size()) + " spans, " + std::to_string(t.blocks.size()) +
              " block placements, backend '" + t.meta.backend + "')";
     }
-    case FileKind::profile: {
-      const model::DeviceProfile p = model::parse_device_profile(text, file);
-      return "ok (device profile '" + p.name + "')";
-    }
+    case model::FileKind::profile: return "ok (device profile '" + f.profile->name + "')";
   }
   return {};
 }
@@ -114,9 +71,8 @@ const bool registered = register_command(
          ProgressBar bar(!o->quiet);
          for (const auto& file : o->files) {
            try {
-             bar.phase("validating " + file);
-             const std::string verdict =
-                 model::with_step(file, "checking", [&] { return check_file(*o, limits, file); });  // throws before printing anything
+             model::ProgressCounter& progress = bar.phase("validating " + file);
+             const std::string verdict = check_file(*o, limits, file, progress);  // throws before printing anything
              bar.println(file + ": " + verdict);
            } catch (const model::InputError& e) {
              bar.hide();

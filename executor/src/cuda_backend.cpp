@@ -1,6 +1,7 @@
 #include "streamlab/executor/cuda_backend.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -302,13 +303,14 @@ void CudaBackend::prepare(const model::Workload& workload) {
     STREAMLAB_CUDA_CHECK_OP(kernels::launch_task_pool(dim3(1), dim3(1), 0, cudaStreamLegacy, nullptr, 0, true, spare),
                             "prepare (kernel load)");
   }
-  if (timing_ != TimingMode::none) STREAMLAB_CUDA_CHECK_OP(cudaEventCreate(&origin_ev_), "prepare");
+  if (timing_ == TimingMode::events) STREAMLAB_CUDA_CHECK_OP(cudaEventCreate(&origin_ev_), "prepare");
   if (timing_ == TimingMode::cupti) STREAMLAB_CUDA_CHECK_OP(cudaEventCreate(&closing_ev_), "prepare");
   STREAMLAB_CUDA_CHECK_OP(cudaDeviceSynchronize(), "prepare");
   if (tracer_) (void)tracer_->take();  // drop prepare()'s own copies
 
-  // The anchor (an empty kernel, then the origin event) ties event times to CUPTI's clock. Time 0 comes
-  // later, at the run's first call; until then the clocks read from here (graph replays keep it).
+  // The anchor kernel ties the blocks' %globaltimer to CUPTI's clock (events mode: the origin event ties
+  // event times to the host's). Time 0 comes later, at the run's first call; until then the clocks read
+  // from here (graph replays keep it).
   t0_host_ = Clock::now();
   anchor0_.reset();
   anchor1_.reset();
@@ -317,8 +319,7 @@ void CudaBackend::prepare(const model::Workload& workload) {
     if (anchor_records_.data() == nullptr) anchor_records_ = device_buffer(2 * sizeof(kernels::BlockRecord), "anchor kernels");
     anchor0_ = run_anchor(0);
   }
-  if (origin_ev_ != nullptr && timing_ != TimingMode::cupti)
-    STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(origin_ev_, cudaStreamLegacy), "prepare");
+  if (origin_ev_ != nullptr) STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(origin_ev_, cudaStreamLegacy), "prepare");
   // The run starts on an idle device, as a program does after its setup.
   STREAMLAB_CUDA_CHECK_OP(cudaDeviceSynchronize(), "prepare");
   origin_host_ = Clock::now();  // the origin event completed by now (events mode maps it to host time)
@@ -333,8 +334,12 @@ CudaBackend::Anchor CudaBackend::run_anchor(int slot) {
   tracer_->set_kernel_records(true);
   const cudaError_t st = kernels::launch_spin(dim3(1), dim3(32), 0, cudaStreamLegacy, 0, rec);
   STREAMLAB_CUDA_CHECK_OP(st, "anchor kernel");
-  // The event-time anchors right behind the kernels (event-timed spans map through anchor end times).
-  if (slot == 0 && origin_ev_ != nullptr) STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(origin_ev_, cudaStreamLegacy), "prepare");
+  // Event-timed spans map through the closing event, right behind the closing anchor, not through an event
+  // behind the first one: on the H100 (2026-11-23, executor/validation/h100-2026-11-23/run4) an event
+  // recorded right behind prepare()'s anchor completed 4.3 and 4.8 ms after the kernel's CUPTI end
+  // (its blocks' %globaltimer agreed with CUPTI), while events mapped through the closing one land within
+  // ~3 us of the CUPTI records of the copies they follow. Mapped through both, the event scale came out
+  // 2.8-3.0 and a barrier landed ~250 us before the host function it depends on.
   if (slot == 1 && closing_ev_ != nullptr) STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(closing_ev_, cudaStreamLegacy), "finish");
   STREAMLAB_CUDA_CHECK_OP(cudaDeviceSynchronize(), "anchor kernel");
   tracer_->set_kernel_records(!self_timed_);
@@ -835,9 +840,10 @@ void CudaBackend::build_spans(model::Trace& trace, const std::vector<ActivityRec
     bool found = false;
   };
   std::vector<Acc> acc(n);
-  // Event time -> trace time. Events mode: the origin event is time 0 (recorded at prepare() on an idle
-  // device). CUPTI mode: linear between the anchor kernels of prepare() and finish().
-  std::optional<std::int64_t> anchor0, anchor1;
+  // CUPTI ns per %globaltimer ns, from the anchor kernels of prepare() and finish() (1 without both).
+  double device_rate = 1.0;
+  if (anchor0_ && anchor1_ && anchor1_->device_mid > anchor0_->device_mid)
+    device_rate = (anchor1_->cupti_mid - anchor0_->cupti_mid) / (anchor1_->device_mid - anchor0_->device_mid);
   std::map<std::uint64_t, model::OpIndex> node_to_op;
   auto add = [&](model::OpIndex op, const ActivityRecord& r) {
     Acc& a = acc[op];
@@ -890,12 +896,9 @@ void CudaBackend::build_spans(model::Trace& trace, const std::vector<ActivityRec
     trace.meta.extra["cupti_records"] = std::to_string(records.size());
     if (unjoined > 0) trace.meta.extra["cupti_records_unjoined"] = std::to_string(unjoined);
     if (k < device_calls_.size()) trace.meta.extra["ops_without_cupti_record"] = std::to_string(device_calls_.size() - k);
-    if (anchor0_) anchor0 = static_cast<std::int64_t>(anchor0_->cupti_end) - static_cast<std::int64_t>(t0);
-    if (anchor1_) anchor1 = static_cast<std::int64_t>(anchor1_->cupti_end) - static_cast<std::int64_t>(t0);
     // Self-timed kernels: %globaltimer -> CUPTI's clock, linear between the two anchors.
     if (self_timed_ && anchor0_ && anchor1_) {
-      const double dg = anchor1_->device_mid - anchor0_->device_mid;
-      const double slope = dg > 0 ? (anchor1_->cupti_mid - anchor0_->cupti_mid) / dg : 1.0;
+      const double slope = device_rate;
       std::vector<kernels::BlockRecord> blocks;
       for (std::size_t i = 0; i < n; ++i) {
         const OpResources& r = ops_[i];
@@ -921,18 +924,28 @@ void CudaBackend::build_spans(model::Trace& trace, const std::vector<ActivityRec
       trace.meta.extra["device_clock_rate"] = std::to_string(slope);
     }
   }
+  // Event time -> trace time, through one reference event of known trace time. Events mode: the origin
+  // event, completed at origin_host_ (before time 0). CUPTI mode: the closing event, right behind the
+  // closing anchor kernel (see run_anchor); event times tick on the GPU's timer, so the anchors' rate of
+  // CUPTI's clock per %globaltimer ns converts their distance to it.
+  cudaEvent_t reference = nullptr;
+  std::int64_t reference_ns = 0;
   double scale = 1.0;
-  // Events mode: the origin event completed at origin_host_, before time 0.
-  std::int64_t offset = anchor0.value_or(
-      -std::chrono::duration_cast<std::chrono::nanoseconds>(t0_host_ - origin_host_).count());
-  if (anchor0 && anchor1 && closing_ev_ != nullptr && origin_ev_ != nullptr && !graph_nodes) {
-    const auto span_events = executor::elapsed(event_ref{origin_ev_}, event_ref{closing_ev_}, "anchors").count();
-    if (span_events > 0) scale = static_cast<double>(*anchor1 - *anchor0) / static_cast<double>(span_events);
+  if (timing_ == TimingMode::events && origin_ev_ != nullptr) {
+    reference = origin_ev_;
+    reference_ns = -std::chrono::duration_cast<std::chrono::nanoseconds>(t0_host_ - origin_host_).count();
+  } else if (anchor0_ && anchor1_ && closing_ev_ != nullptr && !graph_nodes) {
+    reference = closing_ev_;
+    reference_ns = static_cast<std::int64_t>(anchor1_->cupti_end) - static_cast<std::int64_t>(t0);
+    scale = device_rate;
     trace.meta.extra["event_clock_scale"] = std::to_string(scale);
   }
   auto event_time = [&](cudaEvent_t e, model::OpIndex op) {
-    const auto t = executor::elapsed(event_ref{origin_ev_}, event_ref{e}, describe_op(op)).count();
-    return offset + static_cast<std::int64_t>(static_cast<double>(t) * scale + 0.5);
+    // Measured forward from the earlier of the two (the closing event comes after every op's events).
+    const bool before = reference == closing_ev_;
+    const auto t = before ? -executor::elapsed(event_ref{e}, event_ref{reference}, describe_op(op)).count()
+                          : executor::elapsed(event_ref{reference}, event_ref{e}, describe_op(op)).count();
+    return reference_ns + static_cast<std::int64_t>(std::llround(static_cast<double>(t) * scale));
   };
   const std::int64_t host_t0 = steady_ns(t0_host_);
   for (std::size_t i = 0; i < n; ++i) {
@@ -953,7 +966,7 @@ void CudaBackend::build_spans(model::Trace& trace, const std::vector<ActivityRec
     } else if (acc[i].found) {
       s.start_ns = static_cast<model::Nanos>(acc[i].start - t0);
       s.end_ns = static_cast<model::Nanos>(acc[i].end - t0);
-    } else if (r.start_ev != nullptr && r.end_ev != nullptr && origin_ev_ != nullptr && !graph_nodes) {
+    } else if (r.start_ev != nullptr && r.end_ev != nullptr && reference != nullptr && !graph_nodes) {
       s.start_ns = event_time(r.start_ev, s.op);
       s.end_ns = event_time(r.end_ev, s.op);
     } else {

@@ -169,15 +169,25 @@ namespace {
 // 4 chains of 8 kernels (16 blocks x 128 threads; chain c's kernel k runs 50 + 50 * ((c + k) % 4) us per block, so
 // every round has one long kernel but every chain the same total) plus 8 independent "housekeeping" kernels
 // hinted to stream 5, listed after each round.
+// Built by appends: GCC 12's -Wrestrict misfires on "literal" + std::string&& chains here (a false positive
+// that -Werror turns into a build failure).
+std::string chain_op_id(std::uint32_t chain, std::uint32_t k) {
+  std::string id = "c";
+  id += std::to_string(chain);
+  id += "_k";
+  id += std::to_string(k);
+  return id;
+}
+
 model::Workload e5_workload() {
   model::Workload w;
   w.name = "e5-legacy-barriers";
   w.description = "4 kernel chains on streams 1-4 plus 8 small housekeeping kernels hinted to stream 5";
   for (std::uint32_t k = 0; k < 8; ++k) {
     for (std::uint32_t c = 0; c < 4; ++c) {
-      const std::string id = "c" + std::to_string(c) + "_k" + std::to_string(k);
+      const std::string id = chain_op_id(c, k);
       std::vector<std::string> deps;
-      if (k > 0) deps.push_back("c" + std::to_string(c) + "_k" + std::to_string(k - 1));
+      if (k > 0) deps.push_back(chain_op_id(c, k - 1));
       w.ops.push_back(kernel_op(id, 16, 128, 50'000 + 50'000 * ((c + k) % 4), c + 1, deps));
     }
     w.ops.push_back(kernel_op("hk" + std::to_string(k), 1, 64, 20'000, 5u));

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "json_util.hpp"
+#include "json_view.hpp"
+#include "readers.hpp"
 #include "streamlab/model/bundled_profile_data.hpp"
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
@@ -14,6 +16,7 @@
 namespace streamlab::model {
 
 using detail::Json;
+using detail::JsonRef;
 using detail::Reader;
 
 namespace {
@@ -63,10 +66,10 @@ void check_value(const Reader& r, const ParamField& f, double v, const std::stri
   if (f.name == "max_threads_per_sm" && v < 32) r.fail(ptr, "max_threads_per_sm must be at least 32 (one warp)");
 }
 
-std::string get_text(const Reader& r, const Json& doc, std::string_view key) {
+std::string get_text(const Reader& r, JsonRef doc, std::string_view key) {
   std::string ptr = "/";
   ptr.append(key);
-  return r.get_string(r.required(doc, "", key), ptr);
+  return std::string(r.get_string(r.required(doc, "", key), ptr));
 }
 
 // Integral values print as integers (132, not 132.0) so a profile reads like its measurements.
@@ -77,9 +80,12 @@ Json number_json(double v) {
 
 }  // namespace
 
-DeviceProfile parse_device_profile(std::string_view json_text, const std::string& source) {
-  const Json doc = detail::parse_json_strict(json_text, source);
-  Reader r(source);
+namespace detail {
+
+DeviceProfile read_device_profile(JsonDocument& document) {
+  JsonArena arena;
+  const JsonRef doc = document.build_root(arena);
+  Reader r(document.source());
   r.expect_object(doc, "");
   const auto version = r.get_int(r.required(doc, "", "format_version"), "/format_version");
   if (version != kProfileFormatVersion)
@@ -87,16 +93,17 @@ DeviceProfile parse_device_profile(std::string_view json_text, const std::string
                                   "reads version " + std::to_string(kProfileFormatVersion) + ")");
   r.check_keys(doc, "", {"format_version", "name", "driver", "cuda_version", "date", "params"}, "a device profile");
   DeviceProfile p;
-  p.source.path = source;
+  p.source.path = document.source();
   p.name = get_text(r, doc, "name");
   p.driver = get_text(r, doc, "driver");
   p.cuda_version = get_text(r, doc, "cuda_version");
   p.date = get_text(r, doc, "date");
 
-  const Json& params = r.required(doc, "", "params");
+  const JsonRef params = r.required(doc, "", "params");
   r.expect_object(params, "/params");
   const auto fields = device_profile_fields();
-  for (const auto& [key, value] : params.items()) {
+  for (JsonRef member : params) {
+    const std::string_view key = member.key();
     bool known = false;
     for (const auto& f : fields) known = known || f.name == key;
     if (!known) r.fail(detail::shorten_pointer("/params/" + detail::pointer_token(key)),
@@ -104,18 +111,19 @@ DeviceProfile parse_device_profile(std::string_view json_text, const std::string
   }
   for (const auto& f : fields) {
     const std::string ptr = "/params/" + std::string(f.name);
-    const Json& j = r.required(params, "/params", f.name, "every parameter is required");
+    const JsonRef j = r.required(params, "/params", f.name, "every parameter is required");
     r.check_keys(j, ptr, {"value", "unit", "source", "spread"}, "parameter " + std::string(f.name));
-    const std::string unit = r.get_string(r.required(j, ptr, "unit"), ptr + "/unit");
+    const std::string_view unit = r.get_string(r.required(j, ptr, "unit"), ptr + "/unit");
     if (unit != f.unit)
-      r.fail(ptr + "/unit", std::string(f.name) + " is in " + std::string(f.unit) + ", not '" + unit + "'");
+      r.fail(ptr + "/unit",
+             std::string(f.name) + " is in " + std::string(f.unit) + ", not '" + detail::clip(unit) + "'");
     Param& param = p.*(f.member);
     param.value = r.get_double(r.required(j, ptr, "value"), ptr + "/value");
     check_value(r, f, param.value, ptr + "/value");
     param.source = r.get_string(r.required(j, ptr, "source", "say where the number came from"), ptr + "/source");
     if (param.source.empty()) r.fail(ptr + "/source", std::string(f.name) + " needs a source (measured, public, estimate)");
-    if (j.contains("spread")) {
-      param.spread = r.get_double(j["spread"], ptr + "/spread");
+    if (const auto spread = j.find("spread")) {
+      param.spread = r.get_double(*spread, ptr + "/spread");
       if (!(param.spread >= 0)) r.fail(ptr + "/spread", "a spread is a non-negative fraction of the value");
     }
   }
@@ -134,10 +142,16 @@ DeviceProfile parse_device_profile(std::string_view json_text, const std::string
   return p;
 }
 
+}  // namespace detail
+
+DeviceProfile parse_device_profile(std::string_view json_text, const std::string& source) {
+  detail::JsonDocument doc(json_text, source);
+  return detail::read_device_profile(doc);
+}
+
 DeviceProfile load_device_profile(const std::filesystem::path& file) {
-  const std::string name = file.string();
-  const std::string text = with_step(name, "reading", [&] { return read_text_file(file); });
-  return with_step(name, "parsing", [&] { return parse_device_profile(text, name); });
+  detail::JsonDocument doc(file);
+  return detail::read_device_profile(doc);
 }
 
 std::string device_profile_to_json(const DeviceProfile& p) {

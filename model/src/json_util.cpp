@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
-#include <functional>
 #include <vector>
 
+#include "json_view.hpp"
 #include "streamlab/model/errors.hpp"
 
 namespace streamlab::model::detail {
@@ -57,154 +57,29 @@ std::string shorten_pointer(const std::string& pointer) {
 
 namespace {
 
-// Builds the DOM from nlohmann's SAX events (the SAX parser keeps its own state on the heap, so parsing
-// never recurses) with three guards the plain DOM parser lacks:
-// - a key repeated within one object is an error (nlohmann keeps the last duplicate silently; a workload
-//   whose second "deps" overrides the first is a bug worth reporting). A large object gets a hash index
-//   of its keys, so the check stays linear in the number of keys;
-// - nesting deeper than kMaxJsonDepth is an error, so every later walk of the value (dump, copy, compare)
-//   recurses at most that deep;
-// - an object's members are gathered in a plain vector and moved into the ordered_json object once, when
-//   it closes: ordered_json's object is a vector of pair<const string, json>, whose growth copies every
-//   member (and its whole subtree) on each reallocation, and whose emplace scans all keys first.
-class StrictDomBuilder {
+// Follows nlohmann's strict lexer and parser over the text, building nothing: it finds the first thing
+// that makes the text malformed JSON, with the line, column and reason every streamlab reader reports.
+class SyntaxOnly : public nlohmann::json_sax<Json> {
  public:
-  explicit StrictDomBuilder(const std::string& source) : source_(source) {}
-
-  bool null() { return add(nullptr); }
-  bool boolean(bool v) { return add(v); }
-  bool number_integer(Json::number_integer_t v) { return add(v); }
-  bool number_unsigned(Json::number_unsigned_t v) { return add(v); }
-  bool number_float(Json::number_float_t v, const Json::string_t& /*text*/) { return add(v); }
-  bool string(Json::string_t& v) { return add(std::move(v)); }
-  bool binary(Json::binary_t& v) { return add(Json::binary(std::move(v))); }
-  bool start_object(std::size_t /*elements*/) { return open(true); }
-  bool start_array(std::size_t /*elements*/) { return open(false); }
-  bool end_object() { return close(); }
-  bool end_array() { return close(); }
-  bool key(Json::string_t& k) {
-    Frame& f = stack_.back();
-    if (!f.add_key(k))
-      throw InputError(source_, shorten_pointer(pointer(stack_.size() - 1) + "/" + pointer_token(k)), "",
-                       "key '" + clip(k) + "' appears twice in one object");
-    f.key = std::move(k);
-    return true;
-  }
-  bool parse_error(std::size_t position, const std::string& /*last_token*/, const Json::exception& ex) {
-    error_position_ = position;
+  bool null() override { return true; }
+  bool boolean(bool /*v*/) override { return true; }
+  bool number_integer(number_integer_t /*v*/) override { return true; }
+  bool number_unsigned(number_unsigned_t /*v*/) override { return true; }
+  bool number_float(number_float_t /*v*/, const string_t& /*text*/) override { return true; }
+  bool string(string_t& /*v*/) override { return true; }
+  bool binary(binary_t& /*v*/) override { return true; }
+  bool start_object(std::size_t /*elements*/) override { return true; }
+  bool key(string_t& /*k*/) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t /*elements*/) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string& /*last_token*/,
+                   const nlohmann::detail::exception& ex) override {
+    position_ = position;
     error_ = ex.what();
     return false;
   }
-
-  Json& root() { return root_; }
-  [[nodiscard]] bool failed() const { return error_position_.has_value(); }
-  [[nodiscard]] std::size_t error_position() const { return *error_position_; }
-  [[nodiscard]] const std::string& error() const { return error_; }
-
- private:
-  struct Frame {
-    bool object = false;
-    Json::array_t items;                                  // arrays: the elements so far
-    std::vector<std::pair<std::string, Json>> members;    // objects: the members so far
-    std::string key;                                      // objects: the key whose value comes next
-    // Objects with more than kScanKeys members: open addressing over member indices + 1 (0 = free).
-    std::vector<std::uint32_t> slots;
-    std::vector<std::size_t> hashes;                      // per member, while `slots` is in use
-
-    static constexpr std::size_t kScanKeys = 16;
-
-    // Records `k` as the key of the next member; false when the object already has it.
-    bool add_key(const std::string& k) {
-      const std::size_t n = members.size();  // the index the next member will get
-      if (n < kScanKeys) {
-        for (const auto& m : members)
-          if (m.first == k) return false;
-        return true;
-      }
-      if (slots.empty()) {
-        hashes.reserve(2 * n);
-        for (const auto& m : members) hashes.push_back(std::hash<std::string>{}(m.first));
-        rehash(4 * kScanKeys);
-      } else if (2 * (n + 1) > slots.size()) {
-        rehash(2 * slots.size());
-      }
-      const std::size_t h = std::hash<std::string>{}(k);
-      const std::size_t mask = slots.size() - 1;
-      std::size_t i = h & mask;
-      for (; slots[i] != 0; i = (i + 1) & mask) {
-        const std::size_t m = slots[i] - 1;
-        if (hashes[m] == h && members[m].first == k) return false;
-      }
-      slots[i] = static_cast<std::uint32_t>(n + 1);
-      hashes.push_back(h);
-      return true;
-    }
-    void rehash(std::size_t size) {
-      slots.assign(size, 0);
-      const std::size_t mask = size - 1;
-      for (std::size_t m = 0; m < hashes.size(); ++m) {
-        std::size_t i = hashes[m] & mask;
-        while (slots[i] != 0) i = (i + 1) & mask;
-        slots[i] = static_cast<std::uint32_t>(m + 1);
-      }
-    }
-  };
-  // Places a finished value in the innermost open container (or as the root).
-  void place(Json&& v) {
-    if (stack_.empty()) {
-      root_ = std::move(v);
-      return;
-    }
-    Frame& f = stack_.back();
-    if (f.object)
-      f.members.emplace_back(std::move(f.key), std::move(v));  // pair<string, json> moves on growth
-    else
-      f.items.push_back(std::move(v));  // json's move is noexcept: growth moves, never copies
-  }
-  bool add(Json&& v) {
-    place(std::move(v));
-    return true;
-  }
-  bool open(bool object) {
-    if (stack_.size() >= kMaxJsonDepth)
-      throw InputError(source_, shorten_pointer(pointer(stack_.size())), "",
-                       "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
-    stack_.emplace_back();
-    stack_.back().object = object;
-    return true;
-  }
-  bool close() {
-    Frame f = std::move(stack_.back());
-    stack_.pop_back();
-    Json v;
-    if (f.object) {
-      v = Json::object();
-      auto& map = v.get_ref<Json::object_t&>();
-      map.reserve(f.members.size());
-      // Straight onto the vector: keys are already known to be distinct.
-      auto& slots = static_cast<std::vector<std::pair<const std::string, Json>>&>(map);
-      for (auto& [k, member] : f.members) slots.emplace_back(std::move(k), std::move(member));
-    } else {
-      v = Json::array();
-      v.get_ref<Json::array_t&>() = std::move(f.items);
-    }
-    place(std::move(v));
-    return true;
-  }
-  // Pointer of the child under construction in the first `frames` open containers.
-  std::string pointer(std::size_t frames) const {
-    std::string p;
-    for (std::size_t i = 0; i < frames; ++i) {
-      const Frame& f = stack_[i];
-      p += "/" + (f.object ? pointer_token(f.key) : std::to_string(f.items.size()));
-    }
-    return p;
-  }
-
-  const std::string& source_;
-  Json root_;
-  std::vector<Frame> stack_;
-  std::optional<std::size_t> error_position_;
+  std::optional<std::size_t> position_;
   std::string error_;
 };
 
@@ -222,63 +97,34 @@ std::string parse_error_reason(const std::string& what) {
 
 }  // namespace
 
-Json parse_json_strict(std::string_view text, const std::string& source) {
-  StrictDomBuilder builder(source);
-  (void)Json::sax_parse(text.begin(), text.end(), &builder);
-  if (builder.failed()) {
-    // The position counts characters read, 1-based: the character the parser stopped at.
-    const std::size_t at = builder.error_position();
-    const LineColumn lc = line_column(text, at == 0 ? 0 : at - 1);
-    throw InputError(source, "line " + std::to_string(lc.line) + ", column " + std::to_string(lc.column), "",
-                     "malformed JSON: " + parse_error_reason(builder.error()));
-  }
-  return std::move(builder.root());
-}
-
-std::string format_number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
-}
-
-std::string describe_type(const Json& j) {
-  switch (j.type()) {
-    case Json::value_t::null: return "null";
-    case Json::value_t::boolean: return "a boolean";
-    case Json::value_t::string: return "a string";
-    case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned: return "an integer";
-    case Json::value_t::number_float: return "a number with a fraction";
-    case Json::value_t::object: return "an object";
-    case Json::value_t::array: return "an array";
-    case Json::value_t::binary: return "binary data";
-    case Json::value_t::discarded: return "nothing";
-  }
-  return "?";
-}
-
-std::string shown(const Json& j) {
-  if (j.is_object()) return "an object with " + std::to_string(j.size()) + " keys";
-  if (j.is_array()) return "an array of " + std::to_string(j.size()) + " elements";
-  return describe_type(j) + " (" + clip(j.dump()) + ")";
+void throw_if_malformed(std::string_view text, const std::string& source) {
+  SyntaxOnly sax;
+  (void)Json::sax_parse(text.begin(), text.end(), &sax);
+  if (!sax.position_) return;
+  // The position counts characters read, 1-based: the character the parser stopped at.
+  const std::size_t at = *sax.position_;
+  const LineColumn lc = line_column(text, at == 0 ? 0 : at - 1);
+  throw InputError(source, "line " + std::to_string(lc.line) + ", column " + std::to_string(lc.column), "",
+                   "malformed JSON: " + parse_error_reason(sax.error_));
 }
 
 void Reader::fail(const std::string& pointer, const std::string& reason) const {
   throw InputError(source_, pointer.empty() ? std::string("top level") : pointer, op_, reason);
 }
 
-void Reader::expect_object(const Json& j, const std::string& pointer) const {
-  if (!j.is_object()) fail(pointer, "expected an object, got " + shown(j));
+void Reader::expect_object(JsonRef j, const std::string& pointer) const {
+  if (!j.is_object()) fail(pointer, "expected an object, got " + j.shown());
 }
 
-void Reader::expect_array(const Json& j, const std::string& pointer) const {
-  if (!j.is_array()) fail(pointer, "expected an array, got " + shown(j));
+void Reader::expect_array(JsonRef j, const std::string& pointer) const {
+  if (!j.is_array()) fail(pointer, "expected an array, got " + j.shown());
 }
 
-void Reader::check_keys(const Json& j, const std::string& pointer,
-                        std::initializer_list<std::string_view> allowed, std::string_view what) const {
+void Reader::check_keys(JsonRef j, const std::string& pointer, std::initializer_list<std::string_view> allowed,
+                        std::string_view what) const {
   expect_object(j, pointer);
-  for (const auto& [key, value] : j.items()) {
+  for (JsonRef member : j) {
+    const std::string_view key = member.key();
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
     std::string list;
     for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
@@ -287,32 +133,30 @@ void Reader::check_keys(const Json& j, const std::string& pointer,
   }
 }
 
-const Json& Reader::required(const Json& j, const std::string& pointer, std::string_view key,
-                             std::string_view why) const {
-  const auto it = j.find(key);
-  if (it == j.end())
+JsonRef Reader::required(JsonRef j, const std::string& pointer, std::string_view key, std::string_view why) const {
+  const auto member = j.find(key);
+  if (!member)
     fail(pointer, "missing required key '" + std::string(key) + "'" +
                       (why.empty() ? std::string() : " (" + std::string(why) + ")"));
-  return *it;
+  return *member;
 }
 
-std::string Reader::get_string(const Json& j, const std::string& pointer) const {
-  if (!j.is_string()) fail(pointer, "expected a string, got " + shown(j));
-  return j.get<std::string>();
+std::string_view Reader::get_string(JsonRef j, const std::string& pointer) const {
+  if (!j.is_string()) fail(pointer, "expected a string, got " + j.shown());
+  return j.string();
 }
 
-std::int64_t Reader::get_int(const Json& j, const std::string& pointer, std::int64_t min,
-                             std::int64_t max) const {
+std::int64_t Reader::get_int(JsonRef j, const std::string& pointer, std::int64_t min, std::int64_t max) const {
   std::int64_t v = 0;
-  if (j.is_number_unsigned()) {
-    const auto u = j.get<std::uint64_t>();
+  if (j.is_unsigned()) {
+    const auto u = j.uint64();
     if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-      fail(pointer, "integer " + j.dump() + " is too large");
+      fail(pointer, "integer " + std::to_string(u) + " is too large");
     v = static_cast<std::int64_t>(u);
-  } else if (j.is_number_integer()) {
-    v = j.get<std::int64_t>();
+  } else if (j.is_integer()) {
+    v = j.int64();
   } else {
-    fail(pointer, "expected an integer, got " + shown(j));
+    fail(pointer, "expected an integer, got " + j.shown());
   }
   if (v < min)
     fail(pointer, "expected an integer >= " + std::to_string(min) + ", got " + std::to_string(v));
@@ -321,20 +165,28 @@ std::int64_t Reader::get_int(const Json& j, const std::string& pointer, std::int
   return v;
 }
 
-std::uint64_t Reader::get_uint(const Json& j, const std::string& pointer, std::uint64_t max) const {
-  if (j.is_number_integer() && !j.is_number_unsigned())
-    fail(pointer, "expected an integer >= 0, got " + j.dump());
-  if (!j.is_number_unsigned()) fail(pointer, "expected an integer >= 0, got " + shown(j));
-  const auto v = j.get<std::uint64_t>();
+std::uint64_t Reader::get_uint(JsonRef j, const std::string& pointer, std::uint64_t max) const {
+  if (j.is_integer() && !j.is_unsigned()) fail(pointer, "expected an integer >= 0, got " + std::to_string(j.int64()));
+  if (!j.is_unsigned()) fail(pointer, "expected an integer >= 0, got " + j.shown());
+  const auto v = j.uint64();
   if (v > max) fail(pointer, "expected an integer <= " + std::to_string(max) + ", got " + std::to_string(v));
   return v;
 }
 
-double Reader::get_double(const Json& j, const std::string& pointer) const {
-  if (!j.is_number()) fail(pointer, "expected a number, got " + shown(j));
-  const double v = j.get<double>();
+std::uint32_t Reader::get_u32(JsonRef j, const std::string& pointer) const {
+  return static_cast<std::uint32_t>(get_uint(j, pointer, std::numeric_limits<std::uint32_t>::max()));
+}
+
+double Reader::get_double(JsonRef j, const std::string& pointer) const {
+  if (!j.is_number()) fail(pointer, "expected a number, got " + j.shown());
+  const double v = j.number();
   if (!std::isfinite(v)) fail(pointer, "expected a finite number");
   return v;
+}
+
+bool Reader::get_bool(JsonRef j, const std::string& pointer) const {
+  if (!j.is_boolean()) fail(pointer, "expected true or false, got " + j.describe_type());
+  return j.boolean();
 }
 
 std::uint64_t fnv1a64(std::string_view data, std::uint64_t seed) noexcept {
@@ -354,6 +206,12 @@ std::string hex64(std::uint64_t v) {
     v >>= 4;
   }
   return s;
+}
+
+std::string format_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
 }
 
 }  // namespace streamlab::model::detail

@@ -1,7 +1,7 @@
 #pragma once
-// Private helpers shared by the JSON readers of model/ (workload, device profile, trace): strict parsing
-// with line:column for syntax errors, duplicate-key detection and a nesting limit, and typed accessors whose errors name
-// the file, the JSON pointer and the op. Not a public header.
+// Private helpers shared by the JSON readers of model/ (workload, device profile, trace): the words and
+// place of syntax errors (line:column), the nesting limit, and typed accessors whose errors name the file,
+// the JSON pointer and the op. The values they read come from json_view.hpp. Not a public header.
 
 #include <cstdint>
 #include <initializer_list>
@@ -26,10 +26,10 @@ struct LineColumn {
 /// limit keeps every later recursive walk of a parsed value (dump, copy, compare) shallow.
 inline constexpr std::size_t kMaxJsonDepth = 256;
 
-/// Parses JSON text; malformed text or a key repeated within one object is an InputError naming
-/// `source` and "line L, column C" (syntax) or the JSON pointer (duplicate key, nesting deeper than
-/// kMaxJsonDepth). Linear in the text's size; never recurses.
-[[nodiscard]] Json parse_json_strict(std::string_view text, const std::string& source);
+/// Throws the InputError for malformed JSON text ("line L, column C" and the reason, the words of
+/// nlohmann's strict parser) and returns when the text is well-formed. Builds nothing; never recurses.
+/// The readers (json_view.hpp) call it once they have found something wrong with a text's syntax.
+void throw_if_malformed(std::string_view text, const std::string& source);
 
 /// `text` cut to at most `max_chars` characters ("..." marks a cut): user-provided keys and strings in
 /// messages stay one readable line.
@@ -44,12 +44,7 @@ inline constexpr std::size_t kMaxJsonDepth = 256;
 /// A double for a message: plain where it reads well (132, 0.25), scientific when huge or tiny (1e+300).
 [[nodiscard]] std::string format_number(double v);
 
-/// "a string", "an integer", ... for messages.
-[[nodiscard]] std::string describe_type(const Json& j);
-
-/// A value for an error message: scalars as written (clipped), containers by kind and size only, so no
-/// message ever walks a nested value.
-[[nodiscard]] std::string shown(const Json& j);
+class JsonRef;
 
 /// Error context of one reader: the file and, while reading one op, its id.
 class Reader {
@@ -63,25 +58,25 @@ class Reader {
 
   /// Throws unless `j` is an object whose keys are all in `allowed`. `what` names the object in the
   /// message ("a kernel op", "the workload").
-  void check_keys(const Json& j, const std::string& pointer, std::initializer_list<std::string_view> allowed,
+  void check_keys(JsonRef j, const std::string& pointer, std::initializer_list<std::string_view> allowed,
                   std::string_view what) const;
-  void expect_object(const Json& j, const std::string& pointer) const;
-  void expect_array(const Json& j, const std::string& pointer) const;
+  void expect_object(JsonRef j, const std::string& pointer) const;
+  void expect_array(JsonRef j, const std::string& pointer) const;
   /// The member `key` of object `j`; throws "missing required key" when absent.
-  [[nodiscard]] const Json& required(const Json& j, const std::string& pointer, std::string_view key,
-                                     std::string_view why = {}) const;
+  [[nodiscard]] JsonRef required(JsonRef j, const std::string& pointer, std::string_view key,
+                                 std::string_view why = {}) const;
 
-  [[nodiscard]] std::string get_string(const Json& j, const std::string& pointer) const;
-  [[nodiscard]] std::int64_t get_int(const Json& j, const std::string& pointer,
+  /// Valid while the document is (views into its text).
+  [[nodiscard]] std::string_view get_string(JsonRef j, const std::string& pointer) const;
+  [[nodiscard]] std::int64_t get_int(JsonRef j, const std::string& pointer,
                                      std::int64_t min = std::numeric_limits<std::int64_t>::min(),
                                      std::int64_t max = std::numeric_limits<std::int64_t>::max()) const;
-  [[nodiscard]] std::uint64_t get_uint(const Json& j, const std::string& pointer,
+  [[nodiscard]] std::uint64_t get_uint(JsonRef j, const std::string& pointer,
                                        std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) const;
-  [[nodiscard]] std::uint32_t get_u32(const Json& j, const std::string& pointer) const {
-    return static_cast<std::uint32_t>(get_uint(j, pointer, std::numeric_limits<std::uint32_t>::max()));
-  }
+  [[nodiscard]] std::uint32_t get_u32(JsonRef j, const std::string& pointer) const;
   /// Any finite JSON number.
-  [[nodiscard]] double get_double(const Json& j, const std::string& pointer) const;
+  [[nodiscard]] double get_double(JsonRef j, const std::string& pointer) const;
+  [[nodiscard]] bool get_bool(JsonRef j, const std::string& pointer) const;
 
  private:
   const std::string& source_;

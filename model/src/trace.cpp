@@ -8,6 +8,8 @@
 #include <utility>
 
 #include "json_util.hpp"
+#include "json_view.hpp"
+#include "readers.hpp"
 #include "json_write.hpp"
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
@@ -16,6 +18,8 @@
 namespace streamlab::model {
 
 using detail::Json;
+using detail::JsonRef;
+using detail::pointer_token;
 using detail::Reader;
 
 namespace {
@@ -231,12 +235,12 @@ std::string trace_to_chrome_json(const Trace& t) {
 
 namespace {
 
-std::string get_meta_string(const Reader& r, const Json& meta, std::string_view key) {
-  return r.get_string(r.required(meta, "/otherData", key), "/otherData/" + std::string(key));
+std::string get_meta_string(const Reader& r, JsonRef meta, std::string_view key) {
+  return std::string(r.get_string(r.required(meta, "/otherData", key), "/otherData/" + std::string(key)));
 }
 
-TraceMeta parse_meta(const Reader& r, const Json& doc) {
-  const Json& m = r.required(doc, "", "otherData", "streamlab traces carry their run metadata there");
+TraceMeta parse_meta(const Reader& r, JsonRef doc) {
+  const JsonRef m = r.required(doc, "", "otherData", "streamlab traces carry their run metadata there");
   r.expect_object(m, "/otherData");
   const auto version = r.get_int(r.required(m, "/otherData", "streamlab_trace_format",
                                             "not a streamlab trace, or one from an older streamlab"),
@@ -258,41 +262,41 @@ TraceMeta parse_meta(const Reader& r, const Json& doc) {
   meta.workload_hash = get_meta_string(r, m, "workload_hash");
   meta.version = get_meta_string(r, m, "version");
   meta.date = get_meta_string(r, m, "date");
-  if (m.contains("extra")) {
-    const Json& extra = m["extra"];
-    r.expect_object(extra, "/otherData/extra");
-    for (const auto& [k, v] : extra.items())
-      meta.extra[k] = r.get_string(v, "/otherData/extra/" + detail::pointer_token(k));
+  if (const auto extra = m.find("extra")) {
+    r.expect_object(*extra, "/otherData/extra");
+    for (JsonRef v : *extra)
+      meta.extra[std::string(v.key())] =
+          r.get_string(v, detail::shorten_pointer("/otherData/extra/" + detail::pointer_token(v.key())));
   }
   return meta;
 }
 
-Span parse_span(Reader& r, const Json& e, const std::string& p) {
+Span parse_span(Reader& r, JsonRef e, const std::string& p) {
   Span s;
-  const Json& args = r.required(e, p, "args");
-  r.expect_object(args, p + "/args");
+  const JsonRef args = r.required(e, p, "args");
   const std::string a = p + "/args";
+  r.expect_object(args, a);
   s.op_id = r.get_string(r.required(args, a, "op_id"), a + "/op_id");
   r.set_op(s.op_id);
   r.check_keys(args, a, {"op", "op_id", "engine", "stream", "start_ns", "end_ns", "host_call"}, "span args");
   s.op = r.get_u32(r.required(args, a, "op"), a + "/op");
   s.name = r.get_string(r.required(e, p, "name"), p + "/name");
-  const std::string cat = r.get_string(r.required(e, p, "cat"), p + "/cat");
+  const std::string_view cat = r.get_string(r.required(e, p, "cat"), p + "/cat");
   const auto kind = parse_op_kind(cat);
-  if (!kind) r.fail(p + "/cat", "unknown op kind '" + cat + "'");
+  if (!kind) r.fail(p + "/cat", "unknown op kind '" + detail::clip(cat) + "'");
   s.kind = *kind;
   s.device = r.get_u32(r.required(e, p, "pid"), p + "/pid");
   s.stream = r.get_u32(r.required(args, a, "stream"), a + "/stream");
-  const std::string engine = r.get_string(r.required(args, a, "engine"), a + "/engine");
+  const std::string_view engine = r.get_string(r.required(args, a, "engine"), a + "/engine");
   const auto eng = parse_engine(engine);
-  if (!eng) r.fail(a + "/engine", "unknown engine '" + engine + "' (one of: host, sm, copy_h2d, copy_d2h, copy_d2d)");
+  if (!eng)
+    r.fail(a + "/engine",
+           "unknown engine '" + detail::clip(engine) + "' (one of: host, sm, copy_h2d, copy_d2h, copy_d2d)");
   s.engine = *eng;
-  if (args.contains("host_call")) {
-    if (!args["host_call"].is_boolean())
-      r.fail(a + "/host_call", "expected true or false, got " + detail::describe_type(args["host_call"]));
-    s.host_call = args["host_call"].get<bool>();
+  if (const auto host_call = args.find("host_call")) {
+    s.host_call = r.get_bool(*host_call, a + "/host_call");
     if (s.host_call && s.engine != Engine::host)
-      r.fail(a + "/host_call", "a host API call runs on engine 'host', not '" + engine + "'");
+      r.fail(a + "/host_call", "a host API call runs on engine 'host', not '" + std::string(engine) + "'");
   }
   s.start_ns = r.get_int(r.required(args, a, "start_ns"), a + "/start_ns", -kMaxTraceNs, kMaxTraceNs);
   s.end_ns = r.get_int(r.required(args, a, "end_ns"), a + "/end_ns", -kMaxTraceNs, kMaxTraceNs);
@@ -303,50 +307,94 @@ Span parse_span(Reader& r, const Json& e, const std::string& p) {
   return s;
 }
 
+BlockPlacement parse_block(const Reader& r, JsonRef b, const std::string& p) {
+  if (!b.is_array() || b.size() != 5) r.fail(p, "expected [op, block, sm, start_ns, end_ns], got " + b.shown());
+  BlockPlacement bp;
+  bp.op = r.get_u32(b[0], p + "/0");
+  bp.block = r.get_u32(b[1], p + "/1");
+  bp.sm = r.get_u32(b[2], p + "/2");
+  bp.start_ns = r.get_int(b[3], p + "/3");
+  bp.end_ns = r.get_int(b[4], p + "/4");
+  if (bp.end_ns < bp.start_ns) r.fail(p + "/4", "block ends before it starts");
+  return bp;
+}
+
 }  // namespace
 
-Trace parse_chrome_trace(std::string_view json_text, const std::string& source) {
-  const Json doc = detail::parse_json_strict(json_text, source);
-  Reader r(source);
-  r.expect_object(doc, "");
+namespace detail {
+
+Trace read_trace(JsonDocument& doc, ProgressCounter* progress) {
+  Reader r(doc.source());
+  // One pass: spans and block placements stream in element by element; the other members (small: the
+  // metadata) are checked once the pass is over, first, as always. A problem found in an event waits
+  // for them (the metadata's format version decides whether the events can be read at all).
+  JsonArena top;
+  JsonArena element;
   Trace t;
-  t.meta = parse_meta(r, doc);
-  const Json& events = r.required(doc, "", "traceEvents");
-  r.expect_array(events, "/traceEvents");
-  t.spans.reserve(events.size());
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    const std::string p = "/traceEvents/" + std::to_string(i);
-    const Json& e = events[i];
-    r.expect_object(e, p);
-    const std::string ph = r.get_string(r.required(e, p, "ph"), p + "/ph");
-    // Metadata and any other event types (added by other tools) carry no spans.
-    if (ph == "X") t.spans.push_back(parse_span(r, e, p));
-  }
-  if (doc.contains("streamlabBlocks")) {
-    const Json& blocks = doc["streamlabBlocks"];
-    r.expect_array(blocks, "/streamlabBlocks");
-    t.blocks.reserve(blocks.size());
-    for (std::size_t i = 0; i < blocks.size(); ++i) {
-      const std::string p = "/streamlabBlocks/" + std::to_string(i);
-      const Json& b = blocks[i];
-      if (!b.is_array() || b.size() != 5) r.fail(p, "expected [op, block, sm, start_ns, end_ns], got " + detail::shown(b));
-      BlockPlacement bp;
-      bp.op = r.get_u32(b[0], p + "/0");
-      bp.block = r.get_u32(b[1], p + "/1");
-      bp.sm = r.get_u32(b[2], p + "/2");
-      bp.start_ns = r.get_int(b[3], p + "/3", -kMaxTraceNs, kMaxTraceNs);
-      bp.end_ns = r.get_int(b[4], p + "/4", -kMaxTraceNs, kMaxTraceNs);
-      if (bp.end_ns < bp.start_ns) r.fail(p + "/4", "block ends before it starts");
-      t.blocks.push_back(bp);
+  bool have_events = false;
+  std::optional<InputError> events_error;
+  std::optional<InputError> blocks_error;
+  const auto keep_first = [](std::optional<InputError>& slot, const auto& f) {
+    if (slot) return;
+    try {
+      f();
+    } catch (const InputError& e) {
+      slot = e;
     }
-  }
+  };
+  top.begin_object();
+  doc.for_each_root_member(
+      [&](std::string_view key, simdjson::ondemand::value& value) {
+        if (key == "traceEvents") {
+          have_events = true;
+          doc.for_each_element(
+              value, "/traceEvents", element,
+              [&](std::size_t i, JsonRef e) {
+                keep_first(events_error, [&] {
+                  const std::string p = "/traceEvents/" + std::to_string(i);
+                  r.expect_object(e, p);
+                  const std::string_view ph = r.get_string(r.required(e, p, "ph"), p + "/ph");
+                  // Metadata and any other event types (added by other tools) carry no spans.
+                  if (ph == "X") t.spans.push_back(parse_span(r, e, p));
+                });
+              },
+              [&](JsonRef not_array) { keep_first(events_error, [&] { r.expect_array(not_array, "/traceEvents"); }); },
+              progress);
+        } else if (key == "streamlabBlocks") {
+          doc.for_each_element(
+              value, "/streamlabBlocks", element,
+              [&](std::size_t i, JsonRef b) {
+                keep_first(blocks_error,
+                           [&] { t.blocks.push_back(parse_block(r, b, "/streamlabBlocks/" + std::to_string(i))); });
+              },
+              [&](JsonRef not_array) {
+                keep_first(blocks_error, [&] { r.expect_array(not_array, "/streamlabBlocks"); });
+              },
+              progress);
+        } else {
+          (void)doc.build(value, "/" + pointer_token(key), top, key);
+        }
+      },
+      top, [&](JsonRef root) { r.expect_object(root, ""); });
+  top.end_object();
+  r.set_op("");
+  t.meta = parse_meta(r, top.root());
+  if (!have_events) r.fail("", "missing required key 'traceEvents'");
+  if (events_error) throw *events_error;
+  if (blocks_error) throw *blocks_error;
   return t;
 }
 
-Trace load_trace(const std::filesystem::path& file) {
-  const std::string name = file.string();
-  const std::string text = with_step(name, "reading", [&] { return read_text_file(file); });
-  return with_step(name, "parsing", [&] { return parse_chrome_trace(text, name); });
+}  // namespace detail
+
+Trace parse_chrome_trace(std::string_view json_text, const std::string& source) {
+  detail::JsonDocument doc(json_text, source);
+  return detail::read_trace(doc, nullptr);
+}
+
+Trace load_trace(const std::filesystem::path& file, ProgressCounter* progress) {
+  detail::JsonDocument doc(file);
+  return detail::read_trace(doc, progress);
 }
 
 void save_trace(const Trace& t, const std::filesystem::path& file) {

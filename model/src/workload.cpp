@@ -19,13 +19,20 @@
 #include <boost/graph/strong_components.hpp>
 
 #include "json_util.hpp"
+#include "json_view.hpp"
+#include "json_write.hpp"
+#include "readers.hpp"
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
 #include "streamlab/model/input_limits.hpp"
 
 namespace streamlab::model {
 
+using detail::append_int;
+using detail::append_string;
 using detail::Json;
+using detail::JsonRef;
+using detail::pointer_token;
 using detail::Reader;
 
 WorkloadType default_workload_type(OpKind k) noexcept {
@@ -143,13 +150,13 @@ std::string kind_needs(OpKind k) {
 }
 
 template <class E, class ParseFn, std::size_t N>
-E parse_enum(const Reader& r, const Json& j, const std::string& ptr, ParseFn parse, std::string_view what,
+E parse_enum(const Reader& r, JsonRef j, const std::string& ptr, ParseFn parse, std::string_view what,
              const std::array<E, N>& all) {
-  const std::string s = r.get_string(j, ptr);
+  const std::string_view s = r.get_string(j, ptr);
   if (auto v = parse(s)) return *v;
   std::string choices;
   for (E e : all) choices += (choices.empty() ? "" : ", ") + std::string(to_string(e));
-  r.fail(ptr, "unknown " + std::string(what) + " '" + s + "' (one of: " + choices + ")");
+  r.fail(ptr, "unknown " + std::string(what) + " '" + detail::clip(s) + "' (one of: " + choices + ")");
 }
 
 constexpr std::array kAllKinds{OpKind::kernel,       OpKind::h2d,        OpKind::d2h,         OpKind::d2d,
@@ -164,34 +171,38 @@ constexpr std::array kAllHostMemory{HostMemory::pinned, HostMemory::pageable};
 constexpr std::array kAllAssignments{TaskAssignment::static_index, TaskAssignment::dynamic_queue};
 
 // A dimension is an integer (x) or an array [x], [x, y] or [x, y, z].
-Dim3 parse_dim3(const Reader& r, const Json& j, const std::string& ptr) {
+Dim3 parse_dim3(const Reader& r, JsonRef j, const std::string& ptr) {
   if (j.is_number()) return Dim3{r.get_u32(j, ptr), 1, 1};
   if (!j.is_array() || j.empty() || j.size() > 3)
-    r.fail(ptr, "expected an integer or an array of 1 to 3 integers, got " + detail::describe_type(j) + " " +
-                    j.dump());
+    r.fail(ptr, "expected an integer or an array of 1 to 3 integers, got " + j.shown());
   std::array<std::uint32_t, 3> d{1, 1, 1};
-  for (std::size_t i = 0; i < j.size(); ++i) d[i] = r.get_u32(j[i], ptr + "/" + std::to_string(i));
+  std::size_t i = 0;
+  for (JsonRef v : j) {
+    d[i] = r.get_u32(v, ptr + "/" + std::to_string(i));
+    ++i;
+  }
   return Dim3{d[0], d[1], d[2]};
 }
 
-std::vector<Nanos> parse_ns_list(const Reader& r, const Json& j, const std::string& ptr) {
+std::vector<Nanos> parse_ns_list(const Reader& r, JsonRef j, const std::string& ptr) {
   r.expect_array(j, ptr);
   std::vector<Nanos> out;
   out.reserve(j.size());
-  for (std::size_t i = 0; i < j.size(); ++i) {
-    const Json& v = j[i];
+  std::size_t i = 0;
+  for (JsonRef v : j) {
     // Hot path (per-block lists can be long): build the pointer only for an error.
-    if (v.is_number_unsigned() && v.get<std::uint64_t>() <= std::uint64_t{std::numeric_limits<Nanos>::max()})
-      out.push_back(static_cast<Nanos>(v.get<std::uint64_t>()));
-    else if (v.is_number_integer() && !v.is_number_unsigned())
-      out.push_back(v.get<std::int64_t>());
+    if (v.is_unsigned() && v.uint64() <= std::uint64_t{std::numeric_limits<Nanos>::max()})
+      out.push_back(static_cast<Nanos>(v.uint64()));
+    else if (v.type() == JsonRef::Type::integer)
+      out.push_back(v.int64());
     else
       out.push_back(r.get_int(v, ptr + "/" + std::to_string(i)));
+    ++i;
   }
   return out;
 }
 
-DurationSpec parse_duration(const Reader& r, const Json& j, const std::string& ptr) {
+DurationSpec parse_duration(const Reader& r, JsonRef j, const std::string& ptr) {
   r.check_keys(j, ptr, {"per_block_ns", "blocks_ns", "bytes", "flops"}, "a duration");
   const bool fixed = j.contains("per_block_ns");
   const bool list = j.contains("blocks_ns");
@@ -209,7 +220,7 @@ DurationSpec parse_duration(const Reader& r, const Json& j, const std::string& p
   return c;
 }
 
-TaskList parse_tasks(const Reader& r, const Json& j, const std::string& ptr) {
+TaskList parse_tasks(const Reader& r, JsonRef j, const std::string& ptr) {
   r.check_keys(j, ptr, {"ns", "assignment"}, "a task list");
   TaskList t;
   t.task_ns = parse_ns_list(r, r.required(j, ptr, "ns"), ptr + "/ns");
@@ -219,7 +230,7 @@ TaskList parse_tasks(const Reader& r, const Json& j, const std::string& ptr) {
   return t;
 }
 
-Op parse_op(const Json& j, std::size_t i, Reader& r) {
+Op parse_op(JsonRef j, std::size_t i, Reader& r) {
   const std::string p = "/ops/" + std::to_string(i);
   r.set_op("");
   r.expect_object(j, p);
@@ -229,34 +240,37 @@ Op parse_op(const Json& j, std::size_t i, Reader& r) {
   op.kind = parse_enum(r, r.required(j, p, "kind"), p + "/kind", parse_op_kind, "op kind", kAllKinds);
   const KindRule rule = rule_for(op.kind);
 
-  for (const auto& [key, value] : j.items()) {
+  for (JsonRef member : j) {
+    const std::string_view key = member.key();
     if (contains(kCommonKeys, key) || contains(rule.keys, key)) continue;
-    const std::string where = p + "/" + detail::pointer_token(key);
+    const std::string where = detail::shorten_pointer(p + "/" + detail::pointer_token(key));
     const std::string takes = rule.keys.empty() ? std::string("only the common keys")
                                                 : join(rule.keys) + " besides the common keys";
     bool known = false;
     for (OpKind k : kAllKinds) known = known || contains(rule_for(k).keys, key);
-    if (known) r.fail(where, "key '" + key + "' does not apply to " + a_kind(op.kind) + " (it takes " + takes + ")");
-    r.fail(where, "unknown key '" + key + "' (common keys: " + join(kCommonKeys) + "; " + a_kind(op.kind) +
+    if (known) r.fail(where, "key '" + std::string(key) + "' does not apply to " + a_kind(op.kind) + " (it takes " + takes + ")");
+    r.fail(where, "unknown key '" + detail::clip(key) + "' (common keys: " + join(kCommonKeys) + "; " + a_kind(op.kind) +
                       " also takes " + (rule.keys.empty() ? std::string("nothing else") : join(rule.keys)) + ")");
   }
   for (auto key : rule.required) (void)r.required(j, p, key, kind_needs(op.kind));
 
-  op.name = j.contains("name") ? r.get_string(j["name"], p + "/name") : op.id;
+  if (const auto name = j.find("name"))
+    op.name = r.get_string(*name, p + "/name");
+  else
+    op.name = op.id;
   if (j.contains("priority"))
     op.priority = parse_enum(r, j["priority"], p + "/priority", parse_priority, "priority", kAllPriorities);
   op.type = j.contains("type")
                 ? parse_enum(r, j["type"], p + "/type", parse_workload_type, "workload type", kAllTypes)
                 : default_workload_type(op.kind);
   if (j.contains("stream")) op.stream_hint = r.get_u32(j["stream"], p + "/stream");
-  if (j.contains("deps")) {
-    const Json& deps = j["deps"];
-    r.expect_array(deps, p + "/deps");
-    op.deps.reserve(deps.size());
-    for (std::size_t k = 0; k < deps.size(); ++k) {
+  if (const auto deps = j.find("deps")) {
+    r.expect_array(*deps, p + "/deps");
+    op.deps.reserve(deps->size());
+    for (JsonRef dep : *deps) {
       // Hot path (millions of deps): build the pointer only for an error.
-      if (!deps[k].is_string()) (void)r.get_string(deps[k], p + "/deps/" + std::to_string(k));
-      op.deps.push_back(deps[k].get_ref<const std::string&>());
+      if (!dep.is_string()) (void)r.get_string(dep, p + "/deps/" + std::to_string(op.deps.size()));
+      op.deps.emplace_back(dep.string());
     }
   }
 
@@ -277,22 +291,18 @@ Op parse_op(const Json& j, std::size_t i, Reader& r) {
   if (j.contains("host_ns")) op.host_ns = r.get_int(j["host_ns"], p + "/host_ns");
   if (j.contains("host_gap_ns")) op.host_gap_ns = r.get_int(j["host_gap_ns"], p + "/host_gap_ns");
   if (j.contains("event")) op.event = r.get_string(j["event"], p + "/event");
-  if (j.contains("blocking")) {
-    if (!j["blocking"].is_boolean())
-      r.fail(p + "/blocking", "expected true or false, got " + detail::describe_type(j["blocking"]));
-    op.blocking = j["blocking"].get<bool>();
-  }
+  if (const auto blocking = j.find("blocking")) op.blocking = r.get_bool(*blocking, p + "/blocking");
   return op;
 }
 
-std::vector<StreamDecl> parse_streams(const Json& j, Reader& r) {
+std::vector<StreamDecl> parse_streams(JsonRef j, Reader& r) {
   r.set_op("");
   r.expect_array(j, "/streams");
   std::vector<StreamDecl> out;
   out.reserve(j.size());
-  for (std::size_t i = 0; i < j.size(); ++i) {
-    const std::string p = "/streams/" + std::to_string(i);
-    const Json& s = j[i];
+  std::size_t i = 0;
+  for (JsonRef s : j) {
+    const std::string p = "/streams/" + std::to_string(i++);
     r.check_keys(s, p, {"id", "priority", "kind", "label"}, "a stream declaration");
     StreamDecl d;
     d.id = r.get_u32(r.required(s, p, "id"), p + "/id");
@@ -300,9 +310,9 @@ std::vector<StreamDecl> parse_streams(const Json& j, Reader& r) {
       d.priority = static_cast<int>(r.get_int(s["priority"], p + "/priority", std::numeric_limits<int>::min(),
                                               std::numeric_limits<int>::max()));
     if (s.contains("kind")) {
-      const std::string k = r.get_string(s["kind"], p + "/kind");
+      const std::string_view k = r.get_string(s["kind"], p + "/kind");
       const auto kind = parse_stream_kind(k);
-      if (!kind) r.fail(p + "/kind", "unknown stream kind '" + k + "' (one of: blocking, non-blocking, legacy, per-thread)");
+      if (!kind) r.fail(p + "/kind", "unknown stream kind '" + detail::clip(k) + "' (one of: blocking, non-blocking, legacy, per-thread)");
       d.kind = *kind;
     }
     if (s.contains("label")) d.label = r.get_string(s["label"], p + "/label");
@@ -542,40 +552,6 @@ std::string label(const Op& op) {
 
 // Written by hand rather than through a JSON DOM: hashing and saving a million-op workload must not
 // build one. The text equals nlohmann's compact dump of the same object (key order as below).
-
-// A JSON string literal, escaped as nlohmann's dump does (UTF-8 passes through).
-void append_string(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out += '"';
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out += kHex[c >> 4];
-          out += kHex[c & 0xf];
-        } else {
-          out += ch;
-        }
-    }
-  }
-  out += '"';
-}
-
-template <class Int>
-void append_int(std::string& out, Int v) {
-  char buf[24];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, res.ptr);
-}
 
 void append_dim3(std::string& out, const Dim3& d) {
   if (d.y == 1 && d.z == 1) return append_int(out, d.x);
@@ -888,6 +864,51 @@ void check_program(const Workload& w, Reader& r) {
   }
 }
 
+// Op ids -> their first op, for resolving millions of deps. Open addressing over one flat array of
+// (hash, op) slots: a lookup costs one slot probe (usually) plus one comparison with the op's id, where
+// std::unordered_map walked a bucket, a node and the key (three cache misses per dep once the workload
+// outgrows the cache: resolve_and_check grew 19x from 100k to 1M ops).
+class IdIndex {
+ public:
+  static constexpr OpIndex kNone = std::numeric_limits<OpIndex>::max();
+
+  explicit IdIndex(const Workload& w) : w_(w) {
+    std::size_t capacity = 16;
+    while (capacity < 2 * w.ops.size()) capacity *= 2;
+    slots_.assign(capacity, Slot{0, kNone});
+    mask_ = capacity - 1;
+    for (OpIndex i = 0; i < w.ops.size(); ++i) {
+      const std::uint64_t h = hash(w.ops[i].id);
+      std::size_t s = h & mask_;
+      // A repeated id keeps its first op (the duplicate check reports the second).
+      while (slots_[s].op != kNone && !(slots_[s].hash == h && w.ops[slots_[s].op].id == w.ops[i].id))
+        s = (s + 1) & mask_;
+      if (slots_[s].op == kNone) slots_[s] = Slot{h, i};
+    }
+  }
+
+  /// The first op with this id, or kNone.
+  [[nodiscard]] OpIndex find(std::string_view id) const {
+    const std::uint64_t h = hash(id);
+    for (std::size_t s = h & mask_;; s = (s + 1) & mask_) {
+      const Slot& slot = slots_[s];
+      if (slot.op == kNone) return kNone;
+      if (slot.hash == h && w_.ops[slot.op].id == id) return slot.op;
+    }
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t hash;
+    OpIndex op;
+  };
+  static std::uint64_t hash(std::string_view s) noexcept { return std::hash<std::string_view>{}(s); }
+
+  const Workload& w_;
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0;
+};
+
 }  // namespace
 
 void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits& limits) {
@@ -909,14 +930,12 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
   else
     check_dag_has_no_program_parts(w, r);
 
-  std::unordered_map<std::string_view, OpIndex> index;
-  index.reserve(w.ops.size());
+  const IdIndex index(w);
   for (OpIndex i = 0; i < w.ops.size(); ++i) {
-    const auto [it, inserted] = index.emplace(w.ops[i].id, i);
-    if (!inserted) {
+    const OpIndex first = index.find(w.ops[i].id);
+    if (first != i) {
       r.set_op(w.ops[i].id);
-      r.fail("/ops/" + std::to_string(i) + "/id",
-             "duplicate op id (already used by /ops/" + std::to_string(it->second) + ")");
+      r.fail("/ops/" + std::to_string(i) + "/id", "duplicate op id (already used by /ops/" + std::to_string(first) + ")");
     }
   }
 
@@ -929,12 +948,12 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
     op.dep_indices.reserve(op.deps.size());
     for (std::size_t k = 0; k < op.deps.size(); ++k) {
       const auto ptr = [&] { return "/ops/" + std::to_string(i) + "/deps/" + std::to_string(k); };
-      const auto it = index.find(op.deps[k]);
-      if (it == index.end())
+      const OpIndex dep = index.find(op.deps[k]);
+      if (dep == IdIndex::kNone)
         r.fail(ptr(), "dep '" + op.deps[k] + "' names no op of this workload" + did_you_mean(w, op.deps[k]));
-      if (it->second == i) r.fail(ptr(), "op depends on itself");
-      op.dep_indices.push_back(it->second);
-      ++succ_begin[it->second + 1];
+      if (dep == i) r.fail(ptr(), "op depends on itself");
+      op.dep_indices.push_back(dep);
+      ++succ_begin[dep + 1];
     }
     // A dep listed twice: pairwise for the usual handful, sorted for a wide join.
     std::optional<std::pair<std::size_t, std::size_t>> twice;
@@ -987,42 +1006,79 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
   if (visited != w.ops.size()) report_cycles(w, indegree, r);
 }
 
-Workload parse_workload(std::string_view json_text, const std::string& source, const ShapeLimits& limits) {
-  const Json doc = detail::parse_json_strict(json_text, source);
-  Reader r(source);
-  r.expect_object(doc, "");
+namespace detail {
+
+Workload read_workload(JsonDocument& doc, const ShapeLimits& limits, ProgressCounter* progress) {
+  Reader r(doc.source());
+  // The top level in one pass: "ops" streams one op at a time into the workload; the other members
+  // (small) are kept and checked once the pass is over, in the same order as always: format version,
+  // keys, name, ... then the ops. A problem found in an op waits for those checks, so a file from a
+  // newer streamlab reads "format_version 3 is not supported" wherever its version sits.
+  JsonArena top;
+  JsonArena element;
+  Workload w;
+  bool have_ops = false;
+  std::optional<InputError> ops_error;
+  top.begin_object();
+  doc.for_each_root_member(
+      [&](std::string_view key, simdjson::ondemand::value& value) {
+        if (key != "ops") return (void)doc.build(value, "/" + pointer_token(key), top, key);
+        have_ops = true;
+        doc.for_each_element(
+            value, "/ops", element,
+            [&](std::size_t i, JsonRef op) {
+              if (ops_error) return;  // the rest is still read: a syntax error anywhere comes first
+              try {
+                w.ops.push_back(parse_op(op, i, r));
+              } catch (const InputError& e) {
+                ops_error = e;
+              }
+            },
+            [&](JsonRef not_array) {
+              try {
+                r.expect_array(not_array, "/ops");
+              } catch (const InputError& e) {
+                ops_error = e;
+              }
+            },
+            progress);
+      },
+      top, [&](JsonRef root) { r.expect_object(root, ""); });
+  top.end_object();
+  const JsonRef doc_top = top.root();
+  r.set_op("");
+
   // The version first: a newer file may legitimately have keys this reader does not know.
-  const int version = static_cast<int>(r.get_int(r.required(doc, "", "format_version"), "/format_version"));
+  const int version = static_cast<int>(r.get_int(r.required(doc_top, "", "format_version"), "/format_version"));
   if (version < 1 || version > kWorkloadFormatVersion)
     r.fail("/format_version", "format_version " + std::to_string(version) + " is not supported (this streamlab " +
                                   "reads versions 1 and " + std::to_string(kWorkloadFormatVersion) + ")");
   if (version == 1) {
     for (std::string_view key : {"program", "streams"})
-      if (doc.contains(key))
+      if (doc_top.contains(key))
         r.fail("/" + std::string(key), "key '" + std::string(key) + "' needs format_version 2 (this file says 1)");
   }
-  r.check_keys(doc, "", {"format_version", "name", "description", "program", "streams", "ops"}, "a workload");
-  Workload w;
-  w.name = r.get_string(r.required(doc, "", "name"), "/name");
-  if (doc.contains("description")) w.description = r.get_string(doc["description"], "/description");
-  if (doc.contains("program")) {
-    if (!doc["program"].is_boolean())
-      r.fail("/program", "expected true or false, got " + detail::describe_type(doc["program"]));
-    w.program = doc["program"].get<bool>();
-  }
-  if (doc.contains("streams")) w.streams = parse_streams(doc["streams"], r);
-  const Json& ops = r.required(doc, "", "ops");
-  r.expect_array(ops, "/ops");
-  w.ops.reserve(ops.size());
-  for (std::size_t i = 0; i < ops.size(); ++i) w.ops.push_back(parse_op(ops[i], i, r));
-  resolve_and_check(w, source, limits);
+  r.check_keys(doc_top, "", {"format_version", "name", "description", "program", "streams", "ops"}, "a workload");
+  w.name = r.get_string(r.required(doc_top, "", "name"), "/name");
+  if (const auto d = doc_top.find("description")) w.description = r.get_string(*d, "/description");
+  if (const auto program = doc_top.find("program")) w.program = r.get_bool(*program, "/program");
+  if (const auto streams = doc_top.find("streams")) w.streams = parse_streams(*streams, r);
+  if (!have_ops) r.fail("", "missing required key 'ops'");
+  if (ops_error) throw *ops_error;
+  resolve_and_check(w, doc.source(), limits);
   return w;
 }
 
-Workload load_workload(const std::filesystem::path& file, const ShapeLimits& limits) {
-  const std::string name = file.string();
-  const std::string text = with_step(name, "reading", [&] { return read_text_file(file); });
-  return with_step(name, "parsing", [&] { return parse_workload(text, name, limits); });
+}  // namespace detail
+
+Workload parse_workload(std::string_view json_text, const std::string& source, const ShapeLimits& limits) {
+  detail::JsonDocument doc(json_text, source);
+  return detail::read_workload(doc, limits, nullptr);
+}
+
+Workload load_workload(const std::filesystem::path& file, const ShapeLimits& limits, ProgressCounter* progress) {
+  detail::JsonDocument doc(file);
+  return detail::read_workload(doc, limits, progress);
 }
 
 std::string workload_to_json(const Workload& w, int indent) {

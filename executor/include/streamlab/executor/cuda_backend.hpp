@@ -266,8 +266,8 @@ class CudaBackend final : public policies::Backend {
   std::chrono::steady_clock::time_point t0_host_;
   std::chrono::steady_clock::time_point origin_host_;  ///< host time by which origin_ev_ had completed
   std::uint64_t t0_cupti_ = 0;
-  cudaEvent_t origin_ev_ = nullptr;   ///< device time 0 of event-timed spans
-  cudaEvent_t closing_ev_ = nullptr;  ///< CUPTI mode: second anchor, recorded in finish()
+  cudaEvent_t origin_ev_ = nullptr;   ///< events mode: reference of event-timed spans (prepare())
+  cudaEvent_t closing_ev_ = nullptr;  ///< CUPTI mode: reference of event-timed spans, behind finish()'s anchor
   buffer task_state_;                 ///< one kernels::TaskPoolState per task_pool op
   // Graph mode.
   bool capturing_ = false;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "streamlab/model/op.hpp"
+#include "streamlab/model/progress.hpp"
 
 namespace streamlab::model {
 
@@ -82,7 +83,8 @@ struct Trace {
 /// reading back gives the same Trace.
 [[nodiscard]] std::string trace_to_chrome_json(const Trace& t);
 [[nodiscard]] Trace parse_chrome_trace(std::string_view json_text, const std::string& source);
-[[nodiscard]] Trace load_trace(const std::filesystem::path& file);
+/// Reads the file in one pass (no document tree of the whole file); `progress` counts bytes read.
+[[nodiscard]] Trace load_trace(const std::filesystem::path& file, ProgressCounter* progress = nullptr);
 /// Atomic write (temporary file + rename).
 void save_trace(const Trace& t, const std::filesystem::path& file);
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "streamlab/model/op.hpp"
+#include "streamlab/model/progress.hpp"
 
 namespace streamlab::model {
 
@@ -80,7 +81,9 @@ struct ShapeLimits {
 [[nodiscard]] Workload parse_workload(std::string_view json_text, const std::string& source,
                                       const ShapeLimits& limits = {});
 /// Reads a file and parses it; a missing or unreadable file is an InputError too.
-[[nodiscard]] Workload load_workload(const std::filesystem::path& file, const ShapeLimits& limits = {});
+/// Reads the file in one pass (no document tree of the whole file); `progress` counts bytes read.
+[[nodiscard]] Workload load_workload(const std::filesystem::path& file, const ShapeLimits& limits = {},
+                                     ProgressCounter* progress = nullptr);
 /// Canonical JSON (format_version first, keys in a fixed order, defaults written out). With indent >= 0
 /// the document is indented and each op sits on one line (diff-friendly); indent < 0 gives one line.
 [[nodiscard]] std::string workload_to_json(const Workload& w, int indent = 2);

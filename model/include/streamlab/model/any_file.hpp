@@ -1,0 +1,34 @@
+#pragma once
+/// \file any_file.hpp
+/// Reading a file whose kind (workload, trace or device profile) its content tells: the file is parsed
+/// once, asked what it holds, and read by that kind's reader (`streamlab validate --as auto`).
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+
+#include "streamlab/model/device_profile.hpp"
+#include "streamlab/model/progress.hpp"
+#include "streamlab/model/trace.hpp"
+#include "streamlab/model/workload.hpp"
+
+namespace streamlab::model {
+
+enum class FileKind : std::uint8_t { workload, trace, profile };
+
+/// One file read as its kind: exactly one of the three is set.
+struct AnyFile {
+  FileKind kind = FileKind::workload;
+  std::optional<Workload> workload;
+  std::optional<Trace> trace;
+  std::optional<DeviceProfile> profile;
+};
+
+/// Reads `file` as `kind`, or, without one, as what its top level says: a trace when it has
+/// "traceEvents", a device profile when it has "params" and no "ops", a workload otherwise (malformed
+/// text included, which the workload reader reports with line and column). Workloads are checked
+/// against `limits`. Errors are InputErrors naming the file, as the kind's own load_* gives them.
+[[nodiscard]] AnyFile load_any(const std::filesystem::path& file, const ShapeLimits& limits,
+                               std::optional<FileKind> kind = std::nullopt, ProgressCounter* progress = nullptr);
+
+}  // namespace streamlab::model

@@ -1,0 +1,188 @@
+#pragma once
+// Private: the streaming JSON reader behind the workload, trace and profile readers. A file is parsed
+// once with simdjson's On-Demand API (no DOM of the whole file); the readers walk its top level and turn
+// one element of a large array at a time (one op, one trace event) into a small tree in a reusable
+// arena, which the field-by-field checks read like a DOM. Strings and keys point into the parser's
+// buffers, so a subtree costs no allocation once the arena has grown.
+//
+// Errors: any syntax error simdjson reports is re-described by throw_if_malformed (the same
+// "line L, column C" and reason the DOM reader gave), so a malformed file reads the same whatever reader
+// found it. A key repeated in one object and nesting beyond kMaxJsonDepth are refused while the subtree
+// is built.
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "json_util.hpp"
+#include "streamlab/model/progress.hpp"
+
+namespace streamlab::model::detail {
+
+class JsonArena;
+
+/// One value in a JsonArena: cheap to copy, valid until the arena is cleared.
+class JsonRef {
+ public:
+  enum class Type : std::uint8_t { null, boolean, string, integer, unsigned_integer, floating, object, array };
+
+  JsonRef(const JsonArena& arena, std::uint32_t index) : arena_(&arena), index_(index) {}
+
+  [[nodiscard]] Type type() const noexcept;
+  [[nodiscard]] bool is_object() const noexcept { return type() == Type::object; }
+  [[nodiscard]] bool is_array() const noexcept { return type() == Type::array; }
+  [[nodiscard]] bool is_string() const noexcept { return type() == Type::string; }
+  /// Integers of either sign (as nlohmann's is_number_integer: unsigned ones count too).
+  [[nodiscard]] bool is_integer() const noexcept {
+    return type() == Type::integer || type() == Type::unsigned_integer;
+  }
+  /// Integers >= 0.
+  [[nodiscard]] bool is_unsigned() const noexcept { return type() == Type::unsigned_integer; }
+  [[nodiscard]] bool is_number() const noexcept { return is_integer() || type() == Type::floating; }
+  [[nodiscard]] bool is_boolean() const noexcept { return type() == Type::boolean; }
+
+  /// Children of an array or object.
+  [[nodiscard]] std::size_t size() const noexcept;
+  [[nodiscard]] bool empty() const noexcept { return size() == 0; }
+  /// Element `i` of an array (i < size()); constant time for arrays of scalars.
+  [[nodiscard]] JsonRef operator[](std::size_t i) const;
+  /// The member `key` of an object, or nothing.
+  [[nodiscard]] std::optional<JsonRef> find(std::string_view key) const;
+  [[nodiscard]] bool contains(std::string_view key) const { return find(key).has_value(); }
+  /// The member `key` of an object, which must be present.
+  [[nodiscard]] JsonRef at(std::string_view key) const { return *find(key); }
+  [[nodiscard]] JsonRef operator[](std::string_view key) const { return at(key); }
+
+  /// Children in order (array elements, object members); key() names a member.
+  class Iterator {
+   public:
+    Iterator(const JsonArena& a, std::uint32_t i) : arena_(&a), index_(i) {}
+    JsonRef operator*() const { return JsonRef(*arena_, index_); }
+    Iterator& operator++();
+    bool operator!=(const Iterator& o) const { return index_ != o.index_; }
+
+   private:
+    const JsonArena* arena_;
+    std::uint32_t index_;
+  };
+  [[nodiscard]] Iterator begin() const;
+  [[nodiscard]] Iterator end() const;
+
+  /// The key of an object member ("" otherwise).
+  [[nodiscard]] std::string_view key() const noexcept;
+  [[nodiscard]] std::string_view string() const noexcept;  ///< strings only
+  [[nodiscard]] std::int64_t int64() const noexcept;       ///< Type::integer only
+  [[nodiscard]] std::uint64_t uint64() const noexcept;     ///< Type::unsigned_integer only
+  [[nodiscard]] double number() const noexcept;            ///< any number, as a double
+  [[nodiscard]] bool boolean() const noexcept;
+
+  /// "a string", "an integer", ... for messages.
+  [[nodiscard]] std::string describe_type() const;
+  /// The value for a message: scalars as written (long strings shortened), containers as [...] / {...}
+  /// with their size, never their contents.
+  [[nodiscard]] std::string shown() const;
+
+ private:
+  friend class JsonArena;
+  friend class JsonDocument;
+  const JsonArena* arena_;
+  std::uint32_t index_;
+};
+
+/// Nodes of the subtrees built from the document, in pre-order. Cleared per element by the readers.
+class JsonArena {
+ public:
+  void clear() noexcept { nodes_.clear(); }
+  [[nodiscard]] JsonRef root() const { return JsonRef(*this, 0); }
+  /// Starts (on an empty arena) an object at the root, whose members JsonDocument::build adds with their
+  /// keys: the top level of a document minus the large arrays read element by element.
+  void begin_object();
+  void end_object();
+
+ private:
+  friend class JsonRef;
+  friend class JsonDocument;
+  struct Node {
+    JsonRef::Type type = JsonRef::Type::null;
+    bool boolean = false;
+    std::uint32_t count = 0;  ///< children
+    std::uint32_t end = 0;    ///< index one past this node's subtree
+    std::string_view key;
+    std::string_view text;    ///< strings
+    union {
+      std::int64_t i;
+      std::uint64_t u;
+      double d;
+    } num{};
+  };
+  std::vector<Node> nodes_;
+};
+
+/// One JSON file or text, parsed once. The readers walk its root object member by member and build the
+/// subtrees they need.
+class JsonDocument {
+ public:
+  /// Reads `file` (errors name it). The text is kept with the padding simdjson needs, with no second copy.
+  explicit JsonDocument(const std::filesystem::path& file);
+  /// Copies `text` (padded) and names it `source` in errors.
+  JsonDocument(std::string_view text, std::string source);
+  JsonDocument(const JsonDocument&) = delete;
+  JsonDocument& operator=(const JsonDocument&) = delete;
+
+  [[nodiscard]] const std::string& source() const noexcept { return source_; }
+  [[nodiscard]] std::size_t size() const noexcept { return text_.size(); }
+
+  /// Calls member(key, value) for each member of the root object in file order; the callback reads
+  /// `value` (build(), for_each_element()) or leaves it, which skips it. A root that is not an object is
+  /// built into `arena` whole and handed to not_object() instead. Throws the InputError of a syntax
+  /// error, a repeated key or too deep a nesting anywhere it reads.
+  using MemberFn = std::function<void(std::string_view key, simdjson::ondemand::value& value)>;
+  void for_each_root_member(const MemberFn& member, JsonArena& arena, const std::function<void(JsonRef)>& not_object);
+
+  /// Calls element(i, e) for each element of the array `value` (a member of the root named `pointer`,
+  /// e.g. "/ops"), each built into `arena`, which is cleared before each. A `value` that is not an array
+  /// is built into `arena` and handed to not_array(). Reports bytes read to `progress`.
+  void for_each_element(simdjson::ondemand::value& value, const std::string& pointer, JsonArena& arena,
+                        const std::function<void(std::size_t index, JsonRef element)>& element,
+                        const std::function<void(JsonRef)>& not_array, ProgressCounter* progress = nullptr);
+
+  /// Adds `value` (a member of the root named `pointer`) to `arena` with key `key`, after what it holds
+  /// already (see JsonArena::begin_object).
+  JsonRef build(simdjson::ondemand::value& value, const std::string& pointer, JsonArena& arena,
+                std::string_view key = {});
+  /// The whole document in `arena` (small files: device profiles).
+  JsonRef build_root(JsonArena& arena);
+  /// The keys of the root object, values skipped ({} for anything else, malformed text included).
+  [[nodiscard]] std::vector<std::string> root_keys();
+
+ private:
+  void start();
+  std::uint32_t build_node(simdjson::ondemand::value& value, JsonArena& arena, std::uint32_t root,
+                           std::size_t depth, const std::string& pointer, std::string_view key = {});
+  /// The JSON pointer of node `target` inside the subtree at `root` whose pointer is `base`.
+  static std::string pointer_to(const JsonArena& arena, std::uint32_t root, std::uint32_t target,
+                                const std::string& base);
+  void check_keys_unique(const JsonArena& arena, std::uint32_t root, std::uint32_t object,
+                         const std::string& pointer) const;
+  /// Throws the InputError for a simdjson error: the strict reader's line, column and reason.
+  [[noreturn]] void syntax_error(simdjson::error_code code) const;
+  /// Byte offset of where the parser stands (for errors).
+  [[nodiscard]] std::size_t offset() noexcept;
+  /// Nothing but whitespace follows the root value.
+  [[nodiscard]] bool at_end() noexcept;
+
+  std::string source_;
+  simdjson::padded_string text_;
+  simdjson::ondemand::parser parser_;
+  simdjson::ondemand::document doc_;
+  bool iterated_ = false;
+  bool failed_ = false;  ///< the last walk stopped early (an error): start() indexes the text again
+};
+
+}  // namespace streamlab::model::detail

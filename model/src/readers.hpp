@@ -1,0 +1,17 @@
+#pragma once
+// Private: the readers of each file kind over a parsed JsonDocument, so one parse serves a caller that
+// first asks the document what it holds (load_any).
+
+#include "json_view.hpp"
+#include "streamlab/model/device_profile.hpp"
+#include "streamlab/model/progress.hpp"
+#include "streamlab/model/trace.hpp"
+#include "streamlab/model/workload.hpp"
+
+namespace streamlab::model::detail {
+
+[[nodiscard]] Workload read_workload(JsonDocument& doc, const ShapeLimits& limits, ProgressCounter* progress);
+[[nodiscard]] Trace read_trace(JsonDocument& doc, ProgressCounter* progress);
+[[nodiscard]] DeviceProfile read_device_profile(JsonDocument& doc);
+
+}  // namespace streamlab::model::detail

@@ -1,0 +1,175 @@
+#!/usr/bin/python3
+"""CPU time and peak memory of the streamlab commands on large generated workloads.
+
+For each size (default 1M and 10M ops) and generator (`gen random-dag` with its defaults, and
+`gen stream-chains` with 1000-kernel chains), the script generates the workload, then measures
+
+  validate W | analyze W | sim W -o A (load-balanced) | compare A B | viewer's first frame of A B
+
+where B is the same workload simulated with round-robin. Each command runs once, alone; its CPU time
+(user + system) and peak resident memory come from wait4(). Memory is compared with the size of the
+command's input files (the workload, or both traces).
+
+Targets (issue 15): at 1M ops every command under 2 s of CPU, except sim of the random DAG under 5 s;
+at 10M ops each under 10x its own 1M time; peak memory of every command at most 2x its input's size.
+
+With --before BUILD_DIR the same commands of an older build run on the same files first, and the table
+shows both. Usage:
+
+  tests/bench/scale_table.py --build build [--before old/build] [--sizes 1M,10M] [--data DIR]
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+GENERATORS = {
+    # name: (gen arguments for n ops)
+    "random-dag": lambda n: ["random-dag", "--ops", str(n)],
+    "stream-chains": lambda n: ["stream-chains", "--chains", str(n // 1000), "--length", "1000"],
+}
+
+
+def parse_size(s):
+    s = s.strip().upper()
+    mult = {"K": 1000, "M": 1000 * 1000}.get(s[-1:], 1)
+    return int(float(s.rstrip("KM")) * mult) if s[-1:] in "KM" else int(s)
+
+
+def label(n):
+    return f"{n // 1000000}M" if n % 1000000 == 0 else f"{n // 1000}k"
+
+
+def measure(argv, env=None):
+    """Runs argv once; returns (cpu seconds, peak RSS bytes, wall seconds, exit code)."""
+    start = time.monotonic()
+    with open(os.devnull, "wb") as null:
+        proc = subprocess.Popen(argv, stdout=null, stderr=subprocess.PIPE, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        err = proc.stderr.read().decode(errors="replace")
+        proc.stderr.close()
+    wall = time.monotonic() - start
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        sys.stderr.write(f"  ! {' '.join(argv)} exited {code}: {err.strip()[-400:]}\n")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, wall, code
+
+
+class Build:
+    def __init__(self, path):
+        self.path = os.path.abspath(path)
+        self.cli = os.path.join(self.path, "cli", "streamlab")
+        self.viz = os.path.join(self.path, "viz", "streamlab-viz")
+        if not os.access(self.cli, os.X_OK):
+            sys.exit(f"no streamlab executable at {self.cli}")
+        self.has_viz = os.access(self.viz, os.X_OK) and shutil.which("xvfb-run") is not None
+
+    def commands(self, workload, trace_a, trace_b, out_dir, tag):
+        """(name, argv, input files) of each measured command."""
+        quiet = ["--quiet"] if self.supports_quiet() else []
+        out_a = os.path.join(out_dir, f"{tag}.sim.json")
+        cmds = [
+            ("validate", [self.cli, "validate", workload] + quiet, [workload]),
+            ("analyze", [self.cli, "analyze", workload] + quiet, [workload]),
+            ("sim", [self.cli, "sim", workload, "--policy", "load-balanced", "--date", "2026-01-01", "-o", out_a]
+             + quiet, [workload]),
+            ("compare", [self.cli, "compare", trace_a, trace_b] + quiet, [trace_a, trace_b]),
+        ]
+        if self.has_viz:
+            png = os.path.join(out_dir, f"{tag}.png")
+            cmds.append(("viewer", ["xvfb-run", "-a", self.viz, trace_a, trace_b, "--screenshot", png, "--frames", "1"],
+                         [trace_a, trace_b]))
+        return cmds
+
+    def supports_quiet(self):
+        if not hasattr(self, "_quiet"):
+            out = subprocess.run([self.cli, "validate", "--help"], capture_output=True, text=True).stdout
+            self._quiet = "--quiet" in out
+        return self._quiet
+
+
+def prepare(build, data, gen, n):
+    """The workload and its two traces (made once per size, by the newest build)."""
+    base = os.path.join(data, f"{gen}-{label(n)}")
+    workload = base + ".workload.json"
+    traces = (base + ".load-balanced.json", base + ".round-robin.json")
+    if not os.path.exists(workload):
+        print(f"# generating {workload}", flush=True)
+        subprocess.run([build.cli, "gen"] + GENERATORS[gen](n) + ["-o", workload], check=True)
+    for trace, policy in zip(traces, ("load-balanced", "round-robin")):
+        if not os.path.exists(trace):
+            print(f"# simulating {trace}", flush=True)
+            subprocess.run([build.cli, "sim", workload, "--policy", policy, "--date", "2026-01-01", "-o", trace],
+                           check=True, stdout=subprocess.DEVNULL)
+    return workload, traces
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build", help="build folder to measure (default: build)")
+    ap.add_argument("--before", help="an older build folder, measured on the same files for comparison")
+    ap.add_argument("--sizes", default="1M,10M", help="op counts, comma-separated (default: 1M,10M)")
+    ap.add_argument("--generators", default=",".join(GENERATORS), help="random-dag and/or stream-chains")
+    ap.add_argument("--data", default="scale-data", help="folder for the generated files (kept between runs)")
+    ap.add_argument("--commands", default="validate,analyze,sim,compare,viewer", help="which commands to measure")
+    args = ap.parse_args()
+
+    after = Build(args.build)
+    before = Build(args.before) if args.before else None
+    os.makedirs(args.data, exist_ok=True)
+    wanted = set(args.commands.split(","))
+    sizes = [parse_size(s) for s in args.sizes.split(",")]
+    rows = []  # (gen, n, command, input bytes, {build tag: (cpu, rss)})
+    for gen in args.generators.split(","):
+        for n in sizes:
+            workload, (trace_a, trace_b) = prepare(after, args.data, gen, n)
+            results = {}
+            for tag, build in (("before", before), ("after", after)):
+                if build is None:
+                    continue
+                for name, argv, inputs in build.commands(workload, trace_a, trace_b, args.data, f"{gen}-{label(n)}-{tag}"):
+                    if name not in wanted:
+                        continue
+                    cpu, rss, wall, code = measure(argv)
+                    size = sum(os.path.getsize(f) for f in inputs)
+                    results.setdefault(name, {"input": size})[tag] = (cpu, rss, code)
+                    print(f"# {tag:6} {gen:13} {label(n):>4} {name:9} cpu {cpu:7.2f} s  wall {wall:7.2f} s  "
+                          f"peak {rss / 2**20:8.0f} MiB  input {size / 2**20:7.0f} MiB", flush=True)
+            for name, r in results.items():
+                rows.append((gen, n, name, r))
+
+    # Targets need the 1M time of the same command for the 10M ratio.
+    one_m = {(g, name): r["after"][0] for g, n, name, r in rows if n == 1000000 and "after" in r}
+    print()
+    head = f"| generator     | ops | command  | input MiB |"
+    if before:
+        head += " before CPU s | before peak MiB |"
+    head += " CPU s | peak MiB | peak/input | CPU target | met |"
+    print(head)
+    print("|" + "|".join("-" * (len(c)) for c in head.split("|")[1:-1]) + "|")
+    for gen, n, name, r in rows:
+        cpu, rss, code = r["after"]
+        if n <= 1000000:
+            limit = 5.0 if (name == "sim" and gen == "random-dag") else 2.0
+            target = f"< {limit:g} s"
+        else:
+            base = one_m.get((gen, name))
+            limit = 10 * base * n / 1e7 if base is not None else None
+            target = f"< {limit:.1f} s (10x 1M)" if limit is not None else "-"
+        ratio = rss / r["input"]
+        ok = code == 0 and ratio <= 2.0 and (limit is None or cpu < limit)
+        line = f"| {gen:13} | {label(n):>3} | {name:8} | {r['input'] / 2**20:9.0f} |"
+        if before:
+            if "before" in r:
+                bcpu, brss, bcode = r["before"]
+                line += f" {bcpu:12.2f} | {brss / 2**20:15.0f} |"
+            else:
+                line += f" {'-':>12} | {'-':>15} |"
+        line += f" {cpu:5.2f} | {rss / 2**20:8.0f} | {ratio:10.2f} | {target:10} | {'yes' if ok else 'no':3} |"
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
