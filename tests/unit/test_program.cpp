@@ -10,6 +10,7 @@
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/program.hpp"
 #include "streamlab/model/workload.hpp"
+#include "workload_error_helpers.hpp"
 
 using namespace streamlab::model;
 
@@ -33,16 +34,7 @@ std::string kernel(const std::string& id, int stream, const std::string& extra =
 
 void expect_error(const std::string& text, const std::string& place, const std::string& op,
                   const std::string& reason) {
-  try {
-    (void)parse_workload(text, kFile);
-    ADD_FAILURE() << "no error; expected " << place << ": " << reason;
-  } catch (const InputError& e) {
-    const std::string what = e.what();
-    EXPECT_EQ(e.file(), kFile) << what;
-    EXPECT_EQ(e.place(), place) << what;
-    EXPECT_EQ(e.op(), op) << what;
-    EXPECT_NE(what.find(reason), std::string::npos) << what;
-  }
+  streamlab::test::expect_workload_error(text, kFile, place, op, reason);
 }
 
 // The example of docs/formats.md, section 1.9.

@@ -11,6 +11,7 @@
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
 #include "streamlab/model/workload.hpp"
+#include "workload_error_helpers.hpp"
 
 using namespace streamlab::model;
 
@@ -26,24 +27,9 @@ std::string doc(const std::string& ops) {
 const std::string kKernel =
     R"({"id": "k", "kind": "kernel", "grid": 4, "block": [128, 2], "duration": {"per_block_ns": 1000}})";
 
-/// Parses `text`, expects an InputError at `place` about `op` whose message contains `reason`.
 void expect_error(const std::string& text, const std::string& place, const std::string& op,
                   const std::string& reason) {
-  try {
-    (void)parse_workload(text, kFile);
-    ADD_FAILURE() << "no error; expected " << place << ": " << reason;
-  } catch (const InputError& e) {
-    const std::string what = e.what();
-    EXPECT_EQ(e.file(), kFile) << what;
-    EXPECT_EQ(e.place(), place) << what;
-    EXPECT_EQ(e.op(), op) << what;
-    EXPECT_NE(what.find(kFile), std::string::npos) << what;
-    EXPECT_NE(what.find(place), std::string::npos) << what;
-    if (!op.empty()) {
-      EXPECT_NE(what.find("op '" + op + "'"), std::string::npos) << what;
-    }
-    EXPECT_NE(what.find(reason), std::string::npos) << "message: " << what << "\nexpected to contain: " << reason;
-  }
+  streamlab::test::expect_workload_error(text, kFile, place, op, reason);
 }
 
 // Every kind with every optional field set to a non-default value.
