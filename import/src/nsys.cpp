@@ -2,6 +2,7 @@
 // (CUPTI_ACTIVITY_MEMCPY_KIND_*, CUPTI_ACTIVITY_MEMORY_KIND_*, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_*).
 #include "streamlab/import/nsys.hpp"
 
+#include <simdjson.h>
 #include <sqlite3.h>
 
 #include <array>
@@ -9,9 +10,12 @@
 #include <fstream>
 #include <memory>
 #include <set>
+#include <tuple>
 #include <unordered_map>
+#include <utility>
 
 #include "streamlab/model/errors.hpp"
+#include "streamlab/model/input_limits.hpp"
 
 namespace streamlab::import {
 namespace {
@@ -106,17 +110,59 @@ std::string text(sqlite3_stmt* s, int col) {
   return t != nullptr ? t : "";
 }
 
+constexpr std::int64_t kMaxU32 = 0xffffffffLL;
+constexpr auto kMaxBytes = static_cast<std::int64_t>(model::kMaxOpBytes);
+
+/// One row of a GPU activity or API call table, for range checks that name the table, the row's
+/// correlation id and the column: SQLite stores whatever a file says, and a value the program would
+/// truncate (a grid of 2^32 + 1 blocks read as 1) or a span that ends before it starts is a corrupt export.
+class Row {
+ public:
+  Row(const Reader& db, const char* table, sqlite3_stmt* s, int correlation_col)
+      : db_(db), table_(table), s_(s), correlation_(i64(s, correlation_col)) {}
+
+  /// Column `col` as an integer in [lo, hi]; NULL, text, a fraction or a value outside is refused.
+  std::int64_t get(int col, const char* column, std::int64_t lo, std::int64_t hi) const {
+    const int type = sqlite3_column_type(s_, col);
+    const std::int64_t v = i64(s_, col);
+    const bool integral = type == SQLITE_INTEGER ||
+                          (type == SQLITE_FLOAT && sqlite3_column_double(s_, col) == static_cast<double>(v));
+    if (!integral || v < lo || v > hi)
+      db_.fail(table_, "correlationId " + std::to_string(correlation_) + ": " + column + " " +
+                           (type == SQLITE_NULL ? std::string("NULL") : text(s_, col)) + " is not an integer in [" +
+                           std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return v;
+  }
+
+  /// Start and end (columns 0 and 1): profiler time stamps, end not before start.
+  std::pair<Nanos, Nanos> interval() const {
+    const Nanos start = get(0, "start", 0, model::kMaxTraceNs);
+    const Nanos end = get(1, "end", 0, model::kMaxTraceNs);
+    if (end < start)
+      db_.fail(table_, "correlationId " + std::to_string(correlation_) + ": ends (" + std::to_string(end) +
+                           " ns) before it starts (" + std::to_string(start) + " ns)");
+    return {start, end};
+  }
+
+  std::uint64_t correlation() const { return static_cast<std::uint64_t>(correlation_); }
+
+ private:
+  const Reader& db_;
+  const char* table_;
+  sqlite3_stmt* s_;
+  std::int64_t correlation_;
+};
+
 /// nsys packs the process id into globalTid / globalPid bits 24..47 and the thread id into bits 0..23.
 std::uint32_t pid_of(std::int64_t global) { return static_cast<std::uint32_t>((global >> 24) & 0xFFFFFF); }
 std::uint32_t tid_of(std::int64_t global) { return static_cast<std::uint32_t>(global & 0xFFFFFF); }
 
 /// Columns 0..4 of every GPU activity query: start, end, deviceId, streamId, correlationId.
-void read_placement(sqlite3_stmt* s, GpuActivity& a) {
-  a.start = i64(s, 0);
-  a.end = i64(s, 1);
-  a.device = static_cast<std::uint32_t>(i64(s, 2));
-  a.stream = static_cast<std::uint32_t>(i64(s, 3));
-  a.correlation = static_cast<std::uint64_t>(i64(s, 4));
+void read_placement(const Row& row, GpuActivity& a) {
+  std::tie(a.start, a.end) = row.interval();
+  a.device = static_cast<std::uint32_t>(row.get(2, "deviceId", 0, kMaxU32));
+  a.stream = static_cast<std::uint32_t>(row.get(3, "streamId", 0, kMaxU32));
+  a.correlation = row.correlation();
 }
 
 void copy_kind(std::int64_t kind, std::int64_t src, std::int64_t dst, GpuActivity& a) {
@@ -171,7 +217,15 @@ Capture read_nsys(const std::filesystem::path& file) {
                false);
 
   std::unordered_map<std::int64_t, std::string> names;
-  db.each("SELECT id, value FROM StringIds", [&](sqlite3_stmt* s) { names.emplace(i64(s, 0), text(s, 1)); });
+  // Names go into JSON (the program, the measured trace): SQLite keeps whatever bytes a file holds.
+  auto utf8 = [&](sqlite3_stmt* s, int col, const std::string& place) {
+    std::string t = text(s, col);
+    if (!simdjson::validate_utf8(t.data(), t.size())) db.fail(place, "text is not valid UTF-8");
+    return t;
+  };
+  db.each("SELECT id, value FROM StringIds", [&](sqlite3_stmt* s) {
+    names.emplace(i64(s, 0), utf8(s, 1, "StringIds id " + std::to_string(i64(s, 0))));
+  });
   auto name_of = [&](std::int64_t id) {
     const auto it = names.find(id);
     return it == names.end() ? std::string("string ") + std::to_string(id) : it->second;
@@ -179,12 +233,12 @@ Capture read_nsys(const std::filesystem::path& file) {
 
   auto read_calls = [&](const char* table) {
     db.each(std::string("SELECT start, end, globalTid, correlationId, nameId FROM ") + table, [&](sqlite3_stmt* s) {
+      const Row row(db, table, s, 3);
       ApiCall c;
-      c.start = i64(s, 0);
-      c.end = i64(s, 1);
+      std::tie(c.start, c.end) = row.interval();
       c.process = pid_of(i64(s, 2));
       c.thread = tid_of(i64(s, 2));
-      c.correlation = static_cast<std::uint64_t>(i64(s, 3));
+      c.correlation = row.correlation();
       c.name = name_of(i64(s, 4));
       c.kind = classify_call(c.name);
       cap.calls.push_back(std::move(c));
@@ -197,14 +251,19 @@ Capture read_nsys(const std::filesystem::path& file) {
     db.each("SELECT start, end, deviceId, streamId, correlationId, gridX, gridY, gridZ, blockX, blockY, blockZ, "
             "registersPerThread, staticSharedMemory + dynamicSharedMemory, shortName FROM CUPTI_ACTIVITY_KIND_KERNEL",
             [&](sqlite3_stmt* s) {
+              const Row row(db, "CUPTI_ACTIVITY_KIND_KERNEL", s, 4);
               GpuActivity a;
               a.kind = ActivityKind::kernel;
-              read_placement(s, a);
-              auto dim = [&](int c) { return static_cast<std::uint32_t>(std::max<std::int64_t>(1, i64(s, c))); };
+              read_placement(row, a);
+              static constexpr std::array<const char*, 6> kDims{"gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ"};
+              auto dim = [&](int c) {
+                return static_cast<std::uint32_t>(row.get(c, kDims[static_cast<std::size_t>(c - 5)], 1, kMaxU32));
+              };
               a.shape.grid = {dim(5), dim(6), dim(7)};
               a.shape.block = {dim(8), dim(9), dim(10)};
-              a.shape.registers_per_thread = static_cast<std::uint32_t>(i64(s, 11));
-              a.shape.shared_mem_bytes = static_cast<std::uint32_t>(i64(s, 12));
+              a.shape.registers_per_thread = static_cast<std::uint32_t>(row.get(11, "registersPerThread", 0, kMaxU32));
+              a.shape.shared_mem_bytes =
+                  static_cast<std::uint32_t>(row.get(12, "staticSharedMemory + dynamicSharedMemory", 0, kMaxU32));
               a.name = name_of(i64(s, 13));
               cap.activities.push_back(std::move(a));
             });
@@ -212,20 +271,22 @@ Capture read_nsys(const std::filesystem::path& file) {
     db.each("SELECT start, end, deviceId, streamId, correlationId, bytes, copyKind, srcKind, dstKind "
             "FROM CUPTI_ACTIVITY_KIND_MEMCPY",
             [&](sqlite3_stmt* s) {
+              const Row row(db, "CUPTI_ACTIVITY_KIND_MEMCPY", s, 4);
               GpuActivity a;
               a.kind = ActivityKind::memcpy;
-              read_placement(s, a);
-              a.bytes = static_cast<std::uint64_t>(i64(s, 5));
+              read_placement(row, a);
+              a.bytes = static_cast<std::uint64_t>(row.get(5, "bytes", 0, kMaxBytes));
               copy_kind(i64(s, 6), i64(s, 7), i64(s, 8), a);
               cap.activities.push_back(std::move(a));
             });
   if (memsets)
     db.each("SELECT start, end, deviceId, streamId, correlationId, bytes FROM CUPTI_ACTIVITY_KIND_MEMSET",
             [&](sqlite3_stmt* s) {
+              const Row row(db, "CUPTI_ACTIVITY_KIND_MEMSET", s, 4);
               GpuActivity a;
               a.kind = ActivityKind::memset;
-              read_placement(s, a);
-              a.bytes = static_cast<std::uint64_t>(i64(s, 5));
+              read_placement(row, a);
+              a.bytes = static_cast<std::uint64_t>(row.get(5, "bytes", 0, kMaxBytes));
               a.name = "Memset (Device)";
               cap.activities.push_back(std::move(a));
             });
@@ -259,7 +320,7 @@ Capture read_nsys(const std::filesystem::path& file) {
     });
   const auto gpu_cols = db.columns("TARGET_INFO_GPU");
   if (gpu_cols.contains("name"))
-    db.each("SELECT name FROM TARGET_INFO_GPU LIMIT 1", [&](sqlite3_stmt* s) { cap.device_name = text(s, 0); });
+    db.each("SELECT name FROM TARGET_INFO_GPU LIMIT 1", [&](sqlite3_stmt* s) { cap.device_name = utf8(s, 0, "TARGET_INFO_GPU"); });
   return cap;
 }
 

@@ -4,12 +4,10 @@
 // program simulates under a small event budget.
 #include <cstddef>
 #include <cstdint>
-#include <string>
 #include <string_view>
 
-#include "fuzz_support.hpp"
+#include "fuzz_import.hpp"
 #include "streamlab/import/kineto.hpp"
-#include "streamlab/import/program_builder.hpp"
 
 using namespace streamlab;
 
@@ -26,16 +24,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const model::InputError&) {
     return 0;
   }
-  const model::Workload& w = imported.workload;
-  const std::string canonical = model::workload_to_json(w);
-  model::Workload back;
-  try {
-    back = model::parse_workload(canonical, "canonical.json", model::shape_limits(profile));
-  } catch (const model::InputError& e) {
-    fuzz::property_failed("an imported program's canonical text reads back", e.what());
-  }
-  fuzz::require(back == w, "imported program round trip", canonical.substr(0, 2000));
-  fuzz::check_trace(imported.measured);
-  fuzz::simulate(w, profile);
+  fuzz::check_imported(imported, profile);
   return 0;
 }

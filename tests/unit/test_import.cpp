@@ -4,11 +4,13 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -22,6 +24,7 @@
 #include "streamlab/policies/dispatcher.hpp"
 #include "streamlab/policies/registry.hpp"
 #include "streamlab/sim/sim_backend.hpp"
+#include "../support/nsys_export_schema.hpp"
 
 namespace streamlab::import {
 namespace {
@@ -421,24 +424,7 @@ struct NsysDb {
   fs::path path;
 };
 
-const char* kNsysSchema = R"SQL(
-CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);
-CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
-CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INT, end INT, eventClass INT, globalTid INT, correlationId INT,
-  nameId INT, returnValue INT, callchainId INT);
-CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT, end INT, deviceId INT, contextId INT, streamId INT,
-  correlationId INT, globalPid INT, demangledName INT, shortName INT, mangledName INT, gridX INT, gridY INT,
-  gridZ INT, blockX INT, blockY INT, blockZ INT, registersPerThread INT, staticSharedMemory INT,
-  dynamicSharedMemory INT);
-CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INT, end INT, deviceId INT, contextId INT, streamId INT,
-  correlationId INT, globalPid INT, bytes INT, copyKind INT, deprecatedSrcId INT, srcKind INT, dstKind INT);
-CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INT, end INT, deviceId INT, contextId INT, streamId INT,
-  correlationId INT, globalPid INT, value INT, bytes INT, memKind INT);
-CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INT, end INT, deviceId INT, contextId INT, streamId INT,
-  correlationId INT, globalPid INT, syncType INT, eventId INT);
-CREATE TABLE TARGET_INFO_CUDA_STREAM (streamId INT, hwId INT, vmId INT, processId INT, contextId INT,
-  priority INT, flag INT);
-)SQL";
+const char* const kNsysSchema = streamlab::testing::kNsysExportSchema;
 
 // Process 4242, thread 4243: globalTid = pid << 24 | tid.
 const char* kNsysRows = R"SQL(
@@ -553,6 +539,58 @@ TEST(ImportBadInput, NsysEmptyActivityAndOrphanCall) {
   orphan.exec("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE correlationId = 15");
   expect_input_error([&] { (void)import_trace(orphan.path, {}); }, orphan.path.string(),
                      {"cudaLaunchKernel_v7000", "correlation 15", "no GPU activity"});
+}
+
+// Fuzzing findings (tests/fuzz/fuzz_import_nsys): each was a crash or a silent wrong answer.
+TEST(ImportBadInput, NsysSpanEndingBeforeItStarts) {
+  // The measured trace got a host span ending before its start, which the trace reader then refused.
+  NsysDb db("nsys_backwards.sqlite");
+  db.exec(kNsysSchema);
+  db.exec(kNsysRows);
+  db.exec("UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = 31000 WHERE correlationId = 16");
+  expect_input_error([&] { (void)import_trace(db.path, {}); }, db.path.string(),
+                     {"CUPTI_ACTIVITY_KIND_RUNTIME", "correlationId 16", "ends (14000 ns) before it starts (31000 ns)"});
+}
+
+TEST(ImportBadInput, NsysNameNotUtf8) {
+  // A kernel name with a byte that is not UTF-8 made the JSON writer throw (std::terminate in the CLI).
+  NsysDb db("nsys_utf8.sqlite");
+  db.exec(kNsysSchema);
+  db.exec(kNsysRows);
+  db.exec("UPDATE StringIds SET value = CAST(X'67658E6D' AS TEXT) WHERE id = 7");
+  expect_input_error([&] { (void)import_trace(db.path, {}); }, db.path.string(), {"StringIds id 7", "not valid UTF-8"});
+}
+
+TEST(ImportBadInput, NsysValuesOutOfRange) {
+  // Values the program would have truncated (a grid of 2^32 + 1 blocks read as 1), negative sizes read
+  // as 2^64 - n, text where nsys writes integers.
+  // Each case: the change, the table and what the message says.
+  const std::vector<std::array<std::string, 3>> cases{
+      {"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET gridX = 4294967297 WHERE correlationId = 13",
+       "CUPTI_ACTIVITY_KIND_KERNEL: correlationId 13", "gridX 4294967297 is not an integer in [1, 4294967295]"},
+      {"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET blockY = 0 WHERE correlationId = 15",
+       "CUPTI_ACTIVITY_KIND_KERNEL: correlationId 15", "blockY 0 is not"},
+      {"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET registersPerThread = -1 WHERE correlationId = 15",
+       "CUPTI_ACTIVITY_KIND_KERNEL: correlationId 15", "registersPerThread -1 is not"},
+      {"UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET bytes = -4096 WHERE correlationId = 17",
+       "CUPTI_ACTIVITY_KIND_MEMCPY: correlationId 17", "bytes -4096 is not an integer in [0, 17592186044416]"},
+      {"UPDATE CUPTI_ACTIVITY_KIND_MEMSET SET bytes = 'lots' WHERE correlationId = 16",
+       "CUPTI_ACTIVITY_KIND_MEMSET: correlationId 16", "bytes lots is not an integer"},
+      {"UPDATE CUPTI_ACTIVITY_KIND_MEMSET SET streamId = 4294967311 WHERE correlationId = 16",
+       "CUPTI_ACTIVITY_KIND_MEMSET: correlationId 16", "streamId 4294967311 is not"},
+      {"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = -5 WHERE correlationId = 13",
+       "CUPTI_ACTIVITY_KIND_KERNEL: correlationId 13", "start -5 is not"},
+      {"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET end = NULL WHERE correlationId = 11",
+       "CUPTI_ACTIVITY_KIND_RUNTIME: correlationId 11", "end NULL is not"},
+  };
+  int i = 0;
+  for (const auto& [sql, place, why] : cases) {
+    NsysDb db("nsys_range" + std::to_string(i++) + ".sqlite");
+    db.exec(kNsysSchema);
+    db.exec(kNsysRows);
+    db.exec(sql);
+    expect_input_error([&] { (void)import_trace(db.path, {}); }, db.path.string(), {place, why});
+  }
 }
 
 }  // namespace
