@@ -9,24 +9,25 @@ namespace streamlab::model {
 
 AnyFile load_any(const std::filesystem::path& file, const ShapeLimits& limits, std::optional<FileKind> kind,
                  ProgressCounter* progress) {
-  detail::JsonDocument doc(file);
-  AnyFile out;
-  if (kind) {
-    out.kind = *kind;
-  } else {
-    // The top level's keys (values skipped); the reader then starts over on the same parse.
-    const std::vector<std::string> keys = doc.root_keys();
-    const auto has = [&](std::string_view k) { return std::find(keys.begin(), keys.end(), k) != keys.end(); };
-    out.kind = has("traceEvents")              ? FileKind::trace
-               : has("params") && !has("ops") ? FileKind::profile
-                                              : FileKind::workload;
-  }
-  switch (out.kind) {
-    case FileKind::workload: out.workload = detail::read_workload(doc, limits, progress); break;
-    case FileKind::trace: out.trace = detail::read_trace(doc, progress); break;
-    case FileKind::profile: out.profile = detail::read_device_profile(doc); break;
-  }
-  return out;
+  return detail::read_json_file(file, [&](detail::JsonDocument& doc) {
+    AnyFile out;
+    if (kind) {
+      out.kind = *kind;
+    } else {
+      // The top level's keys (values skipped); the reader then starts over on the same parse.
+      const std::vector<std::string> keys = doc.root_keys();
+      const auto has = [&](std::string_view k) { return std::find(keys.begin(), keys.end(), k) != keys.end(); };
+      out.kind = has("traceEvents")              ? FileKind::trace
+                 : has("params") && !has("ops") ? FileKind::profile
+                                                : FileKind::workload;
+    }
+    switch (out.kind) {
+      case FileKind::workload: out.workload = detail::read_workload(doc, limits, progress); break;
+      case FileKind::trace: out.trace = detail::read_trace(doc, progress); break;
+      case FileKind::profile: out.profile = detail::read_device_profile(doc); break;
+    }
+    return out;
+  });
 }
 
 }  // namespace streamlab::model

@@ -150,8 +150,7 @@ DeviceProfile parse_device_profile(std::string_view json_text, const std::string
 }
 
 DeviceProfile load_device_profile(const std::filesystem::path& file) {
-  detail::JsonDocument doc(file);
-  return detail::read_device_profile(doc);
+  return detail::read_json_file(file, [](detail::JsonDocument& doc) { return detail::read_device_profile(doc); });
 }
 
 std::string device_profile_to_json(const DeviceProfile& p) {

@@ -173,6 +173,8 @@ bool JsonDocument::at_end() noexcept {
 }
 
 void JsonDocument::syntax_error(simdjson::error_code code) const {
+  // simdjson could not allocate its index: out of memory, which the caller's step names (with_step).
+  if (code == simdjson::MEMALLOC) throw std::bad_alloc();
   const std::string_view text(text_.data(), text_.size());
   // The strict lexer's own words and place for the first thing it refuses.
   throw_if_malformed(text, source_);

@@ -21,6 +21,7 @@
 #include <simdjson.h>
 
 #include "json_util.hpp"
+#include "streamlab/model/errors.hpp"
 #include "streamlab/model/progress.hpp"
 
 namespace streamlab::model::detail {
@@ -184,5 +185,15 @@ class JsonDocument {
   bool iterated_ = false;
   bool failed_ = false;  ///< the last walk stopped early (an error): start() indexes the text again
 };
+
+/// Reads `file` and hands its document to `read`; running out of memory reading the file or parsing it
+/// (simdjson's index, the reader's own data) becomes OutOfMemory naming the file and the step.
+template <class Read>
+auto read_json_file(const std::filesystem::path& file, Read&& read) {
+  const std::string name = file.string();
+  std::optional<JsonDocument> doc;
+  with_step(name, "reading", [&] { doc.emplace(file); });
+  return with_step(name, "parsing", [&] { return read(*doc); });
+}
 
 }  // namespace streamlab::model::detail

@@ -313,8 +313,8 @@ BlockPlacement parse_block(const Reader& r, JsonRef b, const std::string& p) {
   bp.op = r.get_u32(b[0], p + "/0");
   bp.block = r.get_u32(b[1], p + "/1");
   bp.sm = r.get_u32(b[2], p + "/2");
-  bp.start_ns = r.get_int(b[3], p + "/3");
-  bp.end_ns = r.get_int(b[4], p + "/4");
+  bp.start_ns = r.get_int(b[3], p + "/3", -kMaxTraceNs, kMaxTraceNs);  // the same bounds as spans'
+  bp.end_ns = r.get_int(b[4], p + "/4", -kMaxTraceNs, kMaxTraceNs);
   if (bp.end_ns < bp.start_ns) r.fail(p + "/4", "block ends before it starts");
   return bp;
 }
@@ -393,8 +393,7 @@ Trace parse_chrome_trace(std::string_view json_text, const std::string& source) 
 }
 
 Trace load_trace(const std::filesystem::path& file, ProgressCounter* progress) {
-  detail::JsonDocument doc(file);
-  return detail::read_trace(doc, progress);
+  return detail::read_json_file(file, [&](detail::JsonDocument& doc) { return detail::read_trace(doc, progress); });
 }
 
 void save_trace(const Trace& t, const std::filesystem::path& file) {

@@ -1077,8 +1077,8 @@ Workload parse_workload(std::string_view json_text, const std::string& source, c
 }
 
 Workload load_workload(const std::filesystem::path& file, const ShapeLimits& limits, ProgressCounter* progress) {
-  detail::JsonDocument doc(file);
-  return detail::read_workload(doc, limits, progress);
+  return detail::read_json_file(file,
+                                [&](detail::JsonDocument& doc) { return detail::read_workload(doc, limits, progress); });
 }
 
 std::string workload_to_json(const Workload& w, int indent) {

@@ -138,6 +138,34 @@ TEST(InputLimits, TraceTimesAreBounded) {
   EXPECT_EQ(parse_chrome_trace(trace_to_chrome_json(t), kFile).spans, t.spans);
 }
 
+// Finding (adversarial set, tr-blocks-bad.json): block placements' times were read without the spans'
+// bounds, so a block starting at -2^63 validated, compared and was drawn.
+TEST(InputLimits, BlockPlacementTimesAreBounded) {
+  Trace t;
+  Span s;
+  s.op_id = s.name = "k";
+  s.end_ns = 10;
+  t.spans.push_back(s);
+  t.blocks.push_back(BlockPlacement{0, 0, 0, 0, 10});
+  const std::string good = trace_to_chrome_json(t);
+  ASSERT_EQ(parse_chrome_trace(good, kFile).blocks, t.blocks);
+  const std::string row = "[0,0,0,0,10]";
+  const auto at = good.find(row);
+  ASSERT_NE(at, std::string::npos) << good;
+  for (const auto& [bad, place] : {std::pair{"[0, 0, 0, -9223372036854775808, 0]", "/streamlabBlocks/0/3"},
+                                   std::pair{"[0, 0, 0, 0, 4611686018427387904]", "/streamlabBlocks/0/4"}}) {
+    std::string text = good;
+    text.replace(at, row.size(), bad);
+    try {
+      (void)parse_chrome_trace(text, kFile);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.file(), kFile) << e.what();
+      EXPECT_EQ(e.place(), place) << e.what();
+    }
+  }
+}
+
 // Traces built in code are not bounded by the reader: metrics saturate and the writer prints the true
 // duration instead of wrapping.
 TEST(InputLimits, ExtremeTraceBuiltInCodeDoesNotWrap) {
