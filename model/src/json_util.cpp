@@ -1,6 +1,7 @@
 #include "json_util.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -108,19 +109,33 @@ void throw_if_malformed(std::string_view text, const std::string& source) {
                    "malformed JSON: " + parse_error_reason(sax.error_));
 }
 
-void Reader::fail(const std::string& pointer, const std::string& reason) const {
-  throw InputError(source_, pointer.empty() ? std::string("top level") : pointer, op_, reason);
+IndexToken::IndexToken(std::size_t index) noexcept {
+  buf_[0] = '/';
+  const auto [end, ec] = std::to_chars(buf_.data() + 1, buf_.data() + buf_.size(), index);
+  size_ = ec == std::errc() ? static_cast<std::size_t>(end - buf_.data()) : 1;
 }
 
-void Reader::expect_object(JsonRef j, const std::string& pointer) const {
+std::string Place::str() const {
+  std::string s = parent_ != nullptr ? parent_->str() : std::string(base_);
+  s += piece_;
+  return s;
+}
+
+void Reader::fail(const Place& pointer, const std::string& reason) const {
+  std::string where = pointer.str();
+  if (where.empty()) where = "top level";
+  throw InputError(source_, std::move(where), op_, reason);
+}
+
+void Reader::expect_object(JsonRef j, const Place& pointer) const {
   if (!j.is_object()) fail(pointer, "expected an object, got " + j.shown());
 }
 
-void Reader::expect_array(JsonRef j, const std::string& pointer) const {
+void Reader::expect_array(JsonRef j, const Place& pointer) const {
   if (!j.is_array()) fail(pointer, "expected an array, got " + j.shown());
 }
 
-void Reader::check_keys(JsonRef j, const std::string& pointer, std::initializer_list<std::string_view> allowed,
+void Reader::check_keys(JsonRef j, const Place& pointer, std::initializer_list<std::string_view> allowed,
                         std::string_view what) const {
   expect_object(j, pointer);
   for (JsonRef member : j) {
@@ -128,12 +143,12 @@ void Reader::check_keys(JsonRef j, const std::string& pointer, std::initializer_
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
     std::string list;
     for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-    fail(shorten_pointer(pointer + "/" + pointer_token(key)),
+    fail(shorten_pointer(pointer.str() + "/" + pointer_token(key)),
          "unknown key '" + clip(key) + "' for " + std::string(what) + " (allowed: " + list + ")");
   }
 }
 
-JsonRef Reader::required(JsonRef j, const std::string& pointer, std::string_view key, std::string_view why) const {
+JsonRef Reader::required(JsonRef j, const Place& pointer, std::string_view key, std::string_view why) const {
   const auto member = j.find(key);
   if (!member)
     fail(pointer, "missing required key '" + std::string(key) + "'" +
@@ -141,12 +156,12 @@ JsonRef Reader::required(JsonRef j, const std::string& pointer, std::string_view
   return *member;
 }
 
-std::string_view Reader::get_string(JsonRef j, const std::string& pointer) const {
+std::string_view Reader::get_string(JsonRef j, const Place& pointer) const {
   if (!j.is_string()) fail(pointer, "expected a string, got " + j.shown());
   return j.string();
 }
 
-std::int64_t Reader::get_int(JsonRef j, const std::string& pointer, std::int64_t min, std::int64_t max) const {
+std::int64_t Reader::get_int(JsonRef j, const Place& pointer, std::int64_t min, std::int64_t max) const {
   std::int64_t v = 0;
   if (j.is_unsigned()) {
     const auto u = j.uint64();
@@ -165,7 +180,7 @@ std::int64_t Reader::get_int(JsonRef j, const std::string& pointer, std::int64_t
   return v;
 }
 
-std::uint64_t Reader::get_uint(JsonRef j, const std::string& pointer, std::uint64_t max) const {
+std::uint64_t Reader::get_uint(JsonRef j, const Place& pointer, std::uint64_t max) const {
   if (j.is_integer() && !j.is_unsigned()) fail(pointer, "expected an integer >= 0, got " + std::to_string(j.int64()));
   if (!j.is_unsigned()) fail(pointer, "expected an integer >= 0, got " + j.shown());
   const auto v = j.uint64();
@@ -173,18 +188,18 @@ std::uint64_t Reader::get_uint(JsonRef j, const std::string& pointer, std::uint6
   return v;
 }
 
-std::uint32_t Reader::get_u32(JsonRef j, const std::string& pointer) const {
+std::uint32_t Reader::get_u32(JsonRef j, const Place& pointer) const {
   return static_cast<std::uint32_t>(get_uint(j, pointer, std::numeric_limits<std::uint32_t>::max()));
 }
 
-double Reader::get_double(JsonRef j, const std::string& pointer) const {
+double Reader::get_double(JsonRef j, const Place& pointer) const {
   if (!j.is_number()) fail(pointer, "expected a number, got " + j.shown());
   const double v = j.number();
   if (!std::isfinite(v)) fail(pointer, "expected a finite number");
   return v;
 }
 
-bool Reader::get_bool(JsonRef j, const std::string& pointer) const {
+bool Reader::get_bool(JsonRef j, const Place& pointer) const {
   if (!j.is_boolean()) fail(pointer, "expected true or false, got " + j.describe_type());
   return j.boolean();
 }

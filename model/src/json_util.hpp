@@ -3,6 +3,7 @@
 // place of syntax errors (line:column), the nesting limit, and typed accessors whose errors name the file,
 // the JSON pointer and the op. The values they read come from json_view.hpp. Not a public header.
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
@@ -46,6 +47,39 @@ void throw_if_malformed(std::string_view text, const std::string& source);
 
 class JsonRef;
 
+/// Where a value sits, for messages: a JSON pointer given whole or as a parent place and a suffix
+/// (Place(op, "/grid") under "/ops/12"). The readers name a place for every value they read but need its
+/// text only for an error, so the string is built then and the hot paths allocate nothing (at a million
+/// ops, building each field's pointer eagerly cost more than the parse). Holds views and a pointer to its
+/// parent: both must outlive it (pass places down the call stack, never store them).
+class Place {
+ public:
+  Place(const std::string& pointer) noexcept : piece_(pointer) {}  // NOLINT(google-explicit-constructor)
+  Place(std::string_view pointer) noexcept : piece_(pointer) {}    // NOLINT(google-explicit-constructor)
+  Place(const char* pointer) noexcept : piece_(pointer) {}         // NOLINT(google-explicit-constructor)
+  /// `base` + `suffix`. (Taking a std::string here rather than converting it to a temporary Place keeps
+  /// `const Place d(pointer, "/duration");` from pointing at a temporary.)
+  Place(const std::string& base, std::string_view suffix) noexcept : base_(base), piece_(suffix) {}
+  Place(const Place& parent, std::string_view suffix) noexcept : parent_(&parent), piece_(suffix) {}
+  [[nodiscard]] std::string str() const;
+
+ private:
+  const Place* parent_ = nullptr;
+  std::string_view base_;
+  std::string_view piece_;
+};
+
+/// "/<index>", the reference token of an array element, formatted without allocating (a Place suffix).
+class IndexToken {
+ public:
+  explicit IndexToken(std::size_t index) noexcept;
+  [[nodiscard]] std::string_view view() const noexcept { return {buf_.data(), size_}; }
+
+ private:
+  std::array<char, 24> buf_{};
+  std::size_t size_ = 0;
+};
+
 /// Error context of one reader: the file and, while reading one op, its id.
 class Reader {
  public:
@@ -54,29 +88,29 @@ class Reader {
   [[nodiscard]] const std::string& op() const noexcept { return op_; }
   [[nodiscard]] const std::string& source() const noexcept { return source_; }
 
-  [[noreturn]] void fail(const std::string& pointer, const std::string& reason) const;
+  [[noreturn]] void fail(const Place& pointer, const std::string& reason) const;
 
   /// Throws unless `j` is an object whose keys are all in `allowed`. `what` names the object in the
   /// message ("a kernel op", "the workload").
-  void check_keys(JsonRef j, const std::string& pointer, std::initializer_list<std::string_view> allowed,
+  void check_keys(JsonRef j, const Place& pointer, std::initializer_list<std::string_view> allowed,
                   std::string_view what) const;
-  void expect_object(JsonRef j, const std::string& pointer) const;
-  void expect_array(JsonRef j, const std::string& pointer) const;
+  void expect_object(JsonRef j, const Place& pointer) const;
+  void expect_array(JsonRef j, const Place& pointer) const;
   /// The member `key` of object `j`; throws "missing required key" when absent.
-  [[nodiscard]] JsonRef required(JsonRef j, const std::string& pointer, std::string_view key,
+  [[nodiscard]] JsonRef required(JsonRef j, const Place& pointer, std::string_view key,
                                  std::string_view why = {}) const;
 
   /// Valid while the document is (views into its text).
-  [[nodiscard]] std::string_view get_string(JsonRef j, const std::string& pointer) const;
-  [[nodiscard]] std::int64_t get_int(JsonRef j, const std::string& pointer,
+  [[nodiscard]] std::string_view get_string(JsonRef j, const Place& pointer) const;
+  [[nodiscard]] std::int64_t get_int(JsonRef j, const Place& pointer,
                                      std::int64_t min = std::numeric_limits<std::int64_t>::min(),
                                      std::int64_t max = std::numeric_limits<std::int64_t>::max()) const;
-  [[nodiscard]] std::uint64_t get_uint(JsonRef j, const std::string& pointer,
+  [[nodiscard]] std::uint64_t get_uint(JsonRef j, const Place& pointer,
                                        std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) const;
-  [[nodiscard]] std::uint32_t get_u32(JsonRef j, const std::string& pointer) const;
+  [[nodiscard]] std::uint32_t get_u32(JsonRef j, const Place& pointer) const;
   /// Any finite JSON number.
-  [[nodiscard]] double get_double(JsonRef j, const std::string& pointer) const;
-  [[nodiscard]] bool get_bool(JsonRef j, const std::string& pointer) const;
+  [[nodiscard]] double get_double(JsonRef j, const Place& pointer) const;
+  [[nodiscard]] bool get_bool(JsonRef j, const Place& pointer) const;
 
  private:
   const std::string& source_;

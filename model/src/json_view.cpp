@@ -239,11 +239,13 @@ void JsonDocument::for_each_element(ondemand::value& value, const std::string& p
     }
     ondemand::array array = take(value.get_array());
     if (progress) progress->set_total(text_.size());
+    const Place array_place(pointer);
     std::size_t i = 0;
     for (auto e : array) {
       ondemand::value v = take(std::move(e));
       arena.clear();
-      (void)build_node(v, arena, 0, 2, pointer + "/" + std::to_string(i));
+      const IndexToken index(i);
+      (void)build_node(v, arena, 0, 2, Place(array_place, index.view()));
       element(i, arena.root());
       ++i;
       if (progress && i % 4096 == 0) progress->set_done(offset());
@@ -296,7 +298,7 @@ std::vector<std::string> JsonDocument::root_keys() {
 }
 
 std::uint32_t JsonDocument::build_node(ondemand::value& value, JsonArena& arena, std::uint32_t root,
-                                       std::size_t depth, const std::string& pointer, std::string_view key) {
+                                       std::size_t depth, const Place& pointer, std::string_view key) {
   const auto self = static_cast<std::uint32_t>(arena.nodes_.size());
   arena.nodes_.emplace_back();
   arena.nodes_[self].key = key;
@@ -377,11 +379,11 @@ std::uint32_t JsonDocument::build_node(ondemand::value& value, JsonArena& arena,
 }
 
 std::string JsonDocument::pointer_to(const JsonArena& arena, std::uint32_t root, std::uint32_t target,
-                                     const std::string& base) {
+                                     const Place& base) {
   // Down from the subtree's root through the child whose range holds the target. Containers still being
   // built have no end yet (0): they hold everything after them.
   const auto& nodes = arena.nodes_;
-  std::string p = base;
+  std::string p = base.str();
   std::uint32_t at = root;
   while (at != target) {
     const auto& node = nodes[at];
@@ -401,7 +403,7 @@ std::string JsonDocument::pointer_to(const JsonArena& arena, std::uint32_t root,
 }
 
 void JsonDocument::check_keys_unique(const JsonArena& arena, std::uint32_t root, std::uint32_t object,
-                                     const std::string& pointer) const {
+                                     const Place& pointer) const {
   const JsonRef obj(arena, object);
   const std::size_t n = obj.size();
   std::string_view twice;

@@ -165,12 +165,12 @@ class JsonDocument {
  private:
   void start();
   std::uint32_t build_node(simdjson::ondemand::value& value, JsonArena& arena, std::uint32_t root,
-                           std::size_t depth, const std::string& pointer, std::string_view key = {});
+                           std::size_t depth, const Place& pointer, std::string_view key = {});
   /// The JSON pointer of node `target` inside the subtree at `root` whose pointer is `base`.
   static std::string pointer_to(const JsonArena& arena, std::uint32_t root, std::uint32_t target,
-                                const std::string& base);
+                                const Place& base);
   void check_keys_unique(const JsonArena& arena, std::uint32_t root, std::uint32_t object,
-                         const std::string& pointer) const;
+                         const Place& pointer) const;
   /// Throws the InputError for a simdjson error: the strict reader's line, column and reason.
   [[noreturn]] void syntax_error(simdjson::error_code code) const;
   /// Byte offset of where the parser stands (for errors).

@@ -19,6 +19,7 @@ namespace streamlab::model {
 
 using detail::Json;
 using detail::JsonRef;
+using detail::Place;
 using detail::pointer_token;
 using detail::Reader;
 
@@ -271,51 +272,51 @@ TraceMeta parse_meta(const Reader& r, JsonRef doc) {
   return meta;
 }
 
-Span parse_span(Reader& r, JsonRef e, const std::string& p) {
+Span parse_span(Reader& r, JsonRef e, const Place& p) {
   Span s;
   const JsonRef args = r.required(e, p, "args");
-  const std::string a = p + "/args";
+  const Place a(p, "/args");
   r.expect_object(args, a);
-  s.op_id = r.get_string(r.required(args, a, "op_id"), a + "/op_id");
+  s.op_id = r.get_string(r.required(args, a, "op_id"), Place(a, "/op_id"));
   r.set_op(s.op_id);
   r.check_keys(args, a, {"op", "op_id", "engine", "stream", "start_ns", "end_ns", "host_call"}, "span args");
-  s.op = r.get_u32(r.required(args, a, "op"), a + "/op");
-  s.name = r.get_string(r.required(e, p, "name"), p + "/name");
-  const std::string_view cat = r.get_string(r.required(e, p, "cat"), p + "/cat");
+  s.op = r.get_u32(r.required(args, a, "op"), Place(a, "/op"));
+  s.name = r.get_string(r.required(e, p, "name"), Place(p, "/name"));
+  const std::string_view cat = r.get_string(r.required(e, p, "cat"), Place(p, "/cat"));
   const auto kind = parse_op_kind(cat);
-  if (!kind) r.fail(p + "/cat", "unknown op kind '" + detail::clip(cat) + "'");
+  if (!kind) r.fail(Place(p, "/cat"), "unknown op kind '" + detail::clip(cat) + "'");
   s.kind = *kind;
-  s.device = r.get_u32(r.required(e, p, "pid"), p + "/pid");
-  s.stream = r.get_u32(r.required(args, a, "stream"), a + "/stream");
-  const std::string_view engine = r.get_string(r.required(args, a, "engine"), a + "/engine");
+  s.device = r.get_u32(r.required(e, p, "pid"), Place(p, "/pid"));
+  s.stream = r.get_u32(r.required(args, a, "stream"), Place(a, "/stream"));
+  const std::string_view engine = r.get_string(r.required(args, a, "engine"), Place(a, "/engine"));
   const auto eng = parse_engine(engine);
   if (!eng)
-    r.fail(a + "/engine",
+    r.fail(Place(a, "/engine"),
            "unknown engine '" + detail::clip(engine) + "' (one of: host, sm, copy_h2d, copy_d2h, copy_d2d)");
   s.engine = *eng;
   if (const auto host_call = args.find("host_call")) {
-    s.host_call = r.get_bool(*host_call, a + "/host_call");
+    s.host_call = r.get_bool(*host_call, Place(a, "/host_call"));
     if (s.host_call && s.engine != Engine::host)
-      r.fail(a + "/host_call", "a host API call runs on engine 'host', not '" + std::string(engine) + "'");
+      r.fail(Place(a, "/host_call"), "a host API call runs on engine 'host', not '" + std::string(engine) + "'");
   }
-  s.start_ns = r.get_int(r.required(args, a, "start_ns"), a + "/start_ns", -kMaxTraceNs, kMaxTraceNs);
-  s.end_ns = r.get_int(r.required(args, a, "end_ns"), a + "/end_ns", -kMaxTraceNs, kMaxTraceNs);
+  s.start_ns = r.get_int(r.required(args, a, "start_ns"), Place(a, "/start_ns"), -kMaxTraceNs, kMaxTraceNs);
+  s.end_ns = r.get_int(r.required(args, a, "end_ns"), Place(a, "/end_ns"), -kMaxTraceNs, kMaxTraceNs);
   if (s.end_ns < s.start_ns)
-    r.fail(a + "/end_ns", "span ends (" + std::to_string(s.end_ns) + " ns) before it starts (" +
+    r.fail(Place(a, "/end_ns"), "span ends (" + std::to_string(s.end_ns) + " ns) before it starts (" +
                               std::to_string(s.start_ns) + " ns)");
   r.set_op("");
   return s;
 }
 
-BlockPlacement parse_block(const Reader& r, JsonRef b, const std::string& p) {
+BlockPlacement parse_block(const Reader& r, JsonRef b, const Place& p) {
   if (!b.is_array() || b.size() != 5) r.fail(p, "expected [op, block, sm, start_ns, end_ns], got " + b.shown());
   BlockPlacement bp;
-  bp.op = r.get_u32(b[0], p + "/0");
-  bp.block = r.get_u32(b[1], p + "/1");
-  bp.sm = r.get_u32(b[2], p + "/2");
-  bp.start_ns = r.get_int(b[3], p + "/3", -kMaxTraceNs, kMaxTraceNs);  // the same bounds as spans'
-  bp.end_ns = r.get_int(b[4], p + "/4", -kMaxTraceNs, kMaxTraceNs);
-  if (bp.end_ns < bp.start_ns) r.fail(p + "/4", "block ends before it starts");
+  bp.op = r.get_u32(b[0], Place(p, "/0"));
+  bp.block = r.get_u32(b[1], Place(p, "/1"));
+  bp.sm = r.get_u32(b[2], Place(p, "/2"));
+  bp.start_ns = r.get_int(b[3], Place(p, "/3"), -kMaxTraceNs, kMaxTraceNs);  // the same bounds as spans'
+  bp.end_ns = r.get_int(b[4], Place(p, "/4"), -kMaxTraceNs, kMaxTraceNs);
+  if (bp.end_ns < bp.start_ns) r.fail(Place(p, "/4"), "block ends before it starts");
   return bp;
 }
 
@@ -342,6 +343,8 @@ Trace read_trace(JsonDocument& doc, ProgressCounter* progress) {
       slot = e;
     }
   };
+  const Place events_place("/traceEvents");
+  const Place blocks_place("/streamlabBlocks");
   top.begin_object();
   doc.for_each_root_member(
       [&](std::string_view key, simdjson::ondemand::value& value) {
@@ -351,9 +354,10 @@ Trace read_trace(JsonDocument& doc, ProgressCounter* progress) {
               value, "/traceEvents", element,
               [&](std::size_t i, JsonRef e) {
                 keep_first(events_error, [&] {
-                  const std::string p = "/traceEvents/" + std::to_string(i);
+                  const detail::IndexToken index(i);
+                  const Place p(events_place, index.view());
                   r.expect_object(e, p);
-                  const std::string_view ph = r.get_string(r.required(e, p, "ph"), p + "/ph");
+                  const std::string_view ph = r.get_string(r.required(e, p, "ph"), Place(p, "/ph"));
                   // Metadata and any other event types (added by other tools) carry no spans.
                   if (ph == "X") t.spans.push_back(parse_span(r, e, p));
                 });
@@ -364,8 +368,10 @@ Trace read_trace(JsonDocument& doc, ProgressCounter* progress) {
           doc.for_each_element(
               value, "/streamlabBlocks", element,
               [&](std::size_t i, JsonRef b) {
-                keep_first(blocks_error,
-                           [&] { t.blocks.push_back(parse_block(r, b, "/streamlabBlocks/" + std::to_string(i))); });
+                keep_first(blocks_error, [&] {
+                  const detail::IndexToken index(i);
+                  t.blocks.push_back(parse_block(r, b, Place(blocks_place, index.view())));
+                });
               },
               [&](JsonRef not_array) {
                 keep_first(blocks_error, [&] { r.expect_array(not_array, "/streamlabBlocks"); });

@@ -32,6 +32,7 @@ using detail::append_int;
 using detail::append_string;
 using detail::Json;
 using detail::JsonRef;
+using detail::Place;
 using detail::pointer_token;
 using detail::Reader;
 
@@ -150,7 +151,7 @@ std::string kind_needs(OpKind k) {
 }
 
 template <class E, class ParseFn, std::size_t N>
-E parse_enum(const Reader& r, JsonRef j, const std::string& ptr, ParseFn parse, std::string_view what,
+E parse_enum(const Reader& r, JsonRef j, const Place& ptr, ParseFn parse, std::string_view what,
              const std::array<E, N>& all) {
   const std::string_view s = r.get_string(j, ptr);
   if (auto v = parse(s)) return *v;
@@ -171,20 +172,24 @@ constexpr std::array kAllHostMemory{HostMemory::pinned, HostMemory::pageable};
 constexpr std::array kAllAssignments{TaskAssignment::static_index, TaskAssignment::dynamic_queue};
 
 // A dimension is an integer (x) or an array [x], [x, y] or [x, y, z].
-Dim3 parse_dim3(const Reader& r, JsonRef j, const std::string& ptr) {
+Dim3 parse_dim3(const Reader& r, JsonRef j, const Place& ptr) {
   if (j.is_number()) return Dim3{r.get_u32(j, ptr), 1, 1};
   if (!j.is_array() || j.empty() || j.size() > 3)
     r.fail(ptr, "expected an integer or an array of 1 to 3 integers, got " + j.shown());
   std::array<std::uint32_t, 3> d{1, 1, 1};
   std::size_t i = 0;
   for (JsonRef v : j) {
-    d[i] = r.get_u32(v, ptr + "/" + std::to_string(i));
+    // Hot path: build the pointer only for an error.
+    if (v.is_unsigned() && v.uint64() <= std::numeric_limits<std::uint32_t>::max())
+      d[i] = static_cast<std::uint32_t>(v.uint64());
+    else
+      d[i] = r.get_u32(v, ptr.str() + "/" + std::to_string(i));
     ++i;
   }
   return Dim3{d[0], d[1], d[2]};
 }
 
-std::vector<Nanos> parse_ns_list(const Reader& r, JsonRef j, const std::string& ptr) {
+std::vector<Nanos> parse_ns_list(const Reader& r, JsonRef j, const Place& ptr) {
   r.expect_array(j, ptr);
   std::vector<Nanos> out;
   out.reserve(j.size());
@@ -196,13 +201,13 @@ std::vector<Nanos> parse_ns_list(const Reader& r, JsonRef j, const std::string& 
     else if (v.type() == JsonRef::Type::integer)
       out.push_back(v.int64());
     else
-      out.push_back(r.get_int(v, ptr + "/" + std::to_string(i)));
+      out.push_back(r.get_int(v, ptr.str() + "/" + std::to_string(i)));
     ++i;
   }
   return out;
 }
 
-DurationSpec parse_duration(const Reader& r, JsonRef j, const std::string& ptr) {
+DurationSpec parse_duration(const Reader& r, JsonRef j, const Place& ptr) {
   r.check_keys(j, ptr, {"per_block_ns", "blocks_ns", "bytes", "flops"}, "a duration");
   const bool fixed = j.contains("per_block_ns");
   const bool list = j.contains("blocks_ns");
@@ -212,34 +217,61 @@ DurationSpec parse_duration(const Reader& r, JsonRef j, const std::string& ptr) 
     r.fail(ptr, std::string(forms == 0 ? "empty duration" : "duration mixes forms") +
                     ": give exactly one of {\"per_block_ns\": N}, {\"blocks_ns\": [..]} or "
                     "{\"bytes\": B, \"flops\": F}");
-  if (fixed) return FixedPerBlock{r.get_int(j["per_block_ns"], ptr + "/per_block_ns")};
-  if (list) return PerBlockList{parse_ns_list(r, j["blocks_ns"], ptr + "/blocks_ns")};
+  if (fixed) return FixedPerBlock{r.get_int(j["per_block_ns"], Place(ptr, "/per_block_ns"))};
+  if (list) return PerBlockList{parse_ns_list(r, j["blocks_ns"], Place(ptr, "/blocks_ns"))};
   CostModel c;
-  if (j.contains("bytes")) c.bytes = r.get_double(j["bytes"], ptr + "/bytes");
-  if (j.contains("flops")) c.flops = r.get_double(j["flops"], ptr + "/flops");
+  if (j.contains("bytes")) c.bytes = r.get_double(j["bytes"], Place(ptr, "/bytes"));
+  if (j.contains("flops")) c.flops = r.get_double(j["flops"], Place(ptr, "/flops"));
   return c;
 }
 
-TaskList parse_tasks(const Reader& r, JsonRef j, const std::string& ptr) {
+TaskList parse_tasks(const Reader& r, JsonRef j, const Place& ptr) {
   r.check_keys(j, ptr, {"ns", "assignment"}, "a task list");
   TaskList t;
-  t.task_ns = parse_ns_list(r, r.required(j, ptr, "ns"), ptr + "/ns");
+  t.task_ns = parse_ns_list(r, r.required(j, ptr, "ns"), Place(ptr, "/ns"));
   if (j.contains("assignment"))
-    t.assignment = parse_enum(r, j["assignment"], ptr + "/assignment", parse_task_assignment, "task assignment",
+    t.assignment = parse_enum(r, j["assignment"], Place(ptr, "/assignment"), parse_task_assignment, "task assignment",
                               kAllAssignments);
   return t;
 }
 
-Op parse_op(JsonRef j, std::size_t i, Reader& r) {
-  const std::string p = "/ops/" + std::to_string(i);
-  r.set_op("");
-  r.expect_object(j, p);
-  Op op;
-  op.id = r.get_string(r.required(j, p, "id"), p + "/id");
-  r.set_op(op.id);
-  op.kind = parse_enum(r, r.required(j, p, "kind"), p + "/kind", parse_op_kind, "op kind", kAllKinds);
-  const KindRule rule = rule_for(op.kind);
+// Every key an op may have, one slot each: parse_op finds an op's members in one pass instead of
+// searching the op once per key (at a million ops, those searches cost as much as the parse).
+enum OpField : std::uint8_t {
+  f_id, f_name, f_kind, f_priority, f_type, f_stream, f_deps, f_host_gap_ns,  // kCommonKeys, same order
+  f_grid, f_block, f_registers, f_shared_mem, f_duration, f_tasks, f_bytes, f_host_memory, f_blocking,
+  f_host_ns, f_event, kOpFieldCount
+};
+constexpr std::array<std::string_view, kOpFieldCount> kOpFieldNames{
+    "id",     "name",     "kind",  "priority", "type",  "stream",      "deps",     "host_gap_ns", "grid", "block",
+    "registers", "shared_mem", "duration", "tasks", "bytes", "host_memory", "blocking", "host_ns",  "event"};
 
+std::optional<OpField> op_field(std::string_view key) noexcept {
+  for (std::size_t f = 0; f < kOpFieldNames.size(); ++f)
+    if (kOpFieldNames[f] == key) return static_cast<OpField>(f);
+  return std::nullopt;
+}
+
+constexpr std::uint32_t bit(OpField f) noexcept { return std::uint32_t{1} << f; }
+
+/// The fields an op of kind `k` may have: the common keys and its kind's own.
+std::uint32_t allowed_fields(OpKind k) {
+  static const auto masks = [] {
+    std::array<std::uint32_t, kAllKinds.size()> m{};
+    for (OpKind kind : kAllKinds) {
+      std::uint32_t mask = 0;
+      for (auto key : kCommonKeys) mask |= bit(*op_field(key));
+      for (auto key : rule_for(kind).keys) mask |= bit(*op_field(key));
+      m[static_cast<std::size_t>(kind)] = mask;
+    }
+    return m;
+  }();
+  return masks[static_cast<std::size_t>(k)];
+}
+
+/// Throws for the first member of op `j` (in file order) that an op of kind `kind` does not take.
+[[noreturn]] void fail_key_not_taken(JsonRef j, OpKind kind, const std::string& p, const Reader& r) {
+  const KindRule rule = rule_for(kind);
   for (JsonRef member : j) {
     const std::string_view key = member.key();
     if (contains(kCommonKeys, key) || contains(rule.keys, key)) continue;
@@ -248,24 +280,53 @@ Op parse_op(JsonRef j, std::size_t i, Reader& r) {
                                                 : join(rule.keys) + " besides the common keys";
     bool known = false;
     for (OpKind k : kAllKinds) known = known || contains(rule_for(k).keys, key);
-    if (known) r.fail(where, "key '" + std::string(key) + "' does not apply to " + a_kind(op.kind) + " (it takes " + takes + ")");
-    r.fail(where, "unknown key '" + detail::clip(key) + "' (common keys: " + join(kCommonKeys) + "; " + a_kind(op.kind) +
+    if (known) r.fail(where, "key '" + std::string(key) + "' does not apply to " + a_kind(kind) + " (it takes " + takes + ")");
+    r.fail(where, "unknown key '" + detail::clip(key) + "' (common keys: " + join(kCommonKeys) + "; " + a_kind(kind) +
                       " also takes " + (rule.keys.empty() ? std::string("nothing else") : join(rule.keys)) + ")");
   }
-  for (auto key : rule.required) (void)r.required(j, p, key, kind_needs(op.kind));
+  r.fail(p, "internal error: no key to refuse");
+}
 
-  if (const auto name = j.find("name"))
-    op.name = r.get_string(*name, p + "/name");
+Op parse_op(JsonRef j, std::size_t i, Reader& r) {
+  const std::string p = "/ops/" + std::to_string(i);
+  r.set_op("");
+  r.expect_object(j, p);
+  std::array<std::optional<JsonRef>, kOpFieldCount> field;
+  std::uint32_t present = 0;
+  bool unknown = false;
+  for (JsonRef member : j) {
+    if (const auto f = op_field(member.key())) {
+      field[*f] = member;
+      present |= bit(*f);
+    } else {
+      unknown = true;
+    }
+  }
+  // The checks in their usual order: id, kind, keys the kind does not take, keys it needs, values.
+  const auto need = [&](OpField f, std::string_view why = {}) {
+    if (!field[f]) (void)r.required(j, p, kOpFieldNames[f], why);  // throws "missing required key"
+    return *field[f];
+  };
+  Op op;
+  op.id = r.get_string(need(f_id), Place(p, "/id"));
+  r.set_op(op.id);
+  op.kind = parse_enum(r, need(f_kind), Place(p, "/kind"), parse_op_kind, "op kind", kAllKinds);
+  if (unknown || (present & ~allowed_fields(op.kind)) != 0) fail_key_not_taken(j, op.kind, p, r);
+  for (auto key : rule_for(op.kind).required)
+    if ((present & bit(*op_field(key))) == 0) (void)r.required(j, p, key, kind_needs(op.kind));
+
+  if (field[f_name])
+    op.name = r.get_string(*field[f_name], Place(p, "/name"));
   else
     op.name = op.id;
-  if (j.contains("priority"))
-    op.priority = parse_enum(r, j["priority"], p + "/priority", parse_priority, "priority", kAllPriorities);
-  op.type = j.contains("type")
-                ? parse_enum(r, j["type"], p + "/type", parse_workload_type, "workload type", kAllTypes)
-                : default_workload_type(op.kind);
-  if (j.contains("stream")) op.stream_hint = r.get_u32(j["stream"], p + "/stream");
-  if (const auto deps = j.find("deps")) {
-    r.expect_array(*deps, p + "/deps");
+  if (field[f_priority])
+    op.priority = parse_enum(r, *field[f_priority], Place(p, "/priority"), parse_priority, "priority", kAllPriorities);
+  op.type = field[f_type] ? parse_enum(r, *field[f_type], Place(p, "/type"), parse_workload_type, "workload type",
+                                       kAllTypes)
+                          : default_workload_type(op.kind);
+  if (field[f_stream]) op.stream_hint = r.get_u32(*field[f_stream], Place(p, "/stream"));
+  if (const auto& deps = field[f_deps]) {
+    r.expect_array(*deps, Place(p, "/deps"));
     op.deps.reserve(deps->size());
     for (JsonRef dep : *deps) {
       // Hot path (millions of deps): build the pointer only for an error.
@@ -276,22 +337,22 @@ Op parse_op(JsonRef j, std::size_t i, Reader& r) {
 
   if (runs_on_sms(op.kind)) {
     KernelShape s;
-    s.grid = parse_dim3(r, j["grid"], p + "/grid");
-    s.block = parse_dim3(r, j["block"], p + "/block");
-    if (j.contains("registers")) s.registers_per_thread = r.get_u32(j["registers"], p + "/registers");
-    if (j.contains("shared_mem")) s.shared_mem_bytes = r.get_u32(j["shared_mem"], p + "/shared_mem");
+    s.grid = parse_dim3(r, *field[f_grid], Place(p, "/grid"));
+    s.block = parse_dim3(r, *field[f_block], Place(p, "/block"));
+    if (field[f_registers]) s.registers_per_thread = r.get_u32(*field[f_registers], Place(p, "/registers"));
+    if (field[f_shared_mem]) s.shared_mem_bytes = r.get_u32(*field[f_shared_mem], Place(p, "/shared_mem"));
     op.shape = s;
-    if (op.kind == OpKind::kernel) op.duration = parse_duration(r, j["duration"], p + "/duration");
-    if (op.kind == OpKind::task_pool) op.tasks = parse_tasks(r, j["tasks"], p + "/tasks");
+    if (op.kind == OpKind::kernel) op.duration = parse_duration(r, *field[f_duration], Place(p, "/duration"));
+    if (op.kind == OpKind::task_pool) op.tasks = parse_tasks(r, *field[f_tasks], Place(p, "/tasks"));
   }
-  if (j.contains("bytes")) op.bytes = r.get_uint(j["bytes"], p + "/bytes");
-  if (j.contains("host_memory"))
-    op.host_memory = parse_enum(r, j["host_memory"], p + "/host_memory", parse_host_memory, "host memory",
+  if (field[f_bytes]) op.bytes = r.get_uint(*field[f_bytes], Place(p, "/bytes"));
+  if (field[f_host_memory])
+    op.host_memory = parse_enum(r, *field[f_host_memory], Place(p, "/host_memory"), parse_host_memory, "host memory",
                                 kAllHostMemory);
-  if (j.contains("host_ns")) op.host_ns = r.get_int(j["host_ns"], p + "/host_ns");
-  if (j.contains("host_gap_ns")) op.host_gap_ns = r.get_int(j["host_gap_ns"], p + "/host_gap_ns");
-  if (j.contains("event")) op.event = r.get_string(j["event"], p + "/event");
-  if (const auto blocking = j.find("blocking")) op.blocking = r.get_bool(*blocking, p + "/blocking");
+  if (field[f_host_ns]) op.host_ns = r.get_int(*field[f_host_ns], Place(p, "/host_ns"));
+  if (field[f_host_gap_ns]) op.host_gap_ns = r.get_int(*field[f_host_gap_ns], Place(p, "/host_gap_ns"));
+  if (field[f_event]) op.event = r.get_string(*field[f_event], Place(p, "/event"));
+  if (field[f_blocking]) op.blocking = r.get_bool(*field[f_blocking], Place(p, "/blocking"));
   return op;
 }
 
@@ -329,7 +390,7 @@ std::string dims(const Dim3& d) {
 }
 
 // A duration in [0, kMaxOpNs].
-void check_nonnegative(const Reader& r, Nanos ns, const std::string& ptr, std::string_view what) {
+void check_nonnegative(const Reader& r, Nanos ns, const Place& ptr, std::string_view what) {
   if (ns < 0) r.fail(ptr, std::string(what) + " must be >= 0 ns, got " + std::to_string(ns));
   if (ns > kMaxOpNs)
     r.fail(ptr, std::string(what) + " " + std::to_string(ns) + " ns is over the limit of " +
@@ -361,12 +422,12 @@ void check_op(const Op& op, std::size_t i, const ShapeLimits& lim, Reader& r) {
   const std::string p = "/ops/" + std::to_string(i);
   r.set_op(op.id);
   if (op.id.empty()) r.fail(p + "/id", "op id must not be empty");
-  check_nonnegative(r, op.host_gap_ns, p + "/host_gap_ns", "host_gap_ns");
+  check_nonnegative(r, op.host_gap_ns, Place(p, "/host_gap_ns"), "host_gap_ns");
 
   if (!runs_on_sms(op.kind)) {
     if (op.shape) r.fail(p, a_kind(op.kind) + " has no launch shape (grid/block belong to kernels and task pools)");
     if (op.tasks) r.fail(p, a_kind(op.kind) + " has no task list (tasks belong to task_pool ops)");
-    if (op.kind == OpKind::host_func) check_nonnegative(r, op.host_ns, p + "/host_ns", "host_ns");
+    if (op.kind == OpKind::host_func) check_nonnegative(r, op.host_ns, Place(p, "/host_ns"), "host_ns");
     if (op.bytes > kMaxOpBytes)
       r.fail(p + "/bytes", std::to_string(op.bytes) + " bytes is over the limit of " + std::to_string(kMaxOpBytes) +
                                " bytes (2^44, 16 TiB)");
@@ -406,22 +467,23 @@ void check_op(const Op& op, std::size_t i, const ShapeLimits& lim, Reader& r) {
                                   std::to_string(lim.max_shared_mem_per_block) + " are possible");
 
   if (op.kind == OpKind::kernel) {
-    const std::string d = p + "/duration";
+    const Place d(p, "/duration");
     if (const auto* f = std::get_if<FixedPerBlock>(&op.duration)) {
-      check_nonnegative(r, f->ns, d + "/per_block_ns", "per_block_ns");
+      check_nonnegative(r, f->ns, Place(d, "/per_block_ns"), "per_block_ns");
     } else if (const auto* l = std::get_if<PerBlockList>(&op.duration)) {
       if (l->ns.size() != s.blocks())
-        r.fail(d + "/blocks_ns", "blocks_ns has " + std::to_string(l->ns.size()) + " entries but the grid " +
+        r.fail(Place(d, "/blocks_ns"), "blocks_ns has " + std::to_string(l->ns.size()) + " entries but the grid " +
                                      dims(g) + " has " + std::to_string(s.blocks()) + " blocks");
       for (std::size_t k = 0; k < l->ns.size(); ++k)
-        check_nonnegative(r, l->ns[k], d + "/blocks_ns/" + std::to_string(k), "block duration");
+        if (l->ns[k] < 0 || l->ns[k] > kMaxOpNs)
+          check_nonnegative(r, l->ns[k], d.str() + "/blocks_ns/" + std::to_string(k), "block duration");
     } else {
       const auto& c = std::get<CostModel>(op.duration);
       for (const auto& [amount, key] : {std::pair{c.bytes, "bytes"}, std::pair{c.flops, "flops"}}) {
         if (!(std::isfinite(amount) && amount >= 0))
-          r.fail(d + "/" + key, std::string(key) + " must be a finite number >= 0");
+          r.fail(d.str() + "/" + key, std::string(key) + " must be a finite number >= 0");
         if (amount > kMaxCostAmount)
-          r.fail(d + "/" + key, std::string(key) + " " + detail::format_number(amount) +
+          r.fail(d.str() + "/" + key, std::string(key) + " " + detail::format_number(amount) +
                                     " is over the limit of 2^50 (about 1.1e15)");
       }
     }
@@ -429,7 +491,8 @@ void check_op(const Op& op, std::size_t i, const ShapeLimits& lim, Reader& r) {
     if (!op.tasks) r.fail(p, kind_needs(op.kind));
     if (op.tasks->task_ns.empty()) r.fail(p + "/tasks/ns", "a task pool needs at least one task");
     for (std::size_t k = 0; k < op.tasks->task_ns.size(); ++k)
-      check_nonnegative(r, op.tasks->task_ns[k], p + "/tasks/ns/" + std::to_string(k), "task duration");
+      if (op.tasks->task_ns[k] < 0 || op.tasks->task_ns[k] > kMaxOpNs)
+        check_nonnegative(r, op.tasks->task_ns[k], p + "/tasks/ns/" + std::to_string(k), "task duration");
   }
 }
 
@@ -865,25 +928,35 @@ void check_program(const Workload& w, Reader& r) {
 }
 
 // Op ids -> their first op, for resolving millions of deps. Open addressing over one flat array of
-// (hash, op) slots: a lookup costs one slot probe (usually) plus one comparison with the op's id, where
-// std::unordered_map walked a bucket, a node and the key (three cache misses per dep once the workload
-// outgrows the cache: resolve_and_check grew 19x from 100k to 1M ops).
+// (hash tag, op) slots, and the ids themselves copied into one contiguous block: a lookup touches a slot
+// and a few bytes of that block. Comparing against Op::id instead read a random 300-byte Op per dep, a
+// cache and TLB miss each once the ops outgrow the cache (resolve_and_check grew 19x from 100k to 1M ops,
+// most of it in that one load).
 class IdIndex {
  public:
   static constexpr OpIndex kNone = std::numeric_limits<OpIndex>::max();
 
-  explicit IdIndex(const Workload& w) : w_(w) {
+  explicit IdIndex(const Workload& w) {
+    std::size_t chars = 0;
+    for (const Op& op : w.ops) chars += op.id.size();
+    text_.reserve(chars);
+    begin_.reserve(w.ops.size() + 1);
+    for (const Op& op : w.ops) {
+      begin_.push_back(text_.size());
+      text_ += op.id;
+    }
+    begin_.push_back(text_.size());
+
     std::size_t capacity = 16;
     while (capacity < 2 * w.ops.size()) capacity *= 2;
     slots_.assign(capacity, Slot{0, kNone});
     mask_ = capacity - 1;
     for (OpIndex i = 0; i < w.ops.size(); ++i) {
-      const std::uint64_t h = hash(w.ops[i].id);
+      const std::uint64_t h = hash(id(i));
       std::size_t s = h & mask_;
       // A repeated id keeps its first op (the duplicate check reports the second).
-      while (slots_[s].op != kNone && !(slots_[s].hash == h && w.ops[slots_[s].op].id == w.ops[i].id))
-        s = (s + 1) & mask_;
-      if (slots_[s].op == kNone) slots_[s] = Slot{h, i};
+      while (slots_[s].op != kNone && !(slots_[s].tag == tag(h) && id(slots_[s].op) == id(i))) s = (s + 1) & mask_;
+      if (slots_[s].op == kNone) slots_[s] = Slot{tag(h), i};
     }
   }
 
@@ -893,18 +966,26 @@ class IdIndex {
     for (std::size_t s = h & mask_;; s = (s + 1) & mask_) {
       const Slot& slot = slots_[s];
       if (slot.op == kNone) return kNone;
-      if (slot.hash == h && w_.ops[slot.op].id == id) return slot.op;
+      if (slot.tag == tag(h) && this->id(slot.op) == id) return slot.op;
     }
   }
 
+  /// Starts loading the slot `id` probes first (resolving a batch of deps overlaps their misses).
+  void prefetch(std::string_view id) const noexcept { __builtin_prefetch(&slots_[hash(id) & mask_]); }
+
  private:
   struct Slot {
-    std::uint64_t hash;
+    std::uint32_t tag;  ///< the hash's high bits: most mismatches end here, without reading the id
     OpIndex op;
   };
   static std::uint64_t hash(std::string_view s) noexcept { return std::hash<std::string_view>{}(s); }
+  static std::uint32_t tag(std::uint64_t h) noexcept { return static_cast<std::uint32_t>(h >> 32); }
+  [[nodiscard]] std::string_view id(OpIndex i) const noexcept {
+    return std::string_view(text_).substr(begin_[i], begin_[i + 1] - begin_[i]);
+  }
 
-  const Workload& w_;
+  std::string text_;                 ///< every op's id, back to back
+  std::vector<std::size_t> begin_;   ///< op i's id is text_[begin_[i], begin_[i + 1])
   std::vector<Slot> slots_;
   std::size_t mask_ = 0;
 };
@@ -946,6 +1027,9 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
     r.set_op(op.id);
     op.dep_indices.clear();
     op.dep_indices.reserve(op.deps.size());
+    // The next op's deps start loading while this op's resolve.
+    if (i + 1 < w.ops.size())
+      for (const std::string& dep : w.ops[i + 1].deps) index.prefetch(dep);
     for (std::size_t k = 0; k < op.deps.size(); ++k) {
       const auto ptr = [&] { return "/ops/" + std::to_string(i) + "/deps/" + std::to_string(k); };
       const OpIndex dep = index.find(op.deps[k]);
