@@ -228,6 +228,7 @@ void JsonDocument::for_each_root_member(const MemberFn& member, JsonArena& arena
 }
 
 void JsonDocument::for_each_element(ondemand::value& value, const std::string& pointer, JsonArena& arena,
+                                    const std::function<void(std::size_t)>& count,
                                     const std::function<void(std::size_t, JsonRef)>& element,
                                     const std::function<void(JsonRef)>& not_array, ProgressCounter* progress) {
   try {
@@ -238,6 +239,7 @@ void JsonDocument::for_each_element(ondemand::value& value, const std::string& p
       return;
     }
     ondemand::array array = take(value.get_array());
+    count(take(array.count_elements()));
     if (progress) progress->set_total(text_.size());
     const Place array_place(pointer);
     std::size_t i = 0;
@@ -412,8 +414,9 @@ void JsonDocument::check_keys_unique(const JsonArena& arena, std::uint32_t root,
     std::array<std::string_view, 16> seen;
     std::size_t k = 0;
     for (JsonRef m : obj) {
+      const std::string_view key = m.key();
       for (std::size_t j = 0; j < k; ++j)
-        if (seen[j] == m.key()) twice = m.key();
+        if (seen[j].size() == key.size() && (key.empty() || seen[j][0] == key[0]) && seen[j] == key) twice = key;
       if (!twice.empty()) break;
       seen[k++] = m.key();
     }

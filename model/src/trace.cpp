@@ -351,7 +351,7 @@ Trace read_trace(JsonDocument& doc, ProgressCounter* progress) {
         if (key == "traceEvents") {
           have_events = true;
           doc.for_each_element(
-              value, "/traceEvents", element,
+              value, "/traceEvents", element, [&](std::size_t n) { t.spans.reserve(n); },
               [&](std::size_t i, JsonRef e) {
                 keep_first(events_error, [&] {
                   const detail::IndexToken index(i);
@@ -366,7 +366,7 @@ Trace read_trace(JsonDocument& doc, ProgressCounter* progress) {
               progress);
         } else if (key == "streamlabBlocks") {
           doc.for_each_element(
-              value, "/streamlabBlocks", element,
+              value, "/streamlabBlocks", element, [&](std::size_t n) { t.blocks.reserve(n); },
               [&](std::size_t i, JsonRef b) {
                 keep_first(blocks_error, [&] {
                   const detail::IndexToken index(i);

@@ -247,8 +247,11 @@ constexpr std::array<std::string_view, kOpFieldCount> kOpFieldNames{
     "registers", "shared_mem", "duration", "tasks", "bytes", "host_memory", "blocking", "host_ns",  "event"};
 
 std::optional<OpField> op_field(std::string_view key) noexcept {
-  for (std::size_t f = 0; f < kOpFieldNames.size(); ++f)
-    if (kOpFieldNames[f] == key) return static_cast<OpField>(f);
+  if (key.empty()) return std::nullopt;
+  for (std::size_t f = 0; f < kOpFieldNames.size(); ++f) {
+    const std::string_view name = kOpFieldNames[f];
+    if (name.size() == key.size() && name[0] == key[0] && name == key) return static_cast<OpField>(f);
+  }
   return std::nullopt;
 }
 
@@ -873,6 +876,7 @@ void check_dag_has_no_program_parts(const Workload& w, Reader& r) {
   }
   for (std::size_t i = 0; i < w.ops.size(); ++i) {
     const Op& op = w.ops[i];
+    if (!is_program_call(op.kind) && op.host_gap_ns == 0 && !op.blocking) continue;  // the usual case
     const std::string p = "/ops/" + std::to_string(i);
     r.set_op(op.id);
     if (is_program_call(op.kind))
@@ -954,11 +958,16 @@ class IdIndex {
     for (OpIndex i = 0; i < w.ops.size(); ++i) {
       const std::uint64_t h = hash(id(i));
       std::size_t s = h & mask_;
-      // A repeated id keeps its first op (the duplicate check reports the second).
       while (slots_[s].op != kNone && !(slots_[s].tag == tag(h) && id(slots_[s].op) == id(i))) s = (s + 1) & mask_;
-      if (slots_[s].op == kNone) slots_[s] = Slot{tag(h), i};
+      if (slots_[s].op == kNone)
+        slots_[s] = Slot{tag(h), i};
+      else if (!duplicate_)
+        duplicate_ = std::pair{slots_[s].op, i};  // a repeated id keeps its first op
     }
   }
+
+  /// The first op (in order) whose id an earlier op already has, and that earlier op.
+  [[nodiscard]] std::optional<std::pair<OpIndex, OpIndex>> first_duplicate() const noexcept { return duplicate_; }
 
   /// The first op with this id, or kNone.
   [[nodiscard]] OpIndex find(std::string_view id) const {
@@ -988,6 +997,7 @@ class IdIndex {
   std::vector<std::size_t> begin_;   ///< op i's id is text_[begin_[i], begin_[i + 1])
   std::vector<Slot> slots_;
   std::size_t mask_ = 0;
+  std::optional<std::pair<OpIndex, OpIndex>> duplicate_;
 };
 
 }  // namespace
@@ -1012,12 +1022,10 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
     check_dag_has_no_program_parts(w, r);
 
   const IdIndex index(w);
-  for (OpIndex i = 0; i < w.ops.size(); ++i) {
-    const OpIndex first = index.find(w.ops[i].id);
-    if (first != i) {
-      r.set_op(w.ops[i].id);
-      r.fail("/ops/" + std::to_string(i) + "/id", "duplicate op id (already used by /ops/" + std::to_string(first) + ")");
-    }
+  if (const auto twice = index.first_duplicate()) {
+    const auto [first, i] = *twice;
+    r.set_op(w.ops[i].id);
+    r.fail("/ops/" + std::to_string(i) + "/id", "duplicate op id (already used by /ops/" + std::to_string(first) + ")");
   }
 
   std::vector<std::uint32_t> indegree(w.ops.size(), 0);
@@ -1109,7 +1117,7 @@ Workload read_workload(JsonDocument& doc, const ShapeLimits& limits, ProgressCou
         if (key != "ops") return (void)doc.build(value, "/" + pointer_token(key), top, key);
         have_ops = true;
         doc.for_each_element(
-            value, "/ops", element,
+            value, "/ops", element, [&](std::size_t n) { w.ops.reserve(n); },
             [&](std::size_t i, JsonRef op) {
               if (ops_error) return;  // the rest is still read: a syntax error anywhere comes first
               try {
