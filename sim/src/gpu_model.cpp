@@ -46,6 +46,19 @@ Work work_of(model::OpKind k) noexcept {
   return Work::none;
 }
 
+/// An index off the free list, else a new element at the end: finished things are recycled, so memory
+/// follows the work in flight, not the run length.
+template <class T>
+std::uint32_t reuse_or_grow(std::vector<T>& items, std::vector<std::uint32_t>& free) {
+  if (!free.empty()) {
+    const std::uint32_t i = free.back();
+    free.pop_back();
+    return i;
+  }
+  items.emplace_back();
+  return static_cast<std::uint32_t>(items.size() - 1);
+}
+
 RefKind ref_kind(CmdKind k) noexcept {
   switch (k) {
     case CmdKind::op: return RefKind::op;
@@ -58,8 +71,10 @@ RefKind ref_kind(CmdKind k) noexcept {
 
 }  // namespace
 
-GpuModel::GpuModel(const DeviceParams& params, std::uint32_t connections, bool record_blocks, bool explain)
-    : p_(params), connections_(connections), record_blocks_(record_blocks), explain_(explain) {
+GpuModel::GpuModel(const DeviceParams& params, std::uint32_t connections, bool record_blocks, bool explain,
+                   bool merge_waves)
+    : p_(params), connections_(connections), record_blocks_(record_blocks), explain_(explain),
+      merge_waves_(merge_waves) {
   queues_.resize(connections_);
   sms_.assign(p_.sm_count, SmRoom{p_.threads_per_sm, p_.blocks_per_sm, p_.registers_per_sm, p_.smem_per_sm});
   const auto levels = static_cast<std::size_t>(p_.priority_least - p_.priority_greatest + 1);
@@ -208,14 +223,7 @@ std::uint32_t GpuModel::add_event(bool timed) {
 // Commands
 
 std::uint32_t GpuModel::new_command(CmdKind kind, Work work, std::uint32_t stream, std::uint32_t payload) {
-  std::uint32_t c;
-  if (!free_cmds_.empty()) {
-    c = free_cmds_.back();
-    free_cmds_.pop_back();
-  } else {
-    c = static_cast<std::uint32_t>(cmds_.size());
-    cmds_.emplace_back();
-  }
+  const std::uint32_t c = reuse_or_grow(cmds_, free_cmds_);
   Command& x = cmds_[c];
   x.stream = stream;
   x.payload = payload;
@@ -243,14 +251,7 @@ void GpuModel::free_command(std::uint32_t c) {
 }
 
 void GpuModel::add_edge(std::uint32_t from, std::uint32_t to, EdgeType type) {
-  std::uint32_t e;
-  if (!free_edges_.empty()) {
-    e = free_edges_.back();
-    free_edges_.pop_back();
-  } else {
-    e = static_cast<std::uint32_t>(edges_.size());
-    edges_.emplace_back();
-  }
+  const std::uint32_t e = reuse_or_grow(edges_, free_edges_);
   edges_[e] = Edge{to, cmds_[from].successors, type};
   cmds_[from].successors = e;
   ++cmds_[to].pending;
@@ -507,13 +508,24 @@ void GpuModel::budget_exceeded(bool wall) const {
                           " after " + std::to_string(max_events_) + " events, the limit (raise it with --max-events)");
 }
 
-void GpuModel::process(const SimEvent& ev) {
-  now_ = ev.time;
-  ++stats_.events;
+void GpuModel::count_events(std::uint64_t n) {
+  const std::uint64_t before = stats_.events;
+  stats_.events += n;
+  // Over the limit: the event past it is due at now_ (a wave's blocks all are), so the message is the one
+  // counting them one at a time gives.
   if (stats_.events > max_events_) budget_exceeded(false);
-  if (wall_seconds_ > 0 && (stats_.events & 0x3fff) == 0 &&
+  if (wall_seconds_ > 0 && (before >> 14) != (stats_.events >> 14) &&
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count() > wall_seconds_)
     budget_exceeded(true);
+}
+
+void GpuModel::process(const SimEvent& ev) {
+  now_ = ev.time;
+  // Whatever is scheduled from here on has a later seq than anything queued; a wave stays open only while
+  // the blocks joining it are placed back to back, within one event's processing.
+  open_wave_ = kNone;
+  count_events(1);
+  ++stats_.pops;
   stats_.max_heap = std::max<std::uint64_t>(stats_.max_heap, queue_.size() + 1);
   stats_.heap_sum += queue_.size() + 1;
   switch (ev.kind()) {
@@ -532,16 +544,15 @@ void GpuModel::process(const SimEvent& ev) {
       satisfy(ev.a, explain_ ? describe(ev.a, Cause::event_wait) : Blocker{});
       break;
     case kBlockDone:
-      block_done(ev.a);
+      wave_done(ev.a);
       break;
     case kTaskDone: {
-      BlockSlot& slot = slots_[ev.a];
-      KernelRun& k = runs_[slot.run];
+      KernelRun& k = runs_[waves_[ev.a].run];
       const model::TaskList& tasks = *w_->ops[k.op].tasks;
       if (k.next_task < tasks.task_ns.size()) {
         queue_.push(now_ + k.info.task_ns_extra + tasks.task_ns[k.next_task++], kTaskDone, ev.a, 0);
       } else {
-        block_done(ev.a);
+        wave_done(ev.a);
       }
       break;
     }
@@ -649,14 +660,7 @@ std::uint32_t GpuModel::head_run() noexcept {
 }
 
 void GpuModel::kernel_enqueue(std::uint32_t c) {
-  std::uint32_t r;
-  if (!free_runs_.empty()) {
-    r = free_runs_.back();
-    free_runs_.pop_back();
-  } else {
-    r = static_cast<std::uint32_t>(runs_.size());
-    runs_.emplace_back();
-  }
+  const std::uint32_t r = reuse_or_grow(runs_, free_runs_);
   const Command& x = cmds_[c];
   KernelRun& k = runs_[r];
   // Field by field, not `k = KernelRun{}`: the temporary's copy stalls on store forwarding.
@@ -735,6 +739,8 @@ void GpuModel::try_dispatch_blocks(std::uint32_t freed_sm, bool replacement, Blo
       }
     }
     start_block(r, sm, now_ + delay);
+    // Searching all SMs (not just the freed one): the rest of the grid can follow into free room at once.
+    if (!known_blocked) fill_wave(r);
     KernelRun& kk = runs_[r];  // start_block may grow runs_? no, but slots_ may grow; keep a fresh ref
     if (kk.next_block == kk.blocks) {
       // Every block placed: the next kernel in order becomes the head.
@@ -749,6 +755,34 @@ void GpuModel::try_dispatch_blocks(std::uint32_t freed_sm, bool replacement, Blo
         trigger = b;
       }
     }
+  }
+}
+
+// The blocks that follow a fixed-time grid's block into free room, with no launch-rate limit, start when
+// it did (launch_free_ stays at its start) and end with it, so they join its wave: what is left per block
+// is this loop's SM search and room, exactly as try_dispatch_blocks would do them one by one. Stops at the
+// first block that fits nowhere (try_dispatch_blocks then finds the same and records the head blocked).
+void GpuModel::fill_wave(std::uint32_t r) {
+  KernelRun& k = runs_[r];
+  if (open_wave_ == kNone || k.info.dur != DurationKind::fixed || k.info.launch_ns != 0) return;
+  Wave& w = waves_[open_wave_];
+  if (w.run != r || w.first_block + w.sms.size() != k.next_block || w.next_seq != queue_.pushed()) return;
+  const BlockNeed need = k.info.need;
+  const Nanos start = launch_free_;
+  while (k.next_block < k.blocks) {
+    const std::uint32_t sm = find_sm(need);
+    if (sm == kNone) return;
+    SmRoom& room = sms_[sm];
+    room.threads -= need.threads;
+    room.blocks -= 1;
+    room.regs -= need.regs;
+    room.smem -= need.smem;
+    const std::uint32_t block = k.next_block++;
+    ++stats_.blocks;
+    if (record_blocks_) placements_.push_back(model::BlockPlacement{k.op, block, sm, start, w.end});
+    w.sms.push_back(sm);
+    queue_.take_seq();
+    w.next_seq = queue_.pushed();
   }
 }
 
@@ -774,19 +808,6 @@ void GpuModel::start_block(std::uint32_t r, std::uint32_t sm, Nanos start) {
     op_start_[k.op] = start;
     cmds_[k.cmd].state = ActivityState::running;
   }
-  std::uint32_t s;
-  if (!free_slots_.empty()) {
-    s = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    s = static_cast<std::uint32_t>(slots_.size());
-    slots_.emplace_back();
-  }
-  BlockSlot& slot = slots_[s];
-  slot.run = r;
-  slot.sm = sm;
-  slot.block = block;
-  slot.placement = kNone;
   ++stats_.blocks;
 
   Nanos end = start;
@@ -805,34 +826,91 @@ void GpuModel::start_block(std::uint32_t r, std::uint32_t sm, Nanos start) {
       break;
     }
   }
-  if (record_blocks_) {
-    slot.placement = static_cast<std::uint32_t>(placements_.size());
-    placements_.push_back(model::BlockPlacement{k.op, block, sm, start, end});
-  }
-  queue_.push(end, kind, s, 0);
+  if (record_blocks_) placements_.push_back(model::BlockPlacement{k.op, block, sm, start, end});
+  schedule_block_end(r, block, sm, end, kind);
 }
 
-void GpuModel::block_done(std::uint32_t s) {
-  const BlockSlot slot = slots_[s];
-  free_slots_.push_back(s);
-  KernelRun& k = runs_[slot.run];
+void GpuModel::schedule_block_end(std::uint32_t r, std::uint32_t block, std::uint32_t sm, Nanos end,
+                                  std::uint8_t kind) {
+  if (open_wave_ != kNone) {
+    Wave& w = waves_[open_wave_];
+    // Its own event would come right after the wave's last block: same run, same instant, next seq.
+    if (w.run == r && w.end == end && w.next_seq == queue_.pushed() && w.first_block + w.sms.size() == block) {
+      assert(w.first_placement == kNone || w.first_placement + w.sms.size() + 1 == placements_.size());
+      w.sms.push_back(sm);
+      queue_.take_seq();
+      w.next_seq = queue_.pushed();
+      return;
+    }
+  }
+  const std::uint32_t wi = reuse_or_grow(waves_, free_waves_);
+  Wave& w = waves_[wi];
+  w.run = r;
+  w.first_block = block;
+  w.first_placement = record_blocks_ ? static_cast<std::uint32_t>(placements_.size() - 1) : kNone;
+  w.end = end;
+  w.sms.clear();
+  w.sms.push_back(sm);
+  queue_.push(end, kind, wi, 0);
+  w.next_seq = queue_.pushed();
+  // A task pool's block steps task by task on its own event: never merged.
+  open_wave_ = merge_waves_ && kind == kBlockDone ? wi : kNone;
+}
+
+void GpuModel::wave_done(std::uint32_t w) {
+  const std::size_t n = waves_[w].sms.size();
+  for (std::size_t i = 0; i < n;) {
+    if (i > 0) {
+      // What process() does between two events: finish the previous block's consequences, count this one.
+      drain();
+      count_events(1);
+    }
+    const Wave& wave = waves_[w];  // re-read: ending a block may place blocks and grow waves_
+    KernelRun& k = runs_[wave.run];
+    // No kernel waiting for room (nothing pending stays so: a block's end changes that only by completing
+    // its kernel): the blocks before the kernel's last one only give their room back.
+    const std::size_t quiet = pending_kernels_ == 0 ? std::min<std::size_t>(n - i, k.blocks - k.done_blocks - 1) : 0;
+    if (quiet > 0) {
+      count_events(quiet - 1);  // block i is counted already
+      const BlockNeed need = k.info.need;
+      for (std::size_t j = i; j < i + quiet; ++j) {
+        SmRoom& room = sms_[wave.sms[j]];
+        room.threads += need.threads;
+        room.blocks += 1;
+        room.regs += need.regs;
+        room.smem += need.smem;
+        if (wave.first_placement != kNone) placements_[wave.first_placement + j].end_ns = now_;
+      }
+      k.done_blocks += static_cast<std::uint32_t>(quiet);
+      i += quiet;
+      continue;
+    }
+    block_done(wave.run, wave.sms[i],
+               wave.first_placement == kNone ? kNone : wave.first_placement + static_cast<std::uint32_t>(i));
+    ++i;
+  }
+  free_waves_.push_back(w);
+}
+
+void GpuModel::block_done(std::uint32_t r, std::uint32_t sm, std::uint32_t placement) {
+  KernelRun& k = runs_[r];
   const KernelInfo& info = k.info;
-  SmRoom& room = sms_[slot.sm];
+  SmRoom& room = sms_[sm];
   room.threads += info.need.threads;
   room.blocks += 1;
   room.regs += info.need.regs;
   room.smem += info.need.smem;
-  if (slot.placement != kNone) placements_[slot.placement].end_ns = now_;
+  if (placement != kNone) placements_[placement].end_ns = now_;
   Blocker trigger;
   if (explain_) trigger = describe(k.cmd, Cause::sm_room);
   else trigger.cause = Cause::sm_room;
   if (++k.done_blocks == k.blocks) {
     --resident_;
     const std::uint32_t c = k.cmd;
-    free_runs_.push_back(slot.run);
+    free_runs_.push_back(r);
     complete(c);
   }
-  try_dispatch_blocks(slot.sm, true, trigger);
+  try_dispatch_blocks(sm, true, trigger);
 }
 
 // ---------------------------------------------------------------------------------------------------

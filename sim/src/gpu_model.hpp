@@ -132,12 +132,18 @@ struct KernelRun {
   bool started = false;
 };
 
-/// One thread block on one SM.
-struct BlockSlot {
+/// Thread blocks of one kernel that end at the same instant and were placed one right after another, with
+/// nothing else scheduled in between: their end events would have had consecutive seqs, so nothing can
+/// come between them and one future event stands for all of them. Processing it ends them one by one, in
+/// block order, exactly as their own events would have (a kernel's grid placed into an idle device is one
+/// wave: 132 block events become one). A dynamic task pool's block is a wave of one (it steps per task).
+struct Wave {
   std::uint32_t run = kNone;
-  std::uint32_t sm = 0;
-  std::uint32_t block = 0;
-  std::uint32_t placement = kNone;  ///< index into placements_ when recording
+  std::uint32_t first_block = 0;          ///< the blocks are first_block, first_block + 1, ...
+  std::uint32_t first_placement = kNone;  ///< index into placements_ of the first block when recording
+  std::uint64_t next_seq = 0;             ///< the seq a block joining now would have been scheduled with
+  Nanos end = 0;
+  std::vector<std::uint32_t> sms;         ///< each block's SM, in block order (the wave's size)
 };
 
 struct CopyEngine {
@@ -159,13 +165,20 @@ struct HostWorker {
 };
 
 struct ModelStats {
-  std::uint64_t events = 0, commands = 0, blocks = 0, max_heap = 0, max_live = 0;
-  std::uint64_t heap_sum = 0;  ///< sum over processed events of the heap size at pop (mean depth)
+  /// Events processed, each block of a wave counted as its own event (so the count, the trace's
+  /// sim_events and the --max-events budget do not depend on how blocks were merged).
+  std::uint64_t events = 0;
+  std::uint64_t commands = 0, blocks = 0, max_heap = 0, max_live = 0;
+  std::uint64_t pops = 0;      ///< entries taken off the future-event list (a wave is one)
+  std::uint64_t heap_sum = 0;  ///< sum over pops of the list's size at the pop (mean depth)
 };
 
 class GpuModel {
  public:
-  GpuModel(const DeviceParams& params, std::uint32_t connections, bool record_blocks, bool explain);
+  /// `merge_waves` false gives every block its own future event (results are identical; for tests and the
+  /// benchmark's baseline).
+  GpuModel(const DeviceParams& params, std::uint32_t connections, bool record_blocks, bool explain,
+           bool merge_waves = true);
 
   /// Binds the workload and precomputes per-op block needs and durations. Throws InputError when a
   /// kernel's block can never fit on an SM, naming the op and the limit.
@@ -257,7 +270,16 @@ class GpuModel {
   void try_dispatch_blocks(std::uint32_t freed_sm, bool replacement, Blocker trigger);
   [[nodiscard]] std::uint32_t find_sm(const BlockNeed& need);
   void start_block(std::uint32_t run, std::uint32_t sm, Nanos start);
-  void block_done(std::uint32_t slot);
+  /// Places the rest of `run`'s grid into free room as members of the wave its last block opened.
+  void fill_wave(std::uint32_t run);
+  /// Schedules the end of block `block` of `run` on `sm` at `end`: joins the open wave when it can.
+  void schedule_block_end(std::uint32_t run, std::uint32_t block, std::uint32_t sm, Nanos end, std::uint8_t kind);
+  /// Ends every block of wave w in order, each as its own event would (counted, then drained).
+  void wave_done(std::uint32_t w);
+  /// Frees one block's room; completes its kernel when it was the last; refills the SM.
+  void block_done(std::uint32_t run, std::uint32_t sm, std::uint32_t placement);
+  /// Counts n processed events against the run budget.
+  void count_events(std::uint64_t n);
   [[nodiscard]] std::uint32_t head_run() noexcept;
 
   // Copy engines.
@@ -281,6 +303,7 @@ class GpuModel {
   std::uint32_t connections_;
   bool record_blocks_;
   bool explain_;
+  bool merge_waves_;
   model::ProgressCounter* progress_ = nullptr;
   const model::Workload* w_ = nullptr;
   std::string source_;
@@ -327,8 +350,9 @@ class GpuModel {
   bool blocked_on_grids_ = false;
   std::vector<KernelRun> runs_;
   std::vector<std::uint32_t> free_runs_;
-  std::vector<BlockSlot> slots_;
-  std::vector<std::uint32_t> free_slots_;
+  std::vector<Wave> waves_;
+  std::vector<std::uint32_t> free_waves_;
+  std::uint32_t open_wave_ = kNone;  ///< the wave a block ending at the same time may still join
   std::vector<model::BlockPlacement> placements_;
 
   // Copy engines and the callback thread.

@@ -47,7 +47,7 @@ struct SimBackend::Impl {
         options(std::move(opt)),
         params(with_options(detail::derive_params(profile), options)),
         connections(checked_connections(options.connections.value_or(params.connections))),
-        gpu(params, connections, options.record_blocks, options.explain) {}
+        gpu(params, connections, options.record_blocks, options.explain, options.merge_block_waves) {}
 
   static detail::DeviceParams with_options(detail::DeviceParams p, const SimOptions& o) {
     // A traced run (CUPTI activity records on, as in streamlab run) dispatches blocks at the rates
@@ -373,8 +373,8 @@ const OpExplanation* SimBackend::explain(model::OpIndex op) const { return impl_
 const SimStats& SimBackend::stats() const noexcept {
   const detail::ModelStats& s = impl_->gpu.stats();
   impl_->stats = SimStats{s.events, s.commands, s.blocks, s.max_heap,
-                          s.events == 0 ? 0.0 : static_cast<double>(s.heap_sum) / static_cast<double>(s.events),
-                          s.max_live};
+                          s.pops == 0 ? 0.0 : static_cast<double>(s.heap_sum) / static_cast<double>(s.pops),
+                          s.max_live, s.pops};
   return impl_->stats;
 }
 

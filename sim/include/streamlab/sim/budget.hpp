@@ -13,7 +13,8 @@ namespace streamlab::sim {
 
 struct SimBudget {
   /// Events the simulation may process; also the bound on the blocks, tasks and ops it may place
-  /// (model::check_simulation_size, checked before anything runs).
+  /// (model::check_simulation_size, checked before anything runs). Every block's end counts as one event,
+  /// also when a wave of blocks ends with one entry of the future-event list (sim/README.md).
   std::uint64_t max_events = model::kDefaultMaxSimEvents;
   /// Wall-clock seconds the simulation may take; 0 = no limit.
   double wall_seconds = 0;

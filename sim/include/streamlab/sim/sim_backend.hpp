@@ -60,16 +60,24 @@ struct SimOptions {
   model::ProgressCounter* progress = nullptr;
   /// Events and wall-clock time the run may take (prepare() refuses a workload too large for it).
   SimBudget budget;
+  /// One future event per wave: a kernel's blocks that end at the same instant and were placed back to
+  /// back (a grid placed into free room is one wave). The trace, block placements, explanations, event
+  /// count and budget errors are the same either way; false schedules one event per block (the reference
+  /// the equivalence tests and the benchmark compare against).
+  bool merge_block_waves = true;
 };
 
 /// Counters of one run (for benchmarks and sanity checks).
 struct SimStats {
-  std::uint64_t events_processed = 0;  ///< popped from the future-event list (stale copy re-rates included)
+  /// Device events processed (stale copy re-rates included), each block of a merged wave counted as one:
+  /// the same count as with merge_block_waves off.
+  std::uint64_t events_processed = 0;
   std::uint64_t commands = 0;          ///< device commands issued (ops, records, waits, host funcs)
   std::uint64_t blocks = 0;            ///< thread blocks placed
-  std::uint64_t max_pending_events = 0;
-  double mean_pending_events = 0;      ///< future-event list depth when an event is popped, on average
+  std::uint64_t max_pending_events = 0;  ///< future-event list entries (a wave is one)
+  double mean_pending_events = 0;        ///< future-event list depth when an entry is popped, on average
   std::uint64_t max_live_commands = 0;
+  std::uint64_t queue_pops = 0;          ///< entries taken off the future-event list (a wave is one)
 };
 
 class SimBackend final : public policies::Backend {
