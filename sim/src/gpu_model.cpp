@@ -769,21 +769,30 @@ void GpuModel::fill_wave(std::uint32_t r) {
   if (w.run != r || w.first_block + w.sms.size() != k.next_block || w.next_seq != queue_.pushed()) return;
   const BlockNeed need = k.info.need;
   const Nanos start = launch_free_;
+  const std::uint32_t first = k.next_block;
   while (k.next_block < k.blocks) {
-    const std::uint32_t sm = find_sm(need);
-    if (sm == kNone) return;
+    // find_sm's first candidate usually fits (room spreads breadth-first): try it inline.
+    std::uint32_t sm = cursor_;
+    if (sms_[sm].fits(need)) {
+      cursor_ = sm + 1 == sms_.size() ? 0 : sm + 1;
+    } else {
+      sm = find_sm(need);
+      if (sm == kNone) break;
+    }
     SmRoom& room = sms_[sm];
     room.threads -= need.threads;
     room.blocks -= 1;
     room.regs -= need.regs;
     room.smem -= need.smem;
-    const std::uint32_t block = k.next_block++;
-    ++stats_.blocks;
-    if (record_blocks_) placements_.push_back(model::BlockPlacement{k.op, block, sm, start, w.end});
+    if (record_blocks_) placements_.push_back(model::BlockPlacement{k.op, k.next_block, sm, start, w.end});
     w.sms.push_back(sm);
-    queue_.take_seq();
-    w.next_seq = queue_.pushed();
+    ++k.next_block;
   }
+  // Each joined block takes the seq its own event would have had.
+  const std::uint32_t placed = k.next_block - first;
+  stats_.blocks += placed;
+  queue_.take_seqs(placed);
+  w.next_seq = queue_.pushed();
 }
 
 void GpuModel::start_block(std::uint32_t r, std::uint32_t sm, Nanos start) {
@@ -838,7 +847,7 @@ void GpuModel::schedule_block_end(std::uint32_t r, std::uint32_t block, std::uin
     if (w.run == r && w.end == end && w.next_seq == queue_.pushed() && w.first_block + w.sms.size() == block) {
       assert(w.first_placement == kNone || w.first_placement + w.sms.size() + 1 == placements_.size());
       w.sms.push_back(sm);
-      queue_.take_seq();
+      queue_.take_seqs(1);
       w.next_seq = queue_.pushed();
       return;
     }

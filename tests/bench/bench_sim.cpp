@@ -8,6 +8,12 @@
 //   BM_SimDispatcher1M  the same DAG through the shared Dispatcher (round-robin, 8 streams) on SimBackend:
 //                       the whole `streamlab sim` path minus file I/O; most of its time is the Dispatcher's.
 //   BM_PriorityQueueBaseline  the bare heap loop alone, for reference.
+//   BM_SimWavesRandomDag  `gen random-dag`'s workload (kernels of 1 to about 260 blocks, 132 on average, of
+//                       10-200 us) through the Dispatcher (load-balanced, 4 streams: `streamlab sim
+//                       --policy load-balanced` minus file I/O), alternately with waves of blocks merged
+//                       (the default) and with one future-event entry per block (SimOptions::
+//                       merge_block_waves = false), in the same run: `speedup` = the per-block run's CPU
+//                       time over the merged run's (fastest of each); both process the same events.
 // Times are this thread's CPU time; the ratio takes the fastest simulation over the fastest baseline run
 // (mean_ratio_vs_heap: the means), since other processes on a shared machine only ever add time.
 // Acceptance: under 2 s per 10^6-op run on one core; ratio_vs_heap <= 3. Events are device events popped
@@ -18,6 +24,7 @@
 #include <malloc.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -28,6 +35,7 @@
 #include <vector>
 
 #include "streamlab/model/device_profile.hpp"
+#include "streamlab/model/generators.hpp"
 #include "streamlab/model/workload.hpp"
 #include "streamlab/policies/dispatcher.hpp"
 #include "streamlab/policies/registry.hpp"
@@ -120,12 +128,13 @@ struct Phases {
 };
 
 Phases run_dispatcher(const model::Workload& w, const model::DeviceProfile& profile, const std::string& hash,
-                      sim::SimStats& stats) {
+                      sim::SimStats& stats, const sim::SimOptions& options = bench_options(),
+                      const std::string& policy_name = "round-robin", std::uint32_t streams = kStreams) {
   const double t0 = thread_cpu_s();
-  sim::SimBackend backend(profile, bench_options());
+  sim::SimBackend backend(profile, options);
   policies::PolicyConfig cfg;
-  cfg.streams = kStreams;
-  auto policy = policies::make_policy("round-robin", cfg);
+  cfg.streams = streams;
+  auto policy = policies::make_policy(policy_name, cfg);
   policies::DispatchOptions d;
   d.profile = &profile;
   d.keep_log = false;
@@ -267,6 +276,34 @@ void BM_PriorityQueueBaseline(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * 4'000'000);
 }
 BENCHMARK(BM_PriorityQueueBaseline)->Arg(4)->Arg(1024)->Unit(benchmark::kMillisecond);
+
+void BM_SimWavesRandomDag(benchmark::State& state) {
+  model::gen::RandomDag params;
+  params.ops = static_cast<std::uint32_t>(state.range(0));
+  const model::Workload w = model::gen::random_dag(params);
+  const model::DeviceProfile profile = model::bundled_h100_profile();
+  const std::string hash = w.hash();
+  sim::SimOptions merged = bench_options();
+  sim::SimOptions per_block = bench_options();
+  per_block.merge_block_waves = false;
+  sim::SimStats st_merged, st_per_block;
+  double best_merged = 1e30, best_per_block = 1e30;
+  for (auto _ : state) {
+    best_merged = std::min(best_merged, run_dispatcher(w, profile, hash, st_merged, merged, "load-balanced", 4).total);
+    best_per_block =
+        std::min(best_per_block, run_dispatcher(w, profile, hash, st_per_block, per_block, "load-balanced", 4).total);
+  }
+  if (st_merged.events_processed != st_per_block.events_processed) state.SkipWithError("event counts differ");
+  state.counters["blocks"] = static_cast<double>(st_merged.blocks);
+  state.counters["events"] = static_cast<double>(st_merged.events_processed);
+  state.counters["queue_pops_merged"] = static_cast<double>(st_merged.queue_pops);
+  state.counters["queue_pops_per_block"] = static_cast<double>(st_per_block.queue_pops);
+  state.counters["merged_s"] = best_merged;
+  state.counters["per_block_s"] = best_per_block;
+  state.counters["speedup"] = best_per_block / best_merged;
+  state.counters["merged_ns_per_block"] = best_merged * 1e9 / static_cast<double>(st_merged.blocks);
+}
+BENCHMARK(BM_SimWavesRandomDag)->Arg(200'000)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 }  // namespace
 

@@ -32,12 +32,12 @@ class EventQueue {
  public:
   [[nodiscard]] bool empty() const noexcept { return heap_.empty(); }
   [[nodiscard]] std::size_t size() const noexcept { return heap_.size(); }
-  /// Seqs handed out since construction, by push() and take_seq() (also the next seq).
+  /// Seqs handed out since construction, by push() and take_seqs() (also the next seq).
   [[nodiscard]] std::uint64_t pushed() const noexcept { return next_seq_; }
-  /// Hands out the next seq without queuing anything: for an event the owner merged into one already
-  /// queued with the same time and the seq just before (GpuModel's waves of blocks), so every later push
-  /// orders after it exactly as if it had been queued.
-  void take_seq() noexcept { ++next_seq_; }
+  /// Hands out the next n seqs without queuing anything: for events the owner merged into one already
+  /// queued with the same time and the seq just before them (GpuModel's waves of blocks), so every later
+  /// push orders after them exactly as if they had been queued.
+  void take_seqs(std::uint64_t n) noexcept { next_seq_ += n; }
   [[nodiscard]] const SimEvent& top() const noexcept {
     assert(!heap_.empty());
     return heap_.front();
