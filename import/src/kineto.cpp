@@ -4,6 +4,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -11,6 +12,7 @@
 
 #include "gzip_file.hpp"
 #include "streamlab/model/errors.hpp"
+#include "streamlab/model/input_limits.hpp"
 
 namespace streamlab::import {
 namespace {
@@ -31,8 +33,23 @@ Cat parse_cat(std::string_view c) {
   return Cat::irrelevant;
 }
 
+/// Largest ts and dur accepted (2^60 ns, 36 years): every end (ts + dur) and every difference of two
+/// times then stays within the trace format's bounds (model::kMaxTraceNs).
+constexpr Nanos kMaxKinetoNs = model::kMaxTraceNs / 2;
+constexpr std::int64_t kMaxU32 = 0xffffffffLL;
+constexpr std::int64_t kMaxPriority = 1 << 20;  // CUDA's are a few either side of 0
+
+/// Microseconds as a double, rounded to nanoseconds; false outside [-kMaxKinetoNs, kMaxKinetoNs] (NaN too).
+bool double_micros_to_ns(double us, Nanos& out) {
+  const double ns = us * 1000.0;
+  if (!(ns >= -static_cast<double>(kMaxKinetoNs) && ns <= static_cast<double>(kMaxKinetoNs))) return false;
+  out = static_cast<Nanos>(std::llround(ns));
+  return true;
+}
+
 /// Kineto writes microseconds with up to three decimals ("4608286836773.042"): read them as exact integer
-/// nanoseconds from the token (a double would lose the last digit at these magnitudes).
+/// nanoseconds from the token (a double would lose the last digit at these magnitudes). False for a
+/// token that is not a number or lies outside [-kMaxKinetoNs, kMaxKinetoNs].
 bool micros_to_ns(std::string_view tok, Nanos& out) {
   while (!tok.empty() && (tok.back() == ' ' || tok.back() == '\n' || tok.back() == '\r' || tok.back() == '\t' ||
                           tok.back() == ',' || tok.back() == '}' || tok.back() == ']'))
@@ -47,9 +64,9 @@ bool micros_to_ns(std::string_view tok, Nanos& out) {
     double d = 0;  // exponent form or something odd: fall back to a double
     auto [p2, ec2] = std::from_chars(tok.data(), tok.data() + tok.size(), d);
     if (ec2 != std::errc() || p2 != tok.data() + tok.size()) return false;
-    out = static_cast<Nanos>(std::llround((neg ? -d : d) * 1000.0));
-    return true;
+    return double_micros_to_ns(neg ? -d : d, out);
   }
+  if (whole >= kMaxKinetoNs / 1000) return false;
   Nanos ns = whole * 1000;
   if (dot != std::string_view::npos) {
     const std::string_view frac = tok.substr(dot + 1);
@@ -57,8 +74,7 @@ bool micros_to_ns(std::string_view tok, Nanos& out) {
       double d = 0;
       auto [p2, ec2] = std::from_chars(tok.data(), tok.data() + tok.size(), d);
       if (ec2 != std::errc()) return false;
-      out = static_cast<Nanos>(std::llround((neg ? -d : d) * 1000.0));
-      return true;
+      return double_micros_to_ns(neg ? -d : d, out);
     }
     Nanos scale = 100, f = 0;
     for (std::size_t i = 0; i < frac.size() && i < 3; ++i, scale /= 10) f += (frac[i] - '0') * scale;
@@ -88,8 +104,9 @@ void read_string(Result&& r, std::string_view& out) {
 std::int64_t as_int(od::value v) {
   std::int64_t i = 0;
   if (!v.get_int64().get(i)) return i;
+  // A number in exponent form: whole and within int64 (converting 1e300 is undefined), else as absent.
   double d = 0;
-  if (!v.get_double().get(d)) return static_cast<std::int64_t>(d);
+  if (!v.get_double().get(d) && d >= -9.2e18 && d <= 9.2e18 && d == std::trunc(d)) return static_cast<std::int64_t>(d);
   return -1;
 }
 
@@ -250,6 +267,7 @@ Capture parse_kineto(std::string_view json_text, const std::string& source) {
         std::int64_t pid = -1, tid = -1, flow_id = -1;
         Nanos ts = 0, dur = 0;
         bool has_ts = false, has_dur = false, has_args = false;
+        std::string_view bad_time;  // "ts" or "dur" when its value is not a time in range
         Args args;
         for (auto field : ev) {
           std::string_view key;
@@ -271,9 +289,11 @@ Capture parse_kineto(std::string_view json_text, const std::string& source) {
           } else if (key == "ts") {
             std::string_view tok;
             if (!field.value().raw_json_token().get(tok)) has_ts = micros_to_ns(tok, ts);
+            if (!has_ts) bad_time = "ts";
           } else if (key == "dur") {
             std::string_view tok;
             if (!field.value().raw_json_token().get(tok)) has_dur = micros_to_ns(tok, dur);
+            if (!has_dur) bad_time = "dur";
           } else if (key == "id") {
             flow_id = as_int(field.value());
           } else if (key == "args") {
@@ -287,6 +307,11 @@ Capture parse_kineto(std::string_view json_text, const std::string& source) {
         const std::size_t event_index = index++;
         auto place = [event_index] { return "/traceEvents/" + std::to_string(event_index); };
         if (cat == Cat::unknown || cat == Cat::irrelevant) continue;
+        if (!bad_time.empty())
+          throw model::InputError(source, place() + "/" + std::string(bad_time), "",
+                                  "not a time in microseconds within 0.." + std::to_string(kMaxKinetoNs / 1000) +
+                                      " us");
+        if (ts < 0) throw model::InputError(source, place() + "/ts", "", "negative time " + std::to_string(ts) + " ns");
         if (cat == Cat::flow) {
           // Finish ("f") flows sit at the GPU record's start, start ("s") flows at the API call's start;
           // the call side's key is negated so the two never collide.
@@ -301,6 +326,14 @@ Capture parse_kineto(std::string_view json_text, const std::string& source) {
           if (!ok)
             throw model::InputError(source, place(), "",
                                     "'" + std::string(name.substr(0, 80)) + "' has no " + what + " in its args");
+        };
+        // A value the program would truncate (a grid of 2^32 + 1 blocks read as 1) is refused.
+        auto within = [&](std::int64_t v, std::int64_t hi, const char* arg) {
+          if (v > hi)
+            throw model::InputError(source, place() + "/args/" + arg, "",
+                                    "'" + std::string(name.substr(0, 80)) + "' has " + arg + " " + std::to_string(v) +
+                                        ", over " + std::to_string(hi));
+          return v;
         };
         if (cat == Cat::runtime || cat == Cat::driver) {
           ApiCall c;
@@ -342,27 +375,39 @@ Capture parse_kineto(std::string_view json_text, const std::string& source) {
         GpuActivity act;
         act.start = ts;
         act.end = ts + dur;
-        act.device = static_cast<std::uint32_t>(args.device >= 0 ? args.device : std::max<std::int64_t>(pid, 0));
-        act.stream = static_cast<std::uint32_t>(args.stream);
+        act.device = static_cast<std::uint32_t>(
+            args.device >= 0 ? within(args.device, kMaxU32, "device") : std::clamp<std::int64_t>(pid, 0, kMaxU32));
+        act.stream = static_cast<std::uint32_t>(within(args.stream, kMaxU32, "stream"));
         act.name = std::string(name);
-        if (args.priority != INT64_MIN) act.priority = static_cast<int>(args.priority);
+        if (args.priority != INT64_MIN) {
+          if (args.priority < -kMaxPriority || args.priority > kMaxPriority)
+            throw model::InputError(source, place() + "/args/priority", "",
+                                    "stream priority " + std::to_string(args.priority) + " is out of range");
+          act.priority = static_cast<int>(args.priority);
+        }
         if (cat == Cat::kernel) {
           act.kind = ActivityKind::kernel;
           need(args.has_grid, "grid");
           need(args.has_block, "block");
-          for (int i = 0; i < 3; ++i)
+          for (int i = 0; i < 3; ++i) {
             need(args.grid[static_cast<std::size_t>(i)] > 0 && args.block[static_cast<std::size_t>(i)] > 0,
                  "positive grid and block sizes");
+            within(args.grid[static_cast<std::size_t>(i)], kMaxU32, "grid");
+            within(args.block[static_cast<std::size_t>(i)], kMaxU32, "block");
+          }
           act.shape.grid = {static_cast<std::uint32_t>(args.grid[0]), static_cast<std::uint32_t>(args.grid[1]),
                             static_cast<std::uint32_t>(args.grid[2])};
           act.shape.block = {static_cast<std::uint32_t>(args.block[0]), static_cast<std::uint32_t>(args.block[1]),
                              static_cast<std::uint32_t>(args.block[2])};
-          if (args.registers >= 0) act.shape.registers_per_thread = static_cast<std::uint32_t>(args.registers);
-          if (args.shared >= 0) act.shape.shared_mem_bytes = static_cast<std::uint32_t>(args.shared);
+          if (args.registers >= 0)
+            act.shape.registers_per_thread =
+                static_cast<std::uint32_t>(within(args.registers, kMaxU32, "registers per thread"));
+          if (args.shared >= 0)
+            act.shape.shared_mem_bytes = static_cast<std::uint32_t>(within(args.shared, kMaxU32, "shared memory"));
         } else {
           act.kind = cat == Cat::memcpy ? ActivityKind::memcpy : ActivityKind::memset;
           need(args.bytes >= 0, "bytes");
-          act.bytes = static_cast<std::uint64_t>(args.bytes);
+          act.bytes = static_cast<std::uint64_t>(within(args.bytes, static_cast<std::int64_t>(model::kMaxOpBytes), "bytes"));
           if (cat == Cat::memcpy) classify_copy(name, act);
         }
         if (args.correlation >= 0) act.correlation = static_cast<std::uint64_t>(args.correlation);

@@ -391,6 +391,45 @@ TEST(ImportBadInput, KernelRecordMissingItsShape) {
   expect_input_error([&] { (void)parse_kineto(text, "shape.json"); }, "shape.json", {"/traceEvents/0", "grid"});
 }
 
+// Hand-made hostile records (issue 16's adversarial pass): times past 2^63 ns overflowed (UBSan: signed
+// overflow in the microsecond conversion) and imported as nonsense; 1e300 as an integer was an undefined
+// conversion; a grid, block, register count or stream past 32 bits was truncated (a grid of 2^32 + 1
+// blocks became 1); bytes past 2^44 were refused with the place of the *written* program, not the trace.
+TEST(ImportBadInput, KinetoValuesOutOfRange) {
+  const std::string launch = runtime_event("cudaLaunchKernel", 1, 1, 1);
+  const std::string kernel =
+      R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":3,"dur":1,"args":{"stream":7,"correlation":1,)"
+      R"("grid":[GRID,1,1],"block":[32,1,1],"registers per thread":REGS}})";
+  const auto with = [&](std::string text, const std::string& key, const std::string& value) {
+    return text.replace(text.find(key), key.size(), value);
+  };
+  const std::string ok_kernel = with(with(kernel, "GRID", "2"), "REGS", "32");
+  ASSERT_NO_THROW((void)parse_kineto(trace_of({launch, ok_kernel}), "ok.json"));
+  const std::vector<std::array<std::string, 3>> cases{
+      {launch, with(with(kernel, "GRID", "4294967297"), "REGS", "32"), "/traceEvents/1/args/grid"},
+      {launch, with(with(kernel, "GRID", "2"), "REGS", "4294967328"), "/traceEvents/1/args/registers per thread"},
+      {launch, with(ok_kernel, R"("stream":7)", R"("stream":4294967303)"), "/traceEvents/1/args/stream"},
+      {with(launch, R"("ts":1.000)", R"("ts":99999999999999999)"), ok_kernel, "/traceEvents/0/ts"},
+      {with(launch, R"("dur":1.000)", R"("dur":1e300)"), ok_kernel, "/traceEvents/0/dur"},
+      {launch, with(ok_kernel, R"("ts":3)", R"("ts":-5)"), "/traceEvents/1/ts"},
+  };
+  for (const auto& [call, work, place] : cases)
+    expect_input_error([&] { (void)parse_kineto(trace_of({call, work}), "range.json"); }, "range.json",
+                       {"range.json: " + place + ": "});
+  // 1e300 where an integer goes: read as absent (no undefined conversion), so the record is refused.
+  expect_input_error([&] { (void)parse_kineto(trace_of({launch, with(ok_kernel, R"("stream":7)", R"("stream":1e300)")}),
+                                              "big.json"); },
+                     "big.json", {"/traceEvents/1", "has no stream"});
+}
+
+TEST(ImportBadInput, KinetoCopyBytesNamedWhereTheTraceSaysThem) {
+  const std::string copy =
+      R"j({"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD (Pinned -> Device)","pid":0,"tid":7,"ts":3,"dur":1,)j"
+      R"j("args":{"stream":7,"correlation":1,"bytes":4611686018427387904}})j";
+  expect_input_error([&] { (void)parse_kineto(trace_of({runtime_event("cudaMemcpyAsync", 1, 1, 1), copy}), "b.json"); },
+                     "b.json", {"b.json: /traceEvents/1/args/bytes: ", "over 17592186044416"});
+}
+
 TEST(ImportBadInput, TruncatedGzip) {
   const std::string gz = model::read_text_file(kFixtures / "multistream.json.gz");
   const fs::path f = temp_path("cut.json.gz");
