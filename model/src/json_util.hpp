@@ -84,7 +84,8 @@ class IndexToken {
 class Reader {
  public:
   explicit Reader(const std::string& source) : source_(source) {}
-  void set_op(std::string op) { op_ = std::move(op); }
+  /// Assigns into the one buffer (no allocation per op or span once it is long enough).
+  void set_op(std::string_view op) { op_.assign(op.data(), op.size()); }
   [[nodiscard]] const std::string& op() const noexcept { return op_; }
   [[nodiscard]] const std::string& source() const noexcept { return source_; }
 

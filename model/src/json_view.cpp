@@ -50,6 +50,23 @@ std::optional<JsonRef> JsonRef::find(std::string_view key) const {
   return std::nullopt;
 }
 
+bool JsonRef::members(std::span<const std::string_view> keys, std::span<std::optional<JsonRef>> out) const {
+  bool other = false;
+  for (JsonRef member : *this) {
+    const std::string_view key = member.key();
+    bool known = false;
+    for (std::size_t k = 0; k < keys.size() && !known; ++k) {
+      // First characters before memcmp: most keys differ there.
+      if (keys[k].size() == key.size() && (key.empty() || keys[k][0] == key[0]) && keys[k] == key) {
+        out[k] = member;
+        known = true;
+      }
+    }
+    other = other || !known;
+  }
+  return other;
+}
+
 void JsonArena::begin_object() {
   nodes_.clear();
   nodes_.emplace_back();
@@ -410,6 +427,21 @@ void JsonDocument::check_keys_unique(const JsonArena& arena, std::uint32_t root,
   const std::size_t n = obj.size();
   std::string_view twice;
   if (n <= 16) {
+    // A signature bit per key (length, first and last character): distinct bits mean distinct keys,
+    // which settles an object at once; a shared bit falls back to comparing pairs. The weights give the
+    // keys of a trace event, its args, a kernel or copy op and a duration distinct bits each.
+    std::uint64_t bits = 0;
+    bool shared = false;
+    for (JsonRef m : obj) {
+      const std::string_view key = m.key();
+      const unsigned sig = key.empty() ? 0u
+                                       : static_cast<unsigned>(key.size() + static_cast<unsigned char>(key.front()) * 2u +
+                                                               static_cast<unsigned char>(key.back()) * 9u);
+      const std::uint64_t b = std::uint64_t{1} << (sig % 64u);
+      shared = shared || (bits & b) != 0;
+      bits |= b;
+    }
+    if (!shared) return;
     // Pairwise for the usual handful of keys.
     std::array<std::string_view, 16> seen;
     std::size_t k = 0;

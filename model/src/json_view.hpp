@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,10 @@ class JsonRef {
   /// The member `key` of an object, or nothing.
   [[nodiscard]] std::optional<JsonRef> find(std::string_view key) const;
   [[nodiscard]] bool contains(std::string_view key) const { return find(key).has_value(); }
+  /// The members of an object named in `keys`, found in one pass: out[k] is keys[k]'s member or empty
+  /// (a reader of a million records asks for each of its keys once, instead of scanning the object per
+  /// key). Returns true when the object also has a member not in `keys`.
+  bool members(std::span<const std::string_view> keys, std::span<std::optional<JsonRef>> out) const;
   /// The member `key` of an object, which must be present.
   [[nodiscard]] JsonRef at(std::string_view key) const { return *find(key); }
   [[nodiscard]] JsonRef operator[](std::string_view key) const { return at(key); }

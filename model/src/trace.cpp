@@ -272,35 +272,55 @@ TraceMeta parse_meta(const Reader& r, JsonRef doc) {
   return meta;
 }
 
-Span parse_span(Reader& r, JsonRef e, const Place& p) {
+// The members of a span event and of its args the reader uses, each found once per event.
+enum EventField : std::uint8_t { e_ph, e_args, e_name, e_cat, e_pid, kEventFieldCount };
+constexpr std::array<std::string_view, kEventFieldCount> kEventFieldNames{"ph", "args", "name", "cat", "pid"};
+enum ArgField : std::uint8_t { a_op, a_op_id, a_engine, a_stream, a_start_ns, a_end_ns, a_host_call, kArgFieldCount };
+constexpr std::array<std::string_view, kArgFieldCount> kArgFieldNames{"op",       "op_id",  "engine",   "stream",
+                                                                      "start_ns", "end_ns", "host_call"};
+using EventFields = std::array<std::optional<JsonRef>, kEventFieldCount>;
+
+/// Member `f` of an object read into `fields`; when absent, the "missing required key" error.
+template <std::size_t N>
+JsonRef need(const Reader& r, JsonRef object, const Place& p, const std::array<std::optional<JsonRef>, N>& fields,
+             const std::array<std::string_view, N>& names, std::size_t f) {
+  if (!fields[f]) (void)r.required(object, p, names[f]);  // throws
+  return *fields[f];
+}
+
+Span parse_span(Reader& r, JsonRef e, const EventFields& ev, const Place& p) {
   Span s;
-  const JsonRef args = r.required(e, p, "args");
+  const JsonRef args = need(r, e, p, ev, kEventFieldNames, e_args);
   const Place a(p, "/args");
   r.expect_object(args, a);
-  s.op_id = r.get_string(r.required(args, a, "op_id"), Place(a, "/op_id"));
+  std::array<std::optional<JsonRef>, kArgFieldCount> arg;
+  const bool other_args = args.members(kArgFieldNames, arg);
+  const auto need_arg = [&](ArgField f) { return need(r, args, a, arg, kArgFieldNames, f); };
+  s.op_id = r.get_string(need_arg(a_op_id), Place(a, "/op_id"));
   r.set_op(s.op_id);
-  r.check_keys(args, a, {"op", "op_id", "engine", "stream", "start_ns", "end_ns", "host_call"}, "span args");
-  s.op = r.get_u32(r.required(args, a, "op"), Place(a, "/op"));
-  s.name = r.get_string(r.required(e, p, "name"), Place(p, "/name"));
-  const std::string_view cat = r.get_string(r.required(e, p, "cat"), Place(p, "/cat"));
+  if (other_args)  // names the key it does not know
+    r.check_keys(args, a, {"op", "op_id", "engine", "stream", "start_ns", "end_ns", "host_call"}, "span args");
+  s.op = r.get_u32(need_arg(a_op), Place(a, "/op"));
+  s.name = r.get_string(need(r, e, p, ev, kEventFieldNames, e_name), Place(p, "/name"));
+  const std::string_view cat = r.get_string(need(r, e, p, ev, kEventFieldNames, e_cat), Place(p, "/cat"));
   const auto kind = parse_op_kind(cat);
   if (!kind) r.fail(Place(p, "/cat"), "unknown op kind '" + detail::clip(cat) + "'");
   s.kind = *kind;
-  s.device = r.get_u32(r.required(e, p, "pid"), Place(p, "/pid"));
-  s.stream = r.get_u32(r.required(args, a, "stream"), Place(a, "/stream"));
-  const std::string_view engine = r.get_string(r.required(args, a, "engine"), Place(a, "/engine"));
+  s.device = r.get_u32(need(r, e, p, ev, kEventFieldNames, e_pid), Place(p, "/pid"));
+  s.stream = r.get_u32(need_arg(a_stream), Place(a, "/stream"));
+  const std::string_view engine = r.get_string(need_arg(a_engine), Place(a, "/engine"));
   const auto eng = parse_engine(engine);
   if (!eng)
     r.fail(Place(a, "/engine"),
            "unknown engine '" + detail::clip(engine) + "' (one of: host, sm, copy_h2d, copy_d2h, copy_d2d)");
   s.engine = *eng;
-  if (const auto host_call = args.find("host_call")) {
+  if (const auto& host_call = arg[a_host_call]) {
     s.host_call = r.get_bool(*host_call, Place(a, "/host_call"));
     if (s.host_call && s.engine != Engine::host)
       r.fail(Place(a, "/host_call"), "a host API call runs on engine 'host', not '" + std::string(engine) + "'");
   }
-  s.start_ns = r.get_int(r.required(args, a, "start_ns"), Place(a, "/start_ns"), -kMaxTraceNs, kMaxTraceNs);
-  s.end_ns = r.get_int(r.required(args, a, "end_ns"), Place(a, "/end_ns"), -kMaxTraceNs, kMaxTraceNs);
+  s.start_ns = r.get_int(need_arg(a_start_ns), Place(a, "/start_ns"), -kMaxTraceNs, kMaxTraceNs);
+  s.end_ns = r.get_int(need_arg(a_end_ns), Place(a, "/end_ns"), -kMaxTraceNs, kMaxTraceNs);
   if (s.end_ns < s.start_ns)
     r.fail(Place(a, "/end_ns"), "span ends (" + std::to_string(s.end_ns) + " ns) before it starts (" +
                               std::to_string(s.start_ns) + " ns)");
@@ -357,9 +377,12 @@ Trace read_trace(JsonDocument& doc, ProgressCounter* progress) {
                   const detail::IndexToken index(i);
                   const Place p(events_place, index.view());
                   r.expect_object(e, p);
-                  const std::string_view ph = r.get_string(r.required(e, p, "ph"), Place(p, "/ph"));
+                  EventFields ev;
+                  (void)e.members(kEventFieldNames, ev);  // other keys (ts, dur, tid, ...) are Chrome's
+                  const std::string_view ph =
+                      r.get_string(need(r, e, p, ev, kEventFieldNames, e_ph), Place(p, "/ph"));
                   // Metadata and any other event types (added by other tools) carry no spans.
-                  if (ph == "X") t.spans.push_back(parse_span(r, e, p));
+                  if (ph == "X") t.spans.push_back(parse_span(r, e, ev, p));
                 });
               },
               [&](JsonRef not_array) { keep_first(events_error, [&] { r.expect_array(not_array, "/traceEvents"); }); },

@@ -247,11 +247,8 @@ constexpr std::array<std::string_view, kOpFieldCount> kOpFieldNames{
     "registers", "shared_mem", "duration", "tasks", "bytes", "host_memory", "blocking", "host_ns",  "event"};
 
 std::optional<OpField> op_field(std::string_view key) noexcept {
-  if (key.empty()) return std::nullopt;
-  for (std::size_t f = 0; f < kOpFieldNames.size(); ++f) {
-    const std::string_view name = kOpFieldNames[f];
-    if (name.size() == key.size() && name[0] == key[0] && name == key) return static_cast<OpField>(f);
-  }
+  for (std::size_t f = 0; f < kOpFieldNames.size(); ++f)
+    if (kOpFieldNames[f] == key) return static_cast<OpField>(f);
   return std::nullopt;
 }
 
@@ -295,16 +292,10 @@ Op parse_op(JsonRef j, std::size_t i, Reader& r) {
   r.set_op("");
   r.expect_object(j, p);
   std::array<std::optional<JsonRef>, kOpFieldCount> field;
+  const bool unknown = j.members(kOpFieldNames, field);
   std::uint32_t present = 0;
-  bool unknown = false;
-  for (JsonRef member : j) {
-    if (const auto f = op_field(member.key())) {
-      field[*f] = member;
-      present |= bit(*f);
-    } else {
-      unknown = true;
-    }
-  }
+  for (std::size_t f = 0; f < field.size(); ++f)
+    if (field[f]) present |= bit(static_cast<OpField>(f));
   // The checks in their usual order: id, kind, keys the kind does not take, keys it needs, values.
   const auto need = [&](OpField f, std::string_view why = {}) {
     if (!field[f]) (void)r.required(j, p, kOpFieldNames[f], why);  // throws "missing required key"
