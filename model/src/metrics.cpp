@@ -71,8 +71,9 @@ TraceMetrics compute_metrics(const Trace& t) {
   // Concurrency: sweep starts (+1) and ends (-1) in time order; ends and starts at one instant apply
   // together. Two sorted arrays of times instead of one array of (time, +-1) events: half the data to
   // sort, and a stream-ordered trace's ends are often sorted already.
-  if (!std::is_sorted(starts.begin(), starts.end())) std::sort(starts.begin(), starts.end());
-  if (!std::is_sorted(ends.begin(), ends.end())) std::sort(ends.begin(), ends.end());
+  const auto itself = [](Nanos at) { return at; };
+  if (!std::is_sorted(starts.begin(), starts.end())) intervals::sort_by_time(starts, itself);
+  if (!std::is_sorted(ends.begin(), ends.end())) intervals::sort_by_time(ends, itself);
   m.concurrency.emplace_back(first, 0);
   std::int64_t running = 0;
   Nanos previous = first;

@@ -1,5 +1,7 @@
 // Trace metrics on small traces whose numbers are worked out by hand in the comments (docs/metrics.md
 // has the definitions).
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -100,6 +102,78 @@ TEST(Metrics, EmptyTrace) {
   EXPECT_TRUE(m.stream_busy.empty());
   EXPECT_TRUE(m.concurrency.empty());
   EXPECT_EQ(m.max_concurrency, 0u);
+}
+
+// Large traces take the radix-sort path of the metrics (4096 intervals and more): every metric must
+// equal a direct computation with std::sort, on unsorted spans with negative times, equal starts and
+// zero-length spans.
+TEST(Metrics, LargeUnsortedTraceMatchesADirectComputation) {
+  std::uint64_t state = 12345;
+  const auto next = [&] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL, state >> 33; };
+  Trace t;
+  constexpr std::array engines{Engine::sm, Engine::copy_h2d, Engine::copy_d2h, Engine::host};
+  for (int i = 0; i < 20000; ++i) {
+    const Nanos start = static_cast<Nanos>(next() % 5'000'000) - 1'000'000;
+    const Nanos dur = (i % 97 == 0) ? 0 : static_cast<Nanos>(next() % 20'000);
+    const Engine e = engines[next() % engines.size()];
+    t.spans.push_back(span("op" + std::to_string(i), e == Engine::sm ? OpKind::kernel : OpKind::h2d, e,
+                           static_cast<std::uint32_t>(next() % 7), start, start + dur));
+  }
+  const TraceMetrics m = compute_metrics(t);
+
+  Nanos first = t.spans[0].start_ns, last = t.spans[0].end_ns;
+  for (const auto& s : t.spans) first = std::min(first, s.start_ns), last = std::max(last, s.end_ns);
+  ASSERT_EQ(m.makespan_ns, last - first);
+  const auto union_length = [](std::vector<std::pair<Nanos, Nanos>> v) {
+    std::sort(v.begin(), v.end());
+    Nanos sum = 0, lo = 0, hi = 0;
+    bool open = false;
+    for (const auto& [s, e] : v) {
+      if (e <= s) continue;
+      if (open && s <= hi) {
+        hi = std::max(hi, e);
+      } else {
+        if (open) sum += hi - lo;
+        lo = s, hi = e, open = true;
+      }
+    }
+    return open ? sum + hi - lo : sum;
+  };
+  for (const Engine e : engines) {
+    std::vector<std::pair<Nanos, Nanos>> v;
+    for (const auto& s : t.spans)
+      if (s.engine == e) v.emplace_back(s.start_ns, s.end_ns);
+    EXPECT_DOUBLE_EQ(m.engine_busy.at(e), static_cast<double>(union_length(v)) / static_cast<double>(m.makespan_ns));
+  }
+  for (std::uint32_t stream = 0; stream < 7; ++stream) {
+    std::vector<std::pair<Nanos, Nanos>> v;
+    for (const auto& s : t.spans)
+      if (s.stream == stream) v.emplace_back(s.start_ns, s.end_ns);
+    EXPECT_DOUBLE_EQ(m.stream_busy.at(stream), static_cast<double>(union_length(v)) / static_cast<double>(m.makespan_ns));
+  }
+  // Concurrency of device spans: +1 at each start, -1 at each end, ends first at one instant.
+  std::vector<std::pair<Nanos, int>> events;
+  for (const auto& s : t.spans)
+    if (s.engine != Engine::host && s.end_ns > s.start_ns) events.emplace_back(s.start_ns, 1), events.emplace_back(s.end_ns, -1);
+  std::sort(events.begin(), events.end());
+  int running = 0, most = 0;
+  for (std::size_t i = 0; i < events.size();) {
+    const Nanos at = events[i].first;
+    for (; i < events.size() && events[i].first == at; ++i) running += events[i].second;
+    most = std::max(most, running);
+  }
+  EXPECT_EQ(m.max_concurrency, static_cast<std::uint32_t>(most));
+  Steps expected{{first, 0}};
+  running = 0;
+  for (std::size_t i = 0; i < events.size();) {
+    const Nanos at = events[i].first;
+    for (; i < events.size() && events[i].first == at; ++i) running += events[i].second;
+    if (at == expected.back().first)  // the first start: the step function begins at it
+      expected.back().second = static_cast<std::uint32_t>(running);
+    else if (static_cast<std::uint32_t>(running) != expected.back().second)
+      expected.emplace_back(at, running);
+  }
+  EXPECT_EQ(m.concurrency, expected);
 }
 
 TEST(Compare, PredictedAgainstMeasured) {
