@@ -107,32 +107,47 @@ TraceComparison compare_traces(const Trace& a, const Trace& b) {
   c.workload_hash_mismatch =
       !a.meta.workload_hash.empty() && !b.meta.workload_hash.empty() && a.meta.workload_hash != b.meta.workload_hash;
 
-  // Spans keyed by (op id, engine); repeated keys pair up in start order (k-th with k-th).
-  using Key = std::pair<std::string, Engine>;
-  auto index = [](const Trace& t) {
-    std::map<Key, std::vector<const Span*>> by_key;
+  // Spans keyed by (op id, engine); repeated keys pair up in start order (k-th with k-th). Each trace's
+  // device spans are sorted by key, then start, then trace order, and the two lists walked together: a
+  // std::map of a million (string, engine) keys cost more than reading the traces.
+  const auto by_key = [](const Trace& t) {
+    std::vector<const Span*> v;
+    v.reserve(t.spans.size());
     for (const Span& s : t.spans)
-      if (!s.host_call) by_key[{s.op_id, s.engine}].push_back(&s);
-    for (auto& [key, spans] : by_key)
-      std::stable_sort(spans.begin(), spans.end(), [](const Span* x, const Span* y) { return x->start_ns < y->start_ns; });
-    return by_key;
+      if (!s.host_call) v.push_back(&s);
+    std::stable_sort(v.begin(), v.end(), [](const Span* x, const Span* y) {
+      if (const int order = x->op_id.compare(y->op_id); order != 0) return order < 0;
+      if (x->engine != y->engine) return x->engine < y->engine;
+      return x->start_ns < y->start_ns;
+    });
+    return v;
   };
-  const auto in_a = index(a), in_b = index(b);
-  for (const auto& [key, spans_a] : in_a) {
-    auto it = in_b.find(key);
-    const std::size_t both = it == in_b.end() ? 0 : std::min(spans_a.size(), it->second.size());
+  const auto key_less = [](const Span* x, const Span* y) {
+    const int order = x->op_id.compare(y->op_id);
+    return order < 0 || (order == 0 && x->engine < y->engine);
+  };
+  const std::vector<const Span*> in_a = by_key(a), in_b = by_key(b);
+  // [i, end) of the spans sharing in[i]'s key.
+  const auto group_end = [&](const std::vector<const Span*>& in, std::size_t i) {
+    std::size_t end = i + 1;
+    while (end < in.size() && !key_less(in[i], in[end])) ++end;
+    return end;
+  };
+  for (std::size_t i = 0, j = 0; i < in_a.size() || j < in_b.size();) {
+    const bool take_a = j == in_b.size() || (i < in_a.size() && !key_less(in_b[j], in_a[i]));
+    const bool take_b = i == in_a.size() || (j < in_b.size() && !key_less(in_a[i], in_b[j]));
+    const std::size_t a_end = take_a ? group_end(in_a, i) : i, b_end = take_b ? group_end(in_b, j) : j;
+    const std::size_t both = std::min(a_end - i, b_end - j);
     for (std::size_t k = 0; k < both; ++k) {
-      const Span& x = *spans_a[k];
-      const Span& y = *it->second[k];
+      const Span& x = *in_a[i + k];
+      const Span& y = *in_b[j + k];
       c.ops.push_back(OpDelta{x.op_id, x.name, x.engine, x.start_ns - c.a.start_ns, x.end_ns - c.a.start_ns,
                               y.start_ns - c.b.start_ns, y.end_ns - c.b.start_ns});
     }
-    for (std::size_t k = both; k < spans_a.size(); ++k) c.only_in_a.push_back(key.first);
-  }
-  for (const auto& [key, spans_b] : in_b) {
-    auto it = in_a.find(key);
-    const std::size_t matched = it == in_a.end() ? 0 : std::min(spans_b.size(), it->second.size());
-    for (std::size_t k = matched; k < spans_b.size(); ++k) c.only_in_b.push_back(key.first);
+    for (std::size_t k = i + both; k < a_end; ++k) c.only_in_a.push_back(in_a[k]->op_id);
+    for (std::size_t k = j + both; k < b_end; ++k) c.only_in_b.push_back(in_b[k]->op_id);
+    i = a_end;
+    j = b_end;
   }
   for (auto* ids : {&c.only_in_a, &c.only_in_b}) {
     std::sort(ids->begin(), ids->end());

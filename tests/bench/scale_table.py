@@ -13,16 +13,25 @@ command's input files (the workload, or both traces).
 Targets (issue 15): at 1M ops every command under 2 s of CPU, except sim of the random DAG under 5 s;
 at 10M ops each under 10x its own 1M time; peak memory of every command at most 2x its input's size.
 
-With --before BUILD_DIR the same commands of an older build run on the same files first, and the table
-shows both. Usage:
+The viewer's row is its own account (--timing): CPU seconds of reading, preparing and drawing the first
+frame, and its peak resident memory (not Xvfb's, nor window set-up or the PNG written afterwards).
+Simulations run with a run budget large enough for 10M ops (--max-events 2^40).
 
-  tests/bench/scale_table.py --build build [--before old/build] [--sizes 1M,10M] [--data DIR]
+With --before BUILD_DIR the same commands of an older build run on the same files first, and the table
+shows both. With --write FILE the table is also written to FILE (atomically), headed by the date, the
+commit, the machine and the command line. Usage:
+
+  tests/bench/scale_table.py --build build [--before old/build] [--sizes 1M,10M] [--data DIR] [--write FILE]
 """
 import argparse
+import datetime
 import os
+import platform
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 GENERATORS = {
@@ -42,19 +51,30 @@ def label(n):
     return f"{n // 1000000}M" if n % 1000000 == 0 else f"{n // 1000}k"
 
 
-def measure(argv, env=None):
-    """Runs argv once; returns (cpu seconds, peak RSS bytes, wall seconds, exit code)."""
+VIEWER_TIMING = re.compile(r"total to first frame ([0-9.]+) s CPU.*peak RSS ([0-9]+) MiB")
+
+
+def measure(argv, env=None, self_timed=False):
+    """Runs argv once; returns (cpu seconds, peak RSS bytes, wall seconds, exit code). A self-timed command
+    (the viewer with --timing) reports its own CPU time and peak on stderr, which replace wait4's."""
     start = time.monotonic()
     with open(os.devnull, "wb") as null:
         proc = subprocess.Popen(argv, stdout=null, stderr=subprocess.PIPE, env=env)
+        err = proc.stderr.read().decode(errors="replace")  # read before waiting: a full pipe would block it
         _, status, usage = os.wait4(proc.pid, 0)
-        err = proc.stderr.read().decode(errors="replace")
         proc.stderr.close()
     wall = time.monotonic() - start
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
         sys.stderr.write(f"  ! {' '.join(argv)} exited {code}: {err.strip()[-400:]}\n")
-    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, wall, code
+    cpu, rss = usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
+    if self_timed and code == 0:
+        m = VIEWER_TIMING.search(err)
+        if not m:
+            sys.stderr.write(f"  ! {' '.join(argv)}: no timing line on stderr\n")
+            return cpu, rss, wall, 1
+        cpu, rss = float(m.group(1)), int(m.group(2)) * 2**20
+    return cpu, rss, wall, code
 
 
 class Build:
@@ -67,27 +87,38 @@ class Build:
         self.has_viz = os.access(self.viz, os.X_OK) and shutil.which("xvfb-run") is not None
 
     def commands(self, workload, trace_a, trace_b, out_dir, tag):
-        """(name, argv, input files) of each measured command."""
-        quiet = ["--quiet"] if self.supports_quiet() else []
+        """(name, argv, input files, self-timed) of each measured command."""
+        quiet = ["--quiet"] if self.supports("validate", "--quiet") else []
         out_a = os.path.join(out_dir, f"{tag}.sim.json")
         cmds = [
-            ("validate", [self.cli, "validate", workload] + quiet, [workload]),
-            ("analyze", [self.cli, "analyze", workload] + quiet, [workload]),
-            ("sim", [self.cli, "sim", workload, "--policy", "load-balanced", "--date", "2026-01-01", "-o", out_a]
-             + quiet, [workload]),
-            ("compare", [self.cli, "compare", trace_a, trace_b] + quiet, [trace_a, trace_b]),
+            ("validate", [self.cli, "validate", workload] + quiet, [workload], False),
+            ("analyze", [self.cli, "analyze", workload] + quiet, [workload], False),
+            ("sim", self.sim_argv(workload, "load-balanced", out_a) + quiet, [workload], False),
+            ("compare", [self.cli, "compare", trace_a, trace_b] + quiet, [trace_a, trace_b], False),
         ]
         if self.has_viz:
             png = os.path.join(out_dir, f"{tag}.png")
-            cmds.append(("viewer", ["xvfb-run", "-a", self.viz, trace_a, trace_b, "--screenshot", png, "--frames", "1"],
-                         [trace_a, trace_b]))
+            timing = self.supports_viz_timing()
+            cmds.append(("viewer", ["xvfb-run", "-a", self.viz, trace_a, trace_b, "--screenshot", png, "--frames", "1"]
+                         + (["--timing"] if timing else []), [trace_a, trace_b], timing))
         return cmds
 
-    def supports_quiet(self):
-        if not hasattr(self, "_quiet"):
-            out = subprocess.run([self.cli, "validate", "--help"], capture_output=True, text=True).stdout
-            self._quiet = "--quiet" in out
-        return self._quiet
+    def sim_argv(self, workload, policy, out):
+        budget = ["--max-events", str(2**40)] if self.supports("sim", "--max-events") else []
+        return [self.cli, "sim", workload, "--policy", policy, "--date", "2026-01-01", "-o", out] + budget
+
+    def supports(self, command, flag):
+        key = (command, flag)
+        if not hasattr(self, "_flags"):
+            self._flags = {}
+        if key not in self._flags:
+            out = subprocess.run([self.cli, command, "--help"], capture_output=True, text=True).stdout
+            self._flags[key] = flag in out
+        return self._flags[key]
+
+    def supports_viz_timing(self):
+        out = subprocess.run([self.viz, "--help"], capture_output=True, text=True).stdout
+        return "--timing" in out
 
 
 def prepare(build, data, gen, n):
@@ -101,8 +132,7 @@ def prepare(build, data, gen, n):
     for trace, policy in zip(traces, ("load-balanced", "round-robin")):
         if not os.path.exists(trace):
             print(f"# simulating {trace}", flush=True)
-            subprocess.run([build.cli, "sim", workload, "--policy", policy, "--date", "2026-01-01", "-o", trace],
-                           check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(build.sim_argv(workload, policy, trace), check=True, stdout=subprocess.DEVNULL)
     return workload, traces
 
 
@@ -114,6 +144,7 @@ def main():
     ap.add_argument("--generators", default=",".join(GENERATORS), help="random-dag and/or stream-chains")
     ap.add_argument("--data", default="scale-data", help="folder for the generated files (kept between runs)")
     ap.add_argument("--commands", default="validate,analyze,sim,compare,viewer", help="which commands to measure")
+    ap.add_argument("--write", help="also write the table to this file, headed by date, commit and machine")
     args = ap.parse_args()
 
     after = Build(args.build)
@@ -129,10 +160,11 @@ def main():
             for tag, build in (("before", before), ("after", after)):
                 if build is None:
                     continue
-                for name, argv, inputs in build.commands(workload, trace_a, trace_b, args.data, f"{gen}-{label(n)}-{tag}"):
+                for name, argv, inputs, self_timed in build.commands(workload, trace_a, trace_b, args.data,
+                                                                     f"{gen}-{label(n)}-{tag}"):
                     if name not in wanted:
                         continue
-                    cpu, rss, wall, code = measure(argv)
+                    cpu, rss, wall, code = measure(argv, self_timed=self_timed)
                     size = sum(os.path.getsize(f) for f in inputs)
                     results.setdefault(name, {"input": size})[tag] = (cpu, rss, code)
                     print(f"# {tag:6} {gen:13} {label(n):>4} {name:9} cpu {cpu:7.2f} s  wall {wall:7.2f} s  "
@@ -140,15 +172,64 @@ def main():
             for name, r in results.items():
                 rows.append((gen, n, name, r))
 
+    table = format_table(rows, before is not None)
+    print()
+    print("\n".join(table))
+    if args.write:
+        write_table(args.write, table, after)
+
+
+def machine():
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB memory, {platform.system()} {platform.release()}"
+
+
+def write_table(path, table, build):
+    repo = os.path.dirname(os.path.abspath(__file__))
+    commit = subprocess.run(["git", "-C", repo, "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip() or "?"
+    dirty = subprocess.run(["git", "-C", repo, "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                           text=True).stdout.strip()
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+    head = [
+        f"# streamlab scale table, {date}, commit {commit}{' (with local changes)' if dirty else ''}",
+        f"# machine: {machine()}",
+        f"# build: {build.path}",
+        f"# command: {' '.join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv))}",
+        "# CPU s = user + system seconds of the command (the viewer: its own --timing account to the first",
+        "# frame); peak = peak resident memory; input = the command's input files (workload, or both traces).",
+        "",
+    ]
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".scale_table.")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write("\n".join(head + table) + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    print(f"# wrote {path}")
+
+
+def format_table(rows, with_before):
+    """The markdown table's lines."""
+    lines = []
     # Targets need the 1M time of the same command for the 10M ratio.
     one_m = {(g, name): r["after"][0] for g, n, name, r in rows if n == 1000000 and "after" in r}
-    print()
     head = f"| generator     | ops | command  | input MiB |"
-    if before:
+    if with_before:
         head += " before CPU s | before peak MiB |"
     head += " CPU s | peak MiB | peak/input | CPU target | met |"
-    print(head)
-    print("|" + "|".join("-" * (len(c)) for c in head.split("|")[1:-1]) + "|")
+    lines.append(head)
+    lines.append("|" + "|".join("-" * (len(c)) for c in head.split("|")[1:-1]) + "|")
     for gen, n, name, r in rows:
         cpu, rss, code = r["after"]
         if n <= 1000000:
@@ -161,14 +242,15 @@ def main():
         ratio = rss / r["input"]
         ok = code == 0 and ratio <= 2.0 and (limit is None or cpu < limit)
         line = f"| {gen:13} | {label(n):>3} | {name:8} | {r['input'] / 2**20:9.0f} |"
-        if before:
+        if with_before:
             if "before" in r:
                 bcpu, brss, bcode = r["before"]
                 line += f" {bcpu:12.2f} | {brss / 2**20:15.0f} |"
             else:
                 line += f" {'-':>12} | {'-':>15} |"
         line += f" {cpu:5.2f} | {rss / 2**20:8.0f} | {ratio:10.2f} | {target:10} | {'yes' if ok else 'no':3} |"
-        print(line)
+        lines.append(line)
+    return lines
 
 
 if __name__ == "__main__":

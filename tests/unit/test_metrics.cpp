@@ -4,7 +4,10 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -228,6 +231,79 @@ TEST(Compare, ZeroLengthReference) {
   b.spans = {span("k", OpKind::kernel, Engine::sm, 1, 0, 0)};
   EXPECT_TRUE(std::isinf(compare_traces(a, b).makespan_rel_error));
   EXPECT_DOUBLE_EQ(compare_traces(b, b).makespan_rel_error, 0.0);
+}
+
+}  // namespace
+}  // namespace streamlab::model
+
+namespace streamlab::model {
+namespace {
+
+// The pairing rule stated plainly (a map of (op id, engine) -> spans in start order, k-th with k-th),
+// against compare_traces on random traces with repeated keys, equal starts, keys on one side only and
+// host calls: the same matched ops in the same order, the same unmatched ids.
+TEST(Compare, PairingMatchesTheRuleOnRandomTraces) {
+  std::uint64_t state = 99;
+  const auto next = [&] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL, state >> 33; };
+  for (int round = 0; round < 20; ++round) {
+    Trace a, b;
+    for (Trace* t : {&a, &b})
+      for (int i = 0; i < 300; ++i) {
+        const Engine e = next() % 3 == 0 ? Engine::copy_h2d : Engine::sm;
+        const Nanos start = static_cast<Nanos>(next() % 50) * 10;
+        Span s = span("op" + std::to_string(next() % 120), OpKind::kernel, e, 1, start, start + 5);
+        s.host_call = next() % 17 == 0;
+        if (s.host_call) s.engine = Engine::host;
+        t->spans.push_back(s);
+      }
+    const TraceComparison c = compare_traces(a, b);
+
+    using Key = std::pair<std::string, Engine>;
+    const auto index = [](const Trace& t) {
+      std::map<Key, std::vector<const Span*>> by_key;
+      for (const Span& s : t.spans)
+        if (!s.host_call) by_key[{s.op_id, s.engine}].push_back(&s);
+      for (auto& [key, v] : by_key)
+        std::stable_sort(v.begin(), v.end(), [](const Span* x, const Span* y) { return x->start_ns < y->start_ns; });
+      return by_key;
+    };
+    const auto in_a = index(a), in_b = index(b);
+    std::vector<OpDelta> ops;
+    std::vector<std::string> only_a, only_b;
+    for (const auto& [key, va] : in_a) {
+      const auto it = in_b.find(key);
+      const std::size_t both = it == in_b.end() ? 0 : std::min(va.size(), it->second.size());
+      for (std::size_t k = 0; k < both; ++k)
+        ops.push_back(OpDelta{va[k]->op_id, va[k]->name, va[k]->engine, va[k]->start_ns - c.a.start_ns,
+                              va[k]->end_ns - c.a.start_ns, it->second[k]->start_ns - c.b.start_ns,
+                              it->second[k]->end_ns - c.b.start_ns});
+      for (std::size_t k = both; k < va.size(); ++k) only_a.push_back(key.first);
+    }
+    for (const auto& [key, vb] : in_b) {
+      const auto it = in_a.find(key);
+      for (std::size_t k = it == in_a.end() ? 0 : std::min(vb.size(), it->second.size()); k < vb.size(); ++k)
+        only_b.push_back(key.first);
+    }
+    for (auto* ids : {&only_a, &only_b}) {
+      std::sort(ids->begin(), ids->end());
+      ids->erase(std::unique(ids->begin(), ids->end()), ids->end());
+    }
+    std::sort(ops.begin(), ops.end(), [](const OpDelta& x, const OpDelta& y) {
+      return std::tie(x.a_start, x.op_id, x.engine) < std::tie(y.a_start, y.op_id, y.engine);
+    });
+    ASSERT_EQ(c.ops.size(), ops.size());
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+      EXPECT_EQ(std::tie(c.ops[k].op_id, c.ops[k].engine, c.ops[k].a_start, c.ops[k].a_end),
+                std::tie(ops[k].op_id, ops[k].engine, ops[k].a_start, ops[k].a_end));
+      // Equal (a_start, op id, engine) may sit in either order; their b sides as a set are checked below.
+    }
+    std::multiset<std::tuple<std::string, Engine, Nanos, Nanos, Nanos>> got, want;
+    for (const auto& d : c.ops) got.emplace(d.op_id, d.engine, d.a_start, d.b_start, d.b_end);
+    for (const auto& d : ops) want.emplace(d.op_id, d.engine, d.a_start, d.b_start, d.b_end);
+    EXPECT_EQ(got, want);
+    EXPECT_EQ(c.only_in_a, only_a);
+    EXPECT_EQ(c.only_in_b, only_b);
+  }
 }
 
 }  // namespace
