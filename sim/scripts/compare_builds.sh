@@ -25,6 +25,8 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 "$new" gen random-dag --ops 2000 --min-ns 1000 --max-ns 4000 --seed 9 -o "$work/in/random-dag-short.json" >/dev/null
 "$new" gen stream-chains -o "$work/in/stream-chains.json" >/dev/null
 "$new" gen chunked -o "$work/in/chunked.json" >/dev/null
+# Grids of 8 full waves (2 blocks of 1024 threads per SM): finishing blocks are replaced on a full device.
+"$new" gen chunked --chunks 60 --blocks 2112 --threads 1024 --streams 8 -o "$work/in/chunked-full.json" >/dev/null
 "$new" gen pipeline -o "$work/in/pipeline.json" >/dev/null
 "$new" gen fork-join -o "$work/in/fork-join.json" >/dev/null
 "$new" gen task-batch -o "$work/in/task-batch.json" >/dev/null
@@ -73,6 +75,7 @@ for w in "$work"/in/*.json; do
       run_both "$base-$p" "$w" --policy "$p"
     done
     run_both "$base-blocks" "$w" --policy load-balanced --blocks --streams 8
+    run_both "$base-wide" "$w" --policy load-balanced --hints ignore --streams 32 --blocks
     run_both "$base-traced" "$w" --policy round-robin --traced --connections 1 --blocks
     run_both "$base-explain" "$w" --policy priority --streams 6 --explain "$(grep -o '"id": *"[^"]*"' "$w" | tail -1 | sed 's/.*"\([^"]*\)"$/\1/')"
   fi

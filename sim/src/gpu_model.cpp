@@ -780,10 +780,7 @@ void GpuModel::fill_wave(std::uint32_t r) {
       if (sm == kNone) break;
     }
     SmRoom& room = sms_[sm];
-    room.threads -= need.threads;
-    room.blocks -= 1;
-    room.regs -= need.regs;
-    room.smem -= need.smem;
+    room.take(need);
     if (record_blocks_) placements_.push_back(model::BlockPlacement{k.op, k.next_block, sm, start, w.end});
     w.sms.push_back(sm);
     ++k.next_block;
@@ -803,10 +800,7 @@ void GpuModel::start_block(std::uint32_t r, std::uint32_t sm, Nanos start) {
   if (launch_free_ > start) start = launch_free_;
   launch_free_ = start + info.launch_ns;
   SmRoom& room = sms_[sm];
-  room.threads -= info.need.threads;
-  room.blocks -= 1;
-  room.regs -= info.need.regs;
-  room.smem -= info.need.smem;
+  room.take(info.need);
   const std::uint32_t block = k.next_block++;
   if (!k.resident) {
     k.resident = true;
@@ -878,37 +872,60 @@ void GpuModel::wave_done(std::uint32_t w) {
     KernelRun& k = runs_[wave.run];
     // No kernel waiting for room (nothing pending stays so: a block's end changes that only by completing
     // its kernel): the blocks before the kernel's last one only give their room back.
-    const std::size_t quiet = pending_kernels_ == 0 ? std::min<std::size_t>(n - i, k.blocks - k.done_blocks - 1) : 0;
+    const std::size_t quiet =
+        merge_waves_ && pending_kernels_ == 0 ? std::min<std::size_t>(n - i, k.blocks - k.done_blocks - 1) : 0;
     if (quiet > 0) {
       count_events(quiet - 1);  // block i is counted already
       const BlockNeed need = k.info.need;
       for (std::size_t j = i; j < i + quiet; ++j) {
         SmRoom& room = sms_[wave.sms[j]];
-        room.threads += need.threads;
-        room.blocks += 1;
-        room.regs += need.regs;
-        room.smem += need.smem;
+        room.give(need);
         if (wave.first_placement != kNone) placements_[wave.first_placement + j].end_ns = now_;
       }
       k.done_blocks += static_cast<std::uint32_t>(quiet);
       i += quiet;
       continue;
     }
-    block_done(wave.run, wave.sms[i],
-               wave.first_placement == kNone ? kNone : wave.first_placement + static_cast<std::uint32_t>(i));
+    const std::uint32_t placement =
+        wave.first_placement == kNone ? kNone : wave.first_placement + static_cast<std::uint32_t>(i);
+    if (!refill_in_place(wave.run, wave.sms[i], placement)) block_done(wave.run, wave.sms[i], placement);
     ++i;
   }
   free_waves_.push_back(w);
+}
+
+// What block_done + try_dispatch_blocks do when the head kernel is known to fit nowhere (blocked_head_):
+// the freed SM is the only candidate; if the head fits there it gets one block, starting dispatch_ns
+// later, and the search stops once a second block does not fit. Certain here, so the search is skipped;
+// the replacements of one wave's blocks join one wave.
+bool GpuModel::refill_in_place(std::uint32_t r, std::uint32_t sm, std::uint32_t placement) {
+  // Explanations note what started each kernel: block_done. Without merging: the reference path.
+  if (explain_ || !merge_waves_ || pending_kernels_ == 0) return false;
+  KernelRun& k = runs_[r];
+  if (k.done_blocks + 1 == k.blocks) return false;  // completes its kernel
+  const std::uint32_t h = head_run();
+  if (h != blocked_head_ || blocked_on_grids_) return false;
+  const KernelRun& head = runs_[h];
+  if (!head.resident && resident_ >= p_.max_resident_grids) return false;
+  if (head.next_block + 1 >= head.blocks) return false;  // its last block: the next kernel gets a search
+  SmRoom room = sms_[sm];
+  room.give(k.info.need);
+  if (!room.fits(head.info.need)) return false;
+  SmRoom after = room;
+  after.take(head.info.need);
+  if (after.fits(head.info.need)) return false;  // a second block would follow
+  sms_[sm] = room;
+  if (placement != kNone) placements_[placement].end_ns = now_;
+  ++k.done_blocks;
+  start_block(h, sm, now_ + head.info.dispatch_ns);
+  return true;
 }
 
 void GpuModel::block_done(std::uint32_t r, std::uint32_t sm, std::uint32_t placement) {
   KernelRun& k = runs_[r];
   const KernelInfo& info = k.info;
   SmRoom& room = sms_[sm];
-  room.threads += info.need.threads;
-  room.blocks += 1;
-  room.regs += info.need.regs;
-  room.smem += info.need.smem;
+  room.give(info.need);
   if (placement != kNone) placements_[placement].end_ns = now_;
   Blocker trigger;
   if (explain_) trigger = describe(k.cmd, Cause::sm_room);

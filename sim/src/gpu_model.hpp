@@ -103,6 +103,18 @@ struct SmRoom {
   [[nodiscard]] bool fits(const BlockNeed& n) const noexcept {
     return blocks >= 1 && threads >= n.threads && regs >= n.regs && smem >= n.smem;
   }
+  void take(const BlockNeed& n) noexcept {
+    threads -= n.threads;
+    blocks -= 1;
+    regs -= n.regs;
+    smem -= n.smem;
+  }
+  void give(const BlockNeed& n) noexcept {
+    threads += n.threads;
+    blocks += 1;
+    regs += n.regs;
+    smem += n.smem;
+  }
 };
 
 enum class DurationKind : std::uint8_t { fixed, per_block, static_pool, dynamic_pool };
@@ -175,8 +187,8 @@ struct ModelStats {
 
 class GpuModel {
  public:
-  /// `merge_waves` false gives every block its own future event (results are identical; for tests and the
-  /// benchmark's baseline).
+  /// `merge_waves` false gives every block its own future event and ends and places each block by the
+  /// general code, no shortcut (the reference: results are identical; for tests and the benchmark).
   GpuModel(const DeviceParams& params, std::uint32_t connections, bool record_blocks, bool explain,
            bool merge_waves = true);
 
@@ -278,6 +290,10 @@ class GpuModel {
   void wave_done(std::uint32_t w);
   /// Frees one block's room; completes its kernel when it was the last; refills the SM.
   void block_done(std::uint32_t run, std::uint32_t sm, std::uint32_t placement);
+  /// block_done's common case on a full device, taken only when it is certain: the block is not its
+  /// kernel's last, and the head kernel, waiting for room, puts exactly one block (not its last) on the SM
+  /// it frees. Returns false, having changed nothing, when that is not certain.
+  [[nodiscard]] bool refill_in_place(std::uint32_t run, std::uint32_t sm, std::uint32_t placement);
   /// Counts n processed events against the run budget.
   void count_events(std::uint64_t n);
   [[nodiscard]] std::uint32_t head_run() noexcept;

@@ -62,8 +62,9 @@ struct SimOptions {
   SimBudget budget;
   /// One future event per wave: a kernel's blocks that end at the same instant and were placed back to
   /// back (a grid placed into free room is one wave). The trace, block placements, explanations, event
-  /// count and budget errors are the same either way; false schedules one event per block (the reference
-  /// the equivalence tests and the benchmark compare against).
+  /// count and budget errors are the same either way; false schedules one event per block and handles
+  /// each block by the general code, without the shortcuts waves allow (the reference the equivalence
+  /// tests and the benchmark compare against).
   bool merge_block_waves = true;
 };
 
