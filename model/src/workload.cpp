@@ -1021,6 +1021,9 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
 
   std::vector<std::uint32_t> indegree(w.ops.size(), 0);
   std::vector<std::size_t> succ_begin(w.ops.size() + 1, 0);  // successors in CSR form, filled below
+  // Every op's resolved deps back to back, in op order: the successor fill reads this flat array
+  // instead of walking the (300-byte) ops and their separate dep vectors a second time.
+  std::vector<OpIndex> flat_deps;
   for (OpIndex i = 0; i < w.ops.size(); ++i) {
     Op& op = w.ops[i];
     r.set_op(op.id);
@@ -1036,6 +1039,7 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
         r.fail(ptr(), "dep '" + op.deps[k] + "' names no op of this workload" + did_you_mean(w, op.deps[k]));
       if (dep == i) r.fail(ptr(), "op depends on itself");
       op.dep_indices.push_back(dep);
+      flat_deps.push_back(dep);
       ++succ_begin[dep + 1];
     }
     // A dep listed twice: pairwise for the usual handful, sorted for a wide join.
@@ -1070,8 +1074,9 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
   std::vector<OpIndex> succ(succ_begin.back());
   {
     std::vector<std::size_t> fill(succ_begin.begin(), succ_begin.end() - 1);
+    std::size_t e = 0;
     for (OpIndex i = 0; i < w.ops.size(); ++i)
-      for (OpIndex d : w.ops[i].dep_indices) succ[fill[d]++] = i;
+      for (std::uint32_t k = 0; k < indegree[i]; ++k) succ[fill[flat_deps[e++]]++] = i;
   }
 
   // Kahn's algorithm: cheap for the common acyclic case; only a leftover triggers the SCC report.
