@@ -80,6 +80,12 @@ void run(const Options& o) {
               << " event waits bound to their record by the timeline (the trace does not link them)\n";
   if (s.waits_dropped > 0)
     std::cout << "  " << s.waits_dropped << " waits/event syncs on events recorded before the trace began left out\n";
+  if (s.kernels_contended > 0)
+    std::cout << "  " << s.kernels_contended << " of " << s.kernels
+              << " kernels started while earlier kernels held SMs: their block time excludes that wait\n";
+  if (s.kernels_inconsistent > 0)
+    std::cout << "  " << s.kernels_inconsistent
+              << " kernels ended sooner than the SMs' room allows under the profile: kept span / waves\n";
   if (s.activities_without_call > 0)
     std::cout << "  " << s.activities_without_call << " GPU activities without a traced API call, ordered by start\n";
   for (const auto& note : s.notes) std::cout << "  note: " << note << "\n";

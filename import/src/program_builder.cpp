@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "streamlab/import/block_time.hpp"
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/estimate.hpp"
 
@@ -122,6 +123,22 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
     while (hi != by_corr.end() && (*hi)->correlation == corr) ++hi;
     return {lo, hi};
   };
+  // Each kernel's own block time, with the wait for SM room that earlier kernels held taken out of its span.
+  std::vector<Nanos> block_ns(by_corr.size(), 0);
+  std::size_t kernels_contended = 0, kernels_inconsistent = 0;
+  {
+    std::vector<MeasuredKernel> kernels;
+    std::vector<std::size_t> where;
+    for (std::size_t k = 0; k < by_corr.size(); ++k)
+      if (by_corr[k]->kind == ActivityKind::kernel) {
+        kernels.push_back(MeasuredKernel{by_corr[k]->start, by_corr[k]->end, by_corr[k]->shape});
+        where.push_back(k);
+      }
+    BlockTimes bt = kernel_block_times(kernels, profile);
+    for (std::size_t k = 0; k < where.size(); ++k) block_ns[where[k]] = bt.ns[k];
+    kernels_contended = bt.contended;
+    kernels_inconsistent = bt.inconsistent;
+  }
   auto on_other_device = [&](std::uint64_t corr) {
     if (devices.size() == 1) return false;
     return std::any_of(cap.activities.begin(), cap.activities.end(),
@@ -158,6 +175,8 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
   // Issue order.
   Imported out;
   ImportStats& st = out.stats;
+  st.kernels_contended = kernels_contended;
+  st.kernels_inconsistent = kernels_inconsistent;
   std::vector<Item> items;
   items.reserve(calls.size());
   std::vector<bool> called(by_corr.size(), false);  // by index of an activity in by_corr
@@ -416,7 +435,7 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
               op.id = unique_id("k" + c + suffix);
               op.kind = model::OpKind::kernel;
               op.shape = a.shape;
-              op.duration = model::FixedPerBlock{per_block_ns_for_span(a.shape, a.end - a.start, profile)};
+              op.duration = model::FixedPerBlock{block_ns[static_cast<std::size_t>(&it.acts[k] - by_corr.data())]};
               ++st.kernels;
               break;
             case ActivityKind::memcpy:

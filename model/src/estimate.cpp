@@ -1,5 +1,7 @@
 #include "streamlab/model/estimate.hpp"
 
+#include "streamlab/model/occupancy.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -94,16 +96,8 @@ Nanos task_pool_ns(const Op& op, const DeviceProfile& p) {
 }  // namespace
 
 std::uint64_t blocks_per_sm(const KernelShape& shape, const DeviceProfile& p) {
-  const std::uint64_t threads = std::max<std::uint64_t>(1, shape.threads_per_block());
-  std::uint64_t fit = count(p.max_blocks_per_sm);
-  fit = std::min(fit, count(p.max_threads_per_sm) / threads);
-  if (shape.registers_per_thread > 0) {
-    // Registers are allocated per warp: a partial warp costs a whole one.
-    const std::uint64_t per_block = std::uint64_t{shape.registers_per_thread} * ((threads + 31) / 32 * 32);
-    fit = std::min(fit, count(p.registers_per_sm) / per_block);
-  }
-  if (shape.shared_mem_bytes > 0) fit = std::min(fit, count(p.shared_mem_per_sm_bytes) / shape.shared_mem_bytes);
-  return std::max<std::uint64_t>(fit, 1);
+  const std::int64_t fit = blocks_that_fit(block_footprint(shape, p), sm_capacity(p));
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(fit, 1));
 }
 
 Nanos estimate_duration(const Op& op, const DeviceProfile& p) {

@@ -29,7 +29,8 @@ enum class HostGaps : std::uint8_t {
 struct BuildOptions {
   std::optional<std::uint32_t> device;   ///< required when the trace has GPU work on several devices
   std::optional<std::uint32_t> process;  ///< required when API calls come from several processes
-  /// Turns a kernel's measured span into a per-block duration (waves, CUPTI's span pad).
+  /// Turns a kernel's measured span into a per-block duration (waves, CUPTI's span pad, SM room held by
+  /// earlier kernels: block_time.hpp).
   const model::DeviceProfile* profile = nullptr;
   std::map<std::uint32_t, int> stream_priority;  ///< overrides what the trace shows
   std::string name;                             ///< workload name (default: the file's stem)
@@ -47,6 +48,8 @@ struct ImportStats {
   std::size_t waits_inferred = 0;  ///< waits bound to a record by the timeline (the trace names none)
   std::size_t waits_dropped = 0;   ///< waits on events recorded before the trace began (no-ops)
   std::size_t activities_without_call = 0;  ///< GPU work issued outside the traced calls
+  std::size_t kernels_contended = 0;     ///< kernels whose span included waiting for SMs (block_time.hpp)
+  std::size_t kernels_inconsistent = 0;  ///< kernels the SM-room replay could not explain (kept span / waves)
   std::vector<std::string> notes;
 };
 

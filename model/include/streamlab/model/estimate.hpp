@@ -12,7 +12,8 @@
 namespace streamlab::model {
 
 /// Blocks of this shape that fit on one SM at once: the minimum over the thread, block, register and
-/// shared-memory limits of the profile; at least 1 (validation rejects shapes that fit nowhere).
+/// shared-memory limits of the profile, with resources rounded as allocated (occupancy.hpp); at least 1
+/// (validation rejects shapes that fit nowhere).
 [[nodiscard]] std::uint64_t blocks_per_sm(const KernelShape& shape, const DeviceProfile& p);
 
 /// Estimated device time in ns (>= 0), by kind:

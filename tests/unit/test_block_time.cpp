@@ -1,0 +1,105 @@
+// kernel_block_times: a kernel's own block time recovered from a timeline where it waited for SM room.
+// Scenarios small enough to work out by hand on the bundled H100 profile with CUPTI's span pad set to 0.
+#include <gtest/gtest.h>
+
+#include "streamlab/import/block_time.hpp"
+#include "streamlab/model/device_profile.hpp"
+#include "streamlab/model/occupancy.hpp"
+
+namespace streamlab::import {
+namespace {
+
+model::DeviceProfile h100() {
+  model::DeviceProfile p = model::bundled_h100_profile();
+  p.traced_span_pad_ns.value = 0;
+  return p;
+}
+
+/// 128 blocks of 256 threads x 202 registers and 48 KB shared memory: one block fills an SM's registers
+/// (8 warps x 6,656 = 53,248 of 65,536), so the grid takes 128 of the 132 SMs, one block each.
+model::KernelShape gemm() { return model::KernelShape{{128, 1, 1}, {256, 1, 1}, 202, 48 * 1024}; }
+
+TEST(BlockTime, OneBlockPerSmGemmFootprint) {
+  const auto p = h100();
+  EXPECT_EQ(model::blocks_that_fit(model::block_footprint(gemm(), p), model::sm_capacity(p)), 1);
+}
+
+TEST(BlockTime, KernelAloneKeepsSpanOverWaves) {
+  const std::vector<MeasuredKernel> k{{1'000, 341'000, gemm()},
+                                      // 264 blocks of a kernel with 1 block per SM: two waves.
+                                      {500'000, 700'000, model::KernelShape{{264, 1, 1}, {256, 1, 1}, 202, 48 * 1024}}};
+  const BlockTimes t = kernel_block_times(k, h100());
+  EXPECT_EQ(t.ns[0], 340'000);
+  EXPECT_EQ(t.ns[1], 100'000);
+  EXPECT_EQ(t.contended, 0u);
+}
+
+TEST(BlockTime, SecondGemmWaitsForTheFirstOnesSms) {
+  // First GEMM: 0 .. 340 us on 128 SMs. Second GEMM from 250 us: 4 blocks on the 4 idle SMs at once, the
+  // other 124 when the first GEMM's blocks end at 340 us. With an 88 us block time it ends at 428 us, so a
+  // span of 178 us holds 88 us of its own time (span / waves would say 178).
+  const std::vector<MeasuredKernel> k{{250'000, 428'000, gemm()}, {0, 340'000, gemm()}};  // any order
+  const BlockTimes t = kernel_block_times(k, h100());
+  EXPECT_EQ(t.ns[1], 340'000);
+  EXPECT_EQ(t.ns[0], 88'000);
+  EXPECT_EQ(t.contended, 1u);
+  EXPECT_EQ(t.inconsistent, 0u);
+}
+
+TEST(BlockTime, SmallBlocksShareTheSmsTheGemmLeaves) {
+  // 132 blocks of 128 threads x 32 registers (4,096 registers each) next to the GEMM: an SM holding a GEMM
+  // block keeps 12,288 registers free, room for 3 more blocks, so all 132 start at once: no wait.
+  const std::vector<MeasuredKernel> k{{0, 340'000, gemm()},
+                                      {100'000, 120'000, model::KernelShape{{132, 1, 1}, {128, 1, 1}, 32, 0}}};
+  const BlockTimes t = kernel_block_times(k, h100());
+  EXPECT_EQ(t.ns[1], 20'000);
+  EXPECT_EQ(t.contended, 0u);
+}
+
+TEST(BlockTime, TinyBlocksMayCycleThroughTheIdleSms) {
+  // The second GEMM ends at 300 us, while the first holds 128 SMs until 340 us: its 128 blocks then ran on
+  // the 4 idle SMs, 32 rounds of at most 50 us / 32 = 1,562 us each.
+  const std::vector<MeasuredKernel> k{{0, 340'000, gemm()}, {250'000, 300'000, gemm()}};
+  const BlockTimes t = kernel_block_times(k, h100());
+  EXPECT_EQ(t.ns[1], 1'562);
+  EXPECT_EQ(t.contended, 1u);
+}
+
+TEST(BlockTime, AnEndTooEarlyForTheRoomIsReportedAndKeepsSpanOverWaves) {
+  // A first grid of 132 one-per-SM blocks leaves no SM idle until 340 us; a second GEMM that claims to end
+  // at 300 us cannot be explained by any block time under the occupancy rules.
+  model::KernelShape full = gemm();
+  full.grid = {132, 1, 1};
+  const std::vector<MeasuredKernel> k{{0, 340'000, full}, {250'000, 300'000, gemm()}};
+  const BlockTimes t = kernel_block_times(k, h100());
+  EXPECT_EQ(t.ns[1], 50'000);
+  EXPECT_EQ(t.inconsistent, 1u);
+  EXPECT_EQ(t.contended, 0u);
+}
+
+TEST(BlockTime, ChainsOfOverlappingGemmsRecoverEachOwnTime) {
+  // GEMM i (own block time 100 + 20 i us) starts `offset` after GEMM i-1. While GEMM i-1 holds the SMs,
+  // GEMM i's first blocks take what is idle and the rest start when GEMM i-1's blocks end together, so it
+  // ends at max(start + own, previous end + own). The recovery must give back each own time, and never
+  // more than the span.
+  for (model::Nanos offset : {10'000, 90'000, 200'000, 330'000}) {
+    std::vector<MeasuredKernel> k;
+    std::vector<model::Nanos> own;
+    model::Nanos start = 0;
+    for (int i = 0; i < 6; ++i) {
+      own.push_back(100'000 + 20'000 * i);
+      const model::Nanos end = i == 0 ? own.back() : std::max(start, k.back().end) + own.back();
+      k.push_back({start, end, gemm()});
+      start += offset;
+    }
+    const BlockTimes t = kernel_block_times(k, h100());
+    for (std::size_t i = 0; i < k.size(); ++i) {
+      EXPECT_NEAR(static_cast<double>(t.ns[i]), static_cast<double>(own[i]), 1.0) << offset << " " << i;
+      EXPECT_LE(t.ns[i], k[i].end - k[i].start);
+    }
+    EXPECT_EQ(t.inconsistent, 0u) << offset;
+  }
+}
+
+}  // namespace
+}  // namespace streamlab::import
