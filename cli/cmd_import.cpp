@@ -25,6 +25,7 @@ struct Options {
   std::optional<std::uint32_t> gpu, process;
   std::vector<std::string> priorities;
   std::string host_gaps = "trace";
+  std::string kernel_time = "replay";
 };
 
 std::map<std::uint32_t, int> parse_priorities(const std::vector<std::string>& specs) {
@@ -56,6 +57,7 @@ void run(const Options& o) {
   bo.stream_priority = parse_priorities(o.priorities);
   bo.name = o.name;
   bo.host_gaps = o.host_gaps == "own" ? import::HostGaps::own : import::HostGaps::trace_timing;
+  bo.kernel_time = o.kernel_time == "span" ? import::KernelTime::span : import::KernelTime::replay;
   const import::Imported imp = import::import_trace(o.trace, bo);
   // Serialize both before writing either, then write atomically; a failed second write removes the first.
   const std::string workload_json = model::workload_to_json(imp.workload);
@@ -86,6 +88,9 @@ void run(const Options& o) {
   if (s.kernels_inconsistent > 0)
     std::cout << "  " << s.kernels_inconsistent
               << " kernels ended sooner than the SMs' room allows under the profile: kept span / waves\n";
+  if (s.kernels_uncorrected > 0)
+    std::cout << "  " << s.kernels_uncorrected
+              << " kernels of several waves met earlier kernels' blocks: kept span / waves\n";
   if (s.activities_without_call > 0)
     std::cout << "  " << s.activities_without_call << " GPU activities without a traced API call, ordered by start\n";
   for (const auto& note : s.notes) std::cout << "  note: " << note << "\n";
@@ -106,6 +111,10 @@ const bool registered = register_command(
                       "Device profile JSON for kernel waves and CUPTI's span pad (default: the bundled H100 SXM profile)");
        app.add_option("--stream-priority", o->priorities,
                       "STREAM=PRIORITY, repeatable: a stream's priority where the trace does not record it");
+       app.add_option("--kernel-time", o->kernel_time,
+                      "Kernel block time: replay (span over waves, less the wait for SMs that earlier kernels "
+                      "held) or span (span over waves as measured)")
+           ->check(CLI::IsMember({"replay", "span"}));
        app.add_option("--name", o->name, "Workload name (default: the trace file's name)");
        app.add_option("--host-gaps", o->host_gaps,
                       "trace: replay issues each call when the trace did (default); own: the program's time "

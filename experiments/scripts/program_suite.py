@@ -9,8 +9,10 @@
       on the GPU: `repeats` rounds, each running every configuration once per variant, each run a fresh
       process under the configuration's CUDA_DEVICE_MAX_CONNECTIONS; the variants alternate their order
       from round to round. plain = the hand-written program; run = `streamlab run` of its workload (replay,
-      CUPTI tracing on); records = the plain program plus a completion event recorded after every work call
-      (what the Dispatcher adds for its non-replay policies). Writes FILE (JSON) with every run's metric.
+      CUPTI tracing on); run-TIMING = the same with `--timing TIMING` (run-none: no CUPTI and no events,
+      what measuring costs the program); records = the plain program plus a completion event recorded after
+      every work call (what the Dispatcher adds for its non-replay policies). Writes FILE (JSON) with every
+      run's metric.
   program_suite.py predict --streamlab BIN --dir DIR --measured FILE --out FILE [--device PROFILE]
       runs `streamlab sim` per configuration (at its connections) and writes the results file the report
       reads: per configuration the median and range of every variant, the prediction, and errors.
@@ -128,9 +130,13 @@ def cmd_measure(a):
             env = dict(os.environ, CUDA_DEVICE_MAX_CONNECTIONS=str(cfg["connections"]))
             for v in order:
                 label = cfg["label"]
-                if v == "run":
+                if v == "run" or v.startswith("run-"):
+                    # run-TIMING: `streamlab run --timing TIMING` (e.g. run-none: no CUPTI, no events: what the
+                    # measurement itself costs the program).
                     trace = os.path.join(tmp, label + ".trace.json")
                     argv = [a.streamlab, "run", os.path.join(a.dir, label + ".json"), "-o", trace]
+                    if v.startswith("run-"):
+                        argv += ["--timing", v[len("run-"):]]
                     if a.policy:
                         argv += ["--policy", a.policy]
                     p, wall = run_once(argv, env)
@@ -178,7 +184,7 @@ def spread(values):
 def summarize(result):
     variants = result["variants"]
     print("%-44s" % "configuration" + "".join("%14s %6s" % (v + " ms", "sprd") for v in variants) +
-          ("  run/plain  rec/plain" if "plain" in variants else ""))
+          ("".join("  %9s" % (v[:5] + "/pl") for v in variants if v != "plain") if "plain" in variants else ""))
     for cfg in result["configs"]:
         r = result["runs"][cfg["label"]]
         line = "%-44s" % cfg["label"][:44]
@@ -188,7 +194,7 @@ def summarize(result):
                                   ("%.1f%%" % (100 * spread(vals))) if vals else "-")
         if "plain" in variants and r.get("plain"):
             p = statistics.median(r["plain"])
-            for v in ("run", "records"):
+            for v in [x for x in variants if x != "plain"]:
                 line += "  %+8.2f%%" % (100 * (statistics.median(r[v]) / p - 1)) if r.get(v) else "  %9s" % "-"
         print(line)
 

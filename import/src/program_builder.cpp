@@ -125,7 +125,7 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
   };
   // Each kernel's own block time, with the wait for SM room that earlier kernels held taken out of its span.
   std::vector<Nanos> block_ns(by_corr.size(), 0);
-  std::size_t kernels_contended = 0, kernels_inconsistent = 0;
+  std::size_t kernels_contended = 0, kernels_inconsistent = 0, kernels_uncorrected = 0;
   {
     std::vector<MeasuredKernel> kernels;
     std::vector<std::size_t> where;
@@ -134,10 +134,16 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
         kernels.push_back(MeasuredKernel{by_corr[k]->start, by_corr[k]->end, by_corr[k]->shape});
         where.push_back(k);
       }
-    BlockTimes bt = kernel_block_times(kernels, profile);
-    for (std::size_t k = 0; k < where.size(); ++k) block_ns[where[k]] = bt.ns[k];
-    kernels_contended = bt.contended;
-    kernels_inconsistent = bt.inconsistent;
+    if (opt.kernel_time == KernelTime::replay) {
+      const BlockTimes bt = kernel_block_times(kernels, profile);
+      for (std::size_t k = 0; k < where.size(); ++k) block_ns[where[k]] = bt.ns[k];
+      kernels_contended = bt.contended;
+      kernels_inconsistent = bt.inconsistent;
+      kernels_uncorrected = bt.uncorrected;
+    } else {
+      for (std::size_t k = 0; k < where.size(); ++k)
+        block_ns[where[k]] = per_block_ns_for_span(kernels[k].shape, kernels[k].end - kernels[k].start, profile);
+    }
   }
   auto on_other_device = [&](std::uint64_t corr) {
     if (devices.size() == 1) return false;
@@ -177,6 +183,7 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
   ImportStats& st = out.stats;
   st.kernels_contended = kernels_contended;
   st.kernels_inconsistent = kernels_inconsistent;
+  st.kernels_uncorrected = kernels_uncorrected;
   std::vector<Item> items;
   items.reserve(calls.size());
   std::vector<bool> called(by_corr.size(), false);  // by index of an activity in by_corr

@@ -84,11 +84,12 @@ std::string format_explanation(const model::Workload& w, const OpExplanation& e)
   const model::Op* op = e.op < w.ops.size() ? &w.ops[e.op] : nullptr;
   out += op_name(w, e.op);
   if (op != nullptr) out += " [" + std::string(model::to_string(op->kind)) + "]";
-  out += " on " + stream_name(e.stream) + ", hardware queue " + std::to_string(e.queue) + "\n";
+  const std::string queue = std::string(e.copy_queue ? "copy" : "compute") + " queue " + std::to_string(e.queue);
+  out += " on " + stream_name(e.stream) + ", " + queue + "\n";
   if (!e.valid) return out + "  never issued\n";
   out += "  issued by the host at " + us(e.issued) + "; visible to the device at " + us(e.arrived) + "\n";
   out += "  ready at " + us(e.ready) + ": " + because(w, e.ready_by) + " at " + us(e.ready_by.at) + "\n";
-  out += "  left hardware queue " + std::to_string(e.queue) + " at " + us(e.dequeued);
+  out += "  left " + queue + " at " + us(e.dequeued);
   if (e.dequeued > e.ready && e.dequeued_by.cause != Cause::none) out += ": " + because(w, e.dequeued_by);
   out += "\n";
   out += "  started at " + us(e.started);

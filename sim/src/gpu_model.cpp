@@ -75,7 +75,11 @@ GpuModel::GpuModel(const DeviceParams& params, std::uint32_t connections, bool r
                    bool merge_waves)
     : p_(params), connections_(connections), record_blocks_(record_blocks), explain_(explain),
       merge_waves_(merge_waves) {
-  queues_.resize(connections_);
+  // CUDA_DEVICE_MAX_CONNECTIONS sets the compute and the copy connections: two pools of that many queues,
+  // so a queued copy never holds a kernel of another stream behind it (H100, 2026-11-23, the PyTorch
+  // multi-stream capture under 1 connection: a kernel started while three copies issued before it still
+  // waited for the copy engine).
+  queues_.resize(2 * static_cast<std::size_t>(connections_));
   sms_.assign(p_.sm_count, SmRoom{p_.threads_per_sm, p_.blocks_per_sm, p_.registers_per_sm, p_.smem_per_sm});
   const auto levels = static_cast<std::size_t>(p_.priority_least - p_.priority_greatest + 1);
   level_head_.assign(levels, kNone);
@@ -275,7 +279,7 @@ void GpuModel::link_and_arrive(std::uint32_t c, Nanos arrival) {
     add_edge(streams_[0].tail, c, EdgeType::legacy);
   }
   s.tail = c;
-  x.queue = static_cast<std::uint8_t>(s.queue);
+  x.queue = static_cast<std::uint8_t>(x.work == Work::copy ? connections_ + s.queue : s.queue);
   // An event record does not enter the hardware queue: the driver folds it into the completion of the
   // stream's preceding work (the launch's release semaphore, written when the grid completes), so it never
   // sits at a queue head holding later commands. H100 measurement (experiments E2, 1 connection,
@@ -286,7 +290,7 @@ void GpuModel::link_and_arrive(std::uint32_t c, Nanos arrival) {
     queue_.push(arrival, kArrival, c, 0);
     return;
   }
-  Queue& q = queues_[s.queue];
+  Queue& q = queues_[x.queue];
   if (q.tail == kNone) {
     q.head = c;
   } else {
@@ -311,6 +315,7 @@ void GpuModel::issue_op(std::uint32_t stream, model::OpIndex op, Nanos issued, N
     e.op = op;
     e.stream = stream;
     e.queue = streams_[stream].queue;
+    e.copy_queue = work == Work::copy;
     e.issued = issued;
     e.arrived = arrival;
     e.valid = true;

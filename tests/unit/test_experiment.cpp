@@ -2,6 +2,7 @@
 // CSV/JSON with the expected columns, determinism, the measured path (through a stand-in device) and the
 // report.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -62,7 +63,8 @@ ex::SuiteOptions quick_options() {
 }
 
 fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::path(::testing::TempDir()) / ("streamlab_experiment_" + name);
+  // Per process: test runs of several checkouts on one machine must not share (and delete) a folder.
+  const fs::path d = fs::path(::testing::TempDir()) / ("streamlab_experiment_" + std::to_string(::getpid()) + "_" + name);
   fs::remove_all(d);
   fs::create_directories(d);
   return d;

@@ -38,6 +38,10 @@ struct BlockTimes {
   /// Kernels whose measured end came before even instant blocks could have finished under the assumed
   /// placement (the trace and the occupancy rules disagree): these keep (span - pad) / waves.
   std::size_t inconsistent = 0;
+  /// Kernels that met earlier kernels' blocks but ran several waves, or blocks short enough to start twice
+  /// while the grid waited for room: no closed form recovers their block time; they keep (span - pad) /
+  /// waves.
+  std::size_t uncorrected = 0;
 };
 
 /// Block times of every kernel of one device's timeline (any order; kernels of other devices must not be

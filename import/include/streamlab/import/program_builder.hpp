@@ -26,6 +26,15 @@ enum class HostGaps : std::uint8_t {
   trace_timing,
 };
 
+/// How a kernel's measured span becomes its block time.
+enum class KernelTime : std::uint8_t {
+  /// (span - pad) / waves, with the wait for SM room that earlier kernels held taken out (block_time.hpp).
+  replay,
+  /// (span - pad) / waves as measured: cheaper on traces where most kernels overlap, wrong where a kernel
+  /// waited for SMs (a replay then counts the wait twice).
+  span,
+};
+
 struct BuildOptions {
   std::optional<std::uint32_t> device;   ///< required when the trace has GPU work on several devices
   std::optional<std::uint32_t> process;  ///< required when API calls come from several processes
@@ -35,6 +44,7 @@ struct BuildOptions {
   std::map<std::uint32_t, int> stream_priority;  ///< overrides what the trace shows
   std::string name;                             ///< workload name (default: the file's stem)
   HostGaps host_gaps = HostGaps::trace_timing;
+  KernelTime kernel_time = KernelTime::replay;
   /// trace_timing: the replay models a run traced by streamlab's tracer (`sim --traced`: kernel launches
   /// cost traced_launch_overhead_ns more). Off: a plain `sim` / `run` replay.
   bool traced = false;
@@ -50,6 +60,7 @@ struct ImportStats {
   std::size_t activities_without_call = 0;  ///< GPU work issued outside the traced calls
   std::size_t kernels_contended = 0;     ///< kernels whose span included waiting for SMs (block_time.hpp)
   std::size_t kernels_inconsistent = 0;  ///< kernels the SM-room replay could not explain (kept span / waves)
+  std::size_t kernels_uncorrected = 0;   ///< grids of several waves that met earlier kernels' blocks (kept span / waves)
   std::vector<std::string> notes;
 };
 

@@ -52,6 +52,7 @@ struct OpExplanation {
   model::OpIndex op = 0;
   std::uint32_t stream = 0;
   std::uint32_t queue = 0;   ///< hardware connection (stream id mod connections)
+  bool copy_queue = false;   ///< a copy: `queue` is in the copy connections' pool
   model::Nanos issued = 0;   ///< host time at the end of the issuing call
   model::Nanos arrived = 0;  ///< command visible to the device (issued + launch latency)
   model::Nanos ready = 0;    ///< every prerequisite met (arrival, stream order, waits, barrier)
@@ -65,7 +66,7 @@ struct OpExplanation {
 };
 
 /// Several lines a person can read, e.g.
-///   op 'k2' (kernel) on stream 2, hardware queue 2
+///   op 'k2' (kernel) on stream 2, compute queue 2
 ///     issued by the host at 3.000 us, at the device 5.000 us
 ///     ready at 13.000 us: stream order: op 'k1' (stream 2) finished at 13.000 us
 ///     started at 13.000 us, ended at 23.000 us (10.000 us)
