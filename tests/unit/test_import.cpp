@@ -465,38 +465,27 @@ struct NsysDb {
 
 const char* const kNsysSchema = streamlab::testing::kNsysExportSchema;
 
-// Process 4242, thread 4243: globalTid = pid << 24 | tid.
-const char* kNsysRows = R"SQL(
-INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.11.3');
-INSERT INTO StringIds VALUES (1, 'cudaMemcpyAsync_v3020'), (2, 'cudaLaunchKernel_v7000'),
-  (3, 'cudaEventRecord_v3020'), (4, 'cudaStreamWaitEvent_v3020'), (5, 'cudaMemsetAsync_v3020'),
-  (6, 'cudaDeviceSynchronize_v3020'), (7, 'gemm'), (8, 'relu'), (9, 'cudaMemcpy_v3020');
-INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES
-  (1000, 3000, 0, 71168954515, 11, 1, 0, 0),
-  (4000, 5000, 0, 71168954515, 12, 3, 0, 0),
-  (6000, 8000, 0, 71168954515, 13, 2, 0, 0),
-  (9000, 9500, 0, 71168954515, 14, 4, 0, 0),
-  (10000, 12000, 0, 71168954515, 15, 2, 0, 0),
-  (13000, 14000, 0, 71168954515, 16, 5, 0, 0),
-  (15000, 90000, 0, 71168954515, 17, 9, 0, 0),
-  (95000, 99000, 0, 71168954515, 18, 6, 0, 0);
-INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES
-  (3500, 40000, 0, 1, 13, 11, 0, 1048576, 1, 0, 1, 3),
-  (60000, 88000, 0, 1, 7, 17, 0, 4096, 2, 0, 3, 2);
-INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
-  (9000, 30000, 0, 1, 14, 13, 0, 7, 7, 7, 264, 1, 1, 256, 1, 1, 64, 1024, 2048),
-  (41000, 50000, 0, 1, 15, 15, 0, 8, 8, 8, 132, 2, 1, 128, 2, 1, 32, 0, 0);
-INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (51000, 52000, 0, 1, 15, 16, 0, 0, 65536, 3);
-INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES
-  (9100, 9400, 0, 1, 15, 14, 0, 2, 5),
-  (95100, 98900, 0, 1, 4294967295, 18, 0, 4, 4294967295);
-INSERT INTO TARGET_INFO_CUDA_STREAM VALUES (15, 0, 0, 4242, 1, -4, 1), (13, 0, 0, 4242, 1, 0, 1);
-)SQL";
+// Process 4242, thread 4243: globalTid = pid << 24 | tid. The rows are also the Nsight Systems fuzz
+// target's first seed (its input is SQL applied to the schema), kept in one place.
+const std::string& nsys_rows() {
+  static const std::string rows =
+      model::read_text_file(fs::path(STREAMLAB_SOURCE_DIR) / "tests/fuzz/corpus/import_nsys/two-streams-wait.sql");
+  return rows;
+}
+
+/// The test export with one change (SQL) applied to it.
+NsysDb nsys_export_with(const std::string& name, const std::string& change) {
+  NsysDb db(name);
+  db.exec(kNsysSchema);
+  db.exec(nsys_rows());
+  db.exec(change);
+  return db;
+}
 
 TEST(ImportNsys, ReadsTheExportIntoAProgram) {
   NsysDb db("nsys_ok.sqlite");
   db.exec(kNsysSchema);
-  db.exec(kNsysRows);
+  db.exec(nsys_rows());
   ASSERT_TRUE(is_sqlite_file(db.path));
   BuildOptions own;
   own.host_gaps = HostGaps::own;
@@ -536,7 +525,7 @@ TEST(ImportNsys, ReadsTheExportIntoAProgram) {
 TEST(ImportBadInput, NsysUnknownSchemaVersion) {
   NsysDb db("nsys_v9.sqlite");
   db.exec(kNsysSchema);
-  db.exec(kNsysRows);
+  db.exec(nsys_rows());
   db.exec("UPDATE META_DATA_EXPORT SET value = '9.0.1' WHERE name = 'EXPORT_SCHEMA_VERSION'");
   expect_input_error([&] { (void)import_trace(db.path, {}); }, db.path.string(),
                      {"META_DATA_EXPORT", "unknown export schema version '9.0.1'"});
@@ -545,13 +534,13 @@ TEST(ImportBadInput, NsysUnknownSchemaVersion) {
 TEST(ImportBadInput, NsysMissingTableAndColumn) {
   NsysDb no_runtime("nsys_noruntime.sqlite");
   no_runtime.exec(kNsysSchema);
-  no_runtime.exec(kNsysRows);
+  no_runtime.exec(nsys_rows());
   no_runtime.exec("DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME");
   expect_input_error([&] { (void)import_trace(no_runtime.path, {}); }, no_runtime.path.string(),
                      {"missing table CUPTI_ACTIVITY_KIND_RUNTIME"});
   NsysDb no_grid("nsys_nogrid.sqlite");
   no_grid.exec(kNsysSchema);
-  no_grid.exec(kNsysRows);
+  no_grid.exec(nsys_rows());
   no_grid.exec("ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN gridY");
   expect_input_error([&] { (void)import_trace(no_grid.path, {}); }, no_grid.path.string(),
                      {"CUPTI_ACTIVITY_KIND_KERNEL", "missing column(s) gridY"});
@@ -574,7 +563,7 @@ TEST(ImportBadInput, NsysEmptyActivityAndOrphanCall) {
   expect_input_error([&] { (void)import_trace(empty.path, {}); }, empty.path.string(), {"no GPU activity"});
   NsysDb orphan("nsys_orphan.sqlite");
   orphan.exec(kNsysSchema);
-  orphan.exec(kNsysRows);
+  orphan.exec(nsys_rows());
   orphan.exec("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE correlationId = 15");
   expect_input_error([&] { (void)import_trace(orphan.path, {}); }, orphan.path.string(),
                      {"cudaLaunchKernel_v7000", "correlation 15", "no GPU activity"});
@@ -583,20 +572,16 @@ TEST(ImportBadInput, NsysEmptyActivityAndOrphanCall) {
 // Fuzzing findings (tests/fuzz/fuzz_import_nsys): each was a crash or a silent wrong answer.
 TEST(ImportBadInput, NsysSpanEndingBeforeItStarts) {
   // The measured trace got a host span ending before its start, which the trace reader then refused.
-  NsysDb db("nsys_backwards.sqlite");
-  db.exec(kNsysSchema);
-  db.exec(kNsysRows);
-  db.exec("UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = 31000 WHERE correlationId = 16");
+  const NsysDb db =
+      nsys_export_with("nsys_backwards.sqlite", "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = 31000 WHERE correlationId = 16");
   expect_input_error([&] { (void)import_trace(db.path, {}); }, db.path.string(),
                      {"CUPTI_ACTIVITY_KIND_RUNTIME", "correlationId 16", "ends (14000 ns) before it starts (31000 ns)"});
 }
 
 TEST(ImportBadInput, NsysNameNotUtf8) {
   // A kernel name with a byte that is not UTF-8 made the JSON writer throw (std::terminate in the CLI).
-  NsysDb db("nsys_utf8.sqlite");
-  db.exec(kNsysSchema);
-  db.exec(kNsysRows);
-  db.exec("UPDATE StringIds SET value = CAST(X'67658E6D' AS TEXT) WHERE id = 7");
+  const NsysDb db =
+      nsys_export_with("nsys_utf8.sqlite", "UPDATE StringIds SET value = CAST(X'67658E6D' AS TEXT) WHERE id = 7");
   expect_input_error([&] { (void)import_trace(db.path, {}); }, db.path.string(), {"StringIds id 7", "not valid UTF-8"});
 }
 
@@ -624,10 +609,7 @@ TEST(ImportBadInput, NsysValuesOutOfRange) {
   };
   int i = 0;
   for (const auto& [sql, place, why] : cases) {
-    NsysDb db("nsys_range" + std::to_string(i++) + ".sqlite");
-    db.exec(kNsysSchema);
-    db.exec(kNsysRows);
-    db.exec(sql);
+    const NsysDb db = nsys_export_with("nsys_range" + std::to_string(i++) + ".sqlite", sql);
     expect_input_error([&] { (void)import_trace(db.path, {}); }, db.path.string(), {place, why});
   }
 }
