@@ -65,7 +65,7 @@ class Reader {
     const auto cols = columns(table);
     if (cols.empty()) {
       if (optional) return false;
-      fail("", "missing table " + table);
+      fail(table, "missing table (every export this reader knows has it)");
     }
     std::string missing;
     for (const char* c : need)

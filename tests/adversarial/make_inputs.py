@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Writes the adversarial inputs: hostile workloads (wl-*), traces (tr-*) and device profiles (pr-*) that
-every command must refuse with one clear line, and valid extremes (ok-*) that must work. Each file's name
+every command must refuse with one clear line, other tools' traces that `import` must refuse (im-*), and
+valid extremes (ok-*) that must work. Each file's name
 says what it attacks. Generated at test time (about 8 MB), never committed.
 usage: make_inputs.py OUT_DIR PROFILE_JSON   (PROFILE_JSON: a valid device profile the pr-* files start from)"""
-import json, os, sys
+import gzip, json, os, sqlite3, sys
 
 
 def write_inputs(out, base_profile):
@@ -116,6 +117,51 @@ def write_inputs(out, base_profile):
     w("pr-missing-sm-count.json", json.dumps(p))
     w("pr-is-a-workload.json", wl(['{"id": "b", "kind": "barrier"}']))
 
+
+    # --- traces of other tools, for `streamlab import` ------------------------------------------------
+    def kineto(ts="1.000", dur="1.000", grid="2", stream="7", bytes_=None):
+        call = ('{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":100,"tid":100,"ts":%s,"dur":%s,'
+                '"args":{"cbid":1,"correlation":1}}' % (ts, dur))
+        work = ('{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":3,"dur":1,"args":{"stream":%s,'
+                '"correlation":1,"grid":[%s,1,1],"block":[32,1,1],"registers per thread":32}}' % (stream, grid))
+        if bytes_ is not None:
+            work = ('{"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD (Pinned -> Device)","pid":0,"tid":7,"ts":3,'
+                    '"dur":1,"args":{"stream":7,"correlation":1,"bytes":%s}}' % bytes_)
+        return '{"schemaVersion":1,"traceEvents":[%s,%s]}' % (call, work)
+
+    w("ok-import-kineto.json", kineto())
+    w("im-kineto-grid-2^32+1.json", kineto(grid="4294967297"))
+    w("im-kineto-stream-2^32+7.json", kineto(stream="4294967303"))
+    w("im-kineto-ts-1e17us.json", kineto(ts="99999999999999999"))
+    w("im-kineto-dur-1e300.json", kineto(dur="1e300"))
+    w("im-kineto-bytes-2^62.json", kineto(bytes_="4611686018427387904"))
+    w("im-kineto-truncated.json", kineto()[:-30])
+    with gzip.open(os.path.join(out, "im-kineto-truncated.json.gz"), "wb") as f:
+        f.write(kineto().encode() * 50)
+    whole = open(os.path.join(out, "im-kineto-truncated.json.gz"), "rb").read()
+    w("im-kineto-truncated.json.gz", whole[: len(whole) // 2])
+    # Nsight Systems exports: the schema the importer's tests use and its fuzz target's first seed.
+    here = os.path.dirname(os.path.abspath(__file__))
+    header = open(os.path.join(here, "..", "support", "nsys_export_schema.hpp")).read()
+    schema = header.split('R"SQL(', 1)[1].split(')SQL"', 1)[0]
+    rows = open(os.path.join(here, "..", "fuzz", "corpus", "import_nsys", "two-streams-wait.sql")).read()
+
+    def nsys(name, change=""):
+        db = sqlite3.connect(os.path.join(out, name))
+        db.executescript(schema + rows + change)
+        db.commit()
+        db.close()
+
+    nsys("ok-import-nsys.sqlite")
+    nsys("im-nsys-call-ends-before-start.sqlite", "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = 31000 WHERE correlationId = 16;")
+    nsys("im-nsys-name-not-utf8.sqlite", "UPDATE StringIds SET value = CAST(X'67658E6D' AS TEXT) WHERE id = 7;")
+    nsys("im-nsys-grid-2^32+1.sqlite", "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET gridX = 4294967297;")
+    nsys("im-nsys-bytes-negative.sqlite", "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET bytes = -4096;")
+    nsys("im-nsys-schema-9.sqlite", "UPDATE META_DATA_EXPORT SET value = '9.0';")
+    nsys("im-nsys-no-runtime.sqlite", "DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME;")
+    good = open(os.path.join(out, "ok-import-nsys.sqlite"), "rb").read()
+    w("im-nsys-truncated.sqlite", good[: len(good) // 2])
+    w("im-nsys-header-only.sqlite", b"SQLite format 3\x00" + bytes(range(256)) * 8)
 
     return sorted(os.listdir(out))
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Runs the adversarial inputs (make_inputs.py, generated into a temporary folder) against `streamlab
-validate`, `analyze`, `sim`, `compare` and the viewer, and checks what a hostile user must never get:
+validate`, `analyze`, `sim`, `compare`, `import` and the viewer, and checks what a hostile user must never get:
 
 - a signal or an abnormal exit, or a run over 10 s;
-- exit 0 on an input that must be refused (wl-*, tr-*, pr-*), or a refusal of a valid one (ok-*);
+- exit 0 on an input that must be refused (wl-*, tr-*, pr-*, im-*), or a refusal of a valid one (ok-*);
 - a refusal other than exactly one line "streamlab: error: FILE: PLACE: reason" naming the file, with
   the documented exit code for input errors (2);
 - a silent wrong answer on a valid extreme: `sim` must write a trace that `validate` accepts, whose
@@ -126,6 +126,17 @@ def makespan_at_least(trace_file, bound_ns):
     return check
 
 
+def imported_validates(program, measured):
+    """A check: the imported program and its measured timeline validate."""
+    def check(_stdout):
+        for f in (program, measured):
+            p = subprocess.run([args.streamlab, "validate", f], capture_output=True, text=True)
+            if p.returncode != 0:
+                return os.path.basename(f) + " does not validate: " + p.stderr.strip()[:100]
+        return None
+    return check
+
+
 def lower_bound(name):
     """The least makespan a valid extreme can have: its longest chain of per-block times, its blocks in
     full waves over every SM's block slots, or its copy at the fastest link."""
@@ -142,6 +153,11 @@ png = os.path.join(outdir, "shot.png")
 for name in files:
     f = os.path.join(inputs, name)
     ok = name.startswith("ok-")
+    if name.startswith(("im-", "ok-import")):
+        measured = os.path.join(outdir, "measured.json")
+        run(name + " import", [args.streamlab, "import", f, "-o", out_trace, "--measured", measured], ok, f,
+            [out_trace, measured], check=imported_validates(out_trace, measured) if ok else None)
+        continue
     if name.startswith(("wl-", "ok-")) and not name.startswith("ok-trace"):
         run(name + " validate", [args.streamlab, "validate", f], ok, f)
         # analyze estimates without simulating: a grid too large to simulate is still a valid analysis

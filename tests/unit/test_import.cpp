@@ -537,7 +537,7 @@ TEST(ImportBadInput, NsysMissingTableAndColumn) {
   no_runtime.exec(nsys_rows());
   no_runtime.exec("DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME");
   expect_input_error([&] { (void)import_trace(no_runtime.path, {}); }, no_runtime.path.string(),
-                     {"missing table CUPTI_ACTIVITY_KIND_RUNTIME"});
+                     {"CUPTI_ACTIVITY_KIND_RUNTIME: missing table"});
   NsysDb no_grid("nsys_nogrid.sqlite");
   no_grid.exec(kNsysSchema);
   no_grid.exec(nsys_rows());
