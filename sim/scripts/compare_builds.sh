@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks that two builds of streamlab predict byte-identical traces: every generator (DAGs and programs),
 # every policy, with and without block placements, traced, one connection, and every workload kept under
-# experiments/results/*/traces. For a change to the simulator that must not change what it predicts (a
+# experiments/results/*/traces; then the experiment tables of a simulator-only suite and of every committed
+# GPU result folder re-predicted. For a change to the simulator that must not change what it predicts (a
 # faster event loop, waves of blocks): run it with the build before and the build after.
 #
 #   sim/scripts/compare_builds.sh OLD_STREAMLAB NEW_STREAMLAB [WORKDIR]
@@ -80,5 +81,27 @@ for w in "$work"/in/*.json; do
     run_both "$base-explain" "$w" --policy priority --streams 6 --explain "$(grep -o '"id": *"[^"]*"' "$w" | tail -1 | sed 's/.*"\([^"]*\)"$/\1/')"
   fi
 done
-echo "$runs runs, $differ differ (outputs in $work)"
+# The experiments: every prediction of a simulator-only suite, and the committed GPU results re-predicted
+# (their CSVs hold every predicted and measured number; the JSON beside them also records when it ran).
+for b in old new; do
+  bin=$old
+  [[ $b == new ]] && bin=$new
+  "$bin" experiment all --sim-only --out "$work/$b/experiments-sim-only" -q >/dev/null 2>&1 || echo "experiment all --sim-only failed ($b)"
+  for d in "$repo"/experiments/results/*/; do
+    [[ -n $(find "$d" -maxdepth 1 -name '*.csv' -print -quit) ]] || continue
+    grep -q '"measured' "$d"/*.json 2>/dev/null || continue
+    cp -r "$d" "$work/$b/repredict-$(basename "$d")"
+    "$bin" experiment repredict "$work/$b/repredict-$(basename "$d")" -q >/dev/null 2>&1 ||
+      echo "experiment repredict $(basename "$d") failed ($b)"
+  done
+done
+for f in "$work"/old/experiments-sim-only/*.csv "$work"/old/repredict-*/*.csv; do
+  [[ -f $f ]] || continue
+  runs=$((runs + 1))
+  if ! cmp -s "$f" "$work/new/${f#$work/old/}"; then
+    echo "DIFFERS: ${f#$work/old/}"
+    differ=$((differ + 1))
+  fi
+done
+echo "$runs runs and result tables, $differ differ (outputs in $work)"
 [[ $differ == 0 ]]
