@@ -15,7 +15,8 @@ at 10M ops each under 10x its own 1M time; peak memory of every command at most 
 
 The viewer's row is its own account (--timing): CPU seconds of reading, preparing and drawing the first
 frame, and its peak resident memory (not Xvfb's, nor window set-up or the PNG written afterwards).
-Simulations run with a run budget large enough for 10M ops (--max-events 2^40).
+Simulations and validate (which checks a simulation's size) run with a budget large enough for 10M ops
+(--max-events 2^40).
 
 With --before BUILD_DIR the same commands of an older build run on the same files first, and the table
 shows both. With --write FILE the table is also written to FILE (atomically), headed by the date, the
@@ -91,7 +92,7 @@ class Build:
         quiet = ["--quiet"] if self.supports("validate", "--quiet") else []
         out_a = os.path.join(out_dir, f"{tag}.sim.json")
         cmds = [
-            ("validate", [self.cli, "validate", workload] + quiet, [workload], False),
+            ("validate", [self.cli, "validate", workload] + quiet + self.budget("validate"), [workload], False),
             ("analyze", [self.cli, "analyze", workload] + quiet, [workload], False),
             ("sim", self.sim_argv(workload, "load-balanced", out_a) + quiet, [workload], False),
             ("compare", [self.cli, "compare", trace_a, trace_b] + quiet, [trace_a, trace_b], False),
@@ -103,9 +104,12 @@ class Build:
                          + (["--timing"] if timing else []), [trace_a, trace_b], timing))
         return cmds
 
+    def budget(self, command):
+        """A run budget that admits the 10M-op workloads (validate checks the simulation's size too)."""
+        return ["--max-events", str(2**40)] if self.supports(command, "--max-events") else []
+
     def sim_argv(self, workload, policy, out):
-        budget = ["--max-events", str(2**40)] if self.supports("sim", "--max-events") else []
-        return [self.cli, "sim", workload, "--policy", policy, "--date", "2026-01-01", "-o", out] + budget
+        return [self.cli, "sim", workload, "--policy", policy, "--date", "2026-01-01", "-o", out] + self.budget("sim")
 
     def supports(self, command, flag):
         key = (command, flag)
