@@ -5,6 +5,11 @@
 #include <cstring>
 #include <unordered_set>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "json_util.hpp"
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
@@ -164,19 +169,59 @@ std::string_view key_of(ondemand::field& f) {
 
 }  // namespace
 
+std::optional<PaddedText> PaddedText::map(const std::filesystem::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  const auto size = static_cast<std::size_t>(st.st_size);
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t length = (size + simdjson::SIMDJSON_PADDING + page - 1) / page * page;
+  // Zero pages for the whole length first, then the file over their start: the bytes past the end of
+  // the file, in its last page and beyond, read as zeros.
+  void* base = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  void* at = ::mmap(base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, fd, 0);
+  ::close(fd);
+  if (at == MAP_FAILED) {
+    ::munmap(base, length);
+    return std::nullopt;
+  }
+  PaddedText t;
+  t.mapping_ = base;
+  t.mapping_size_ = length;
+  t.mapped_ = static_cast<const char*>(base);
+  t.mapped_size_ = size;
+  return t;
+}
+
+PaddedText::~PaddedText() {
+  if (mapping_ != nullptr) ::munmap(mapping_, mapping_size_);
+}
+
 JsonDocument::JsonDocument(const std::filesystem::path& file) : source_(file.string()) {
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec)) throw InputError(source_, "", "", "is a directory, not a file");
+  if (auto mapped = PaddedText::map(file)) {
+    text_ = std::move(*mapped);
+    return;
+  }
   auto loaded = simdjson::padded_string::load(file.string());
   if (loaded.error() != simdjson::SUCCESS) {
     (void)read_text_file(file);  // throws with the operating system's reason (missing, permissions)
     throw InputError(source_, "", "", "cannot read file");
   }
-  text_ = std::move(loaded).value_unsafe();
+  text_ = PaddedText(std::move(loaded).value_unsafe());
 }
 
 JsonDocument::JsonDocument(std::string_view text, std::string source)
-    : source_(std::move(source)), text_(text.data(), text.size()) {}
+    : source_(std::move(source)), text_(simdjson::padded_string(text.data(), text.size())) {}
 
 std::size_t JsonDocument::offset() noexcept {
   const char* at = nullptr;
@@ -204,7 +249,7 @@ void JsonDocument::start() {
   // error path only; a good walk is rewound at no cost).
   if (!iterated_ || failed_) {
     failed_ = true;
-    doc_ = take(parser_.iterate(text_));
+    doc_ = take(parser_.iterate(text_.view()));
     iterated_ = true;
   } else {
     doc_.rewind();

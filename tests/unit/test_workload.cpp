@@ -198,6 +198,32 @@ TEST(Workload, ErrorsInLoadedFilesNameThePath) {
   std::filesystem::remove(file);
 }
 
+// Files are mapped with simdjson's padding after their last byte: sizes at and around page boundaries
+// (the padding then falls in the next page) read like any other, and a text cut short there is still
+// refused with its place.
+TEST(Workload, FilesEndingAtPageBoundariesRead) {
+  const auto file = std::filesystem::temp_directory_path() / ("streamlab_page_" + std::to_string(::getpid()) + ".json");
+  const std::string text = doc(R"({"id": "a", "kind": "barrier"})");
+  for (const std::size_t size : {std::size_t{4096}, std::size_t{4095}, std::size_t{4033}, std::size_t{8192},
+                                 std::size_t{65536 - 64}}) {
+    ASSERT_LT(text.size(), size);
+    write_file_atomically(file, text + std::string(size - text.size(), ' '));
+    ASSERT_EQ(std::filesystem::file_size(file), size);
+    EXPECT_EQ(load_workload(file).ops.size(), 1u) << size;
+    // The same bytes with the closing brace replaced: cut short where the page ends.
+    std::string cut = text + std::string(size - text.size(), ' ');
+    cut[text.size() - 1] = ' ';
+    write_file_atomically(file, cut);
+    try {
+      (void)load_workload(file);
+      ADD_FAILURE() << "no error at size " << size;
+    } catch (const InputError& e) {
+      EXPECT_NE(e.place().find("line"), std::string::npos) << e.what();
+    }
+  }
+  std::filesystem::remove(file);
+}
+
 // ---------------------------------------------------------------------------------------------------
 // One test per error kind.
 
