@@ -51,12 +51,15 @@ std::string capture_note(const std::string& file) {
   return note + ".";
 }
 
-/// A measured timeline: a streamlab trace (e.g. `streamlab run` of the imported program), or else a trace
-/// another tool wrote, imported.
-model::Trace load_measured(const std::string& file, const import::BuildOptions& bo) {
+/// A measured timeline: a streamlab trace (e.g. `streamlab run` of the imported program; `own` set), or
+/// else a trace another tool wrote, imported.
+model::Trace load_measured(const std::string& file, const import::BuildOptions& bo, bool& own) {
   try {
-    return model::load_trace(file);
+    model::Trace t = model::load_trace(file);
+    own = true;
+    return t;
   } catch (const model::InputError&) {
+    own = false;
     return import::import_trace(file, bo).measured;
   }
 }
@@ -88,13 +91,20 @@ void run(const Options& o) {
       throw model::InputError("--what-if-connections", "", "", "'" + o.what_if[i + 2] + "' is not a connection count");
     }
     const import::Imported b = import::import_trace(base, bo);
-    const model::Trace m = load_measured(measured, bo);
+    bool own = false;
+    const model::Trace m = load_measured(measured, bo, own);
     experiments::ReplaySettings s = settings;
     s.connections = n;
+    // `streamlab run` measures with its CUPTI tracer on: its rows are predicted as traced runs
+    // (`sim --traced`); an application's own trace as the replays above.
+    const auto timing = m.meta.extra.find("cuda_timing");
+    const bool traced_run = own && m.meta.backend == "cuda" && timing != m.meta.extra.end() && timing->second == "cupti";
+    if (traced_run) s.traced = true;
     what_ifs.push_back(experiments::replay_against(
         b.workload, m, s,
         std::filesystem::path(base).filename().string() + " at CUDA_DEVICE_MAX_CONNECTIONS=" + std::to_string(n) +
-            " (measured: " + std::filesystem::path(measured).filename().string() + ")"));
+            " (measured: " + std::filesystem::path(measured).filename().string() +
+            (traced_run ? "; predicted as a traced run" : "") + ")"));
   }
   const std::string md = experiments::replay_accuracy_markdown(replays, what_ifs, note);
   model::write_file_atomically(o.output, md);
