@@ -75,11 +75,14 @@ GpuModel::GpuModel(const DeviceParams& params, std::uint32_t connections, bool r
                    bool merge_waves)
     : p_(params), connections_(connections), record_blocks_(record_blocks), explain_(explain),
       merge_waves_(merge_waves) {
-  // CUDA_DEVICE_MAX_CONNECTIONS sets the compute and the copy connections: two pools of that many queues,
-  // so a queued copy never holds a kernel of another stream behind it (H100, 2026-11-23, the PyTorch
-  // multi-stream capture under 1 connection: a kernel started while three copies issued before it still
-  // waited for the copy engine).
-  queues_.resize(2 * static_cast<std::size_t>(connections_));
+  // Copies have hardware queues of their own, per copy engine, so a queued copy never holds a kernel of
+  // another stream behind it (H100, 2026-11-23, the PyTorch multi-stream capture under 1 connection: a
+  // kernel started while three copies issued before it still waited for the copy engine), nor a copy of
+  // the other direction (run 5, 2026-11-24: depth-first chunked copies, each H2D passing the D2H queued
+  // before it). Streams s and s + 4 shared a copy queue at 8 connections (run 5: breadth-first over 8
+  // streams, the H2D engine ran the copies of streams 1 and 5 in issue order, then those of 2 and 6, ...).
+  copy_pool_ = std::min<std::uint32_t>(connections_, kCopyQueuesPerEngine);
+  queues_.resize(static_cast<std::size_t>(connections_) + 3 * static_cast<std::size_t>(copy_pool_));
   sms_.assign(p_.sm_count, SmRoom{p_.threads_per_sm, p_.blocks_per_sm, p_.registers_per_sm, p_.smem_per_sm});
   const auto levels = static_cast<std::size_t>(p_.priority_least - p_.priority_greatest + 1);
   level_head_.assign(levels, kNone);
@@ -243,6 +246,7 @@ std::uint32_t GpuModel::new_command(CmdKind kind, Work work, std::uint32_t strea
   x.work = work;
   x.last_cause = Cause::none;
   x.queue = 0;
+  x.chained = false;
   ++stats_.commands;
   ++live_;
   stats_.max_live = std::max<std::uint64_t>(stats_.max_live, live_);
@@ -266,9 +270,17 @@ void GpuModel::link_and_arrive(std::uint32_t c, Nanos arrival) {
   Command& x = cmds_[c];
   StreamState& s = streams_[x.stream];
   x.pending = 1;  // arrival
+  x.queue = static_cast<std::uint8_t>(
+      x.work == Work::copy
+          ? connections_ + engine_of_dir_[copy_dir(w_->ops[x.payload].kind)] * copy_pool_ + x.stream % copy_pool_
+          : s.queue);
   if (s.tail != kNone) {
-    cmds_[s.tail].next_in_stream = c;
-    ++x.pending;
+    Command& before = cmds_[s.tail];
+    before.next_in_stream = c;
+    // A copy right behind a copy of its stream in the same copy queue: the engine runs a queue's copies in
+    // order, so it may follow as soon as the one before left the queue (no wait for its completion).
+    x.chained = x.work == Work::copy && before.kind == CmdKind::op && before.work == Work::copy && before.queue == x.queue;
+    if (!x.chained || before.state == ActivityState::inited || before.state == ActivityState::waiting) ++x.pending;
   }
   // Legacy default stream semantics: its work waits for all earlier work of blocking streams, and
   // blocking streams' later work waits for it. Non-blocking and per-thread streams are exempt.
@@ -279,7 +291,6 @@ void GpuModel::link_and_arrive(std::uint32_t c, Nanos arrival) {
     add_edge(streams_[0].tail, c, EdgeType::legacy);
   }
   s.tail = c;
-  x.queue = static_cast<std::uint8_t>(x.work == Work::copy ? connections_ + s.queue : s.queue);
   // An event record does not enter the hardware queue: the driver folds it into the completion of the
   // stream's preceding work (the launch's release semaphore, written when the grid completes), so it never
   // sits at a queue head holding later commands. H100 measurement (experiments E2, 1 connection,
@@ -314,7 +325,7 @@ void GpuModel::issue_op(std::uint32_t stream, model::OpIndex op, Nanos issued, N
     e = OpExplanation{};
     e.op = op;
     e.stream = stream;
-    e.queue = streams_[stream].queue;
+    e.queue = work == Work::copy ? stream % copy_pool_ : streams_[stream].queue;
     e.copy_queue = work == Work::copy;
     e.issued = issued;
     e.arrived = arrival;
@@ -446,7 +457,9 @@ void GpuModel::complete(std::uint32_t c) {
     s.gap_until = now_ + p_.same_stream_gap;
     s.gap_op = x.payload;
   }
-  if (x.next_in_stream != kNone && s.gap_until > now_ && is_device_op(cmds_[x.next_in_stream])) {
+  if (x.next_in_stream != kNone && cmds_[x.next_in_stream].chained) {
+    // released when this copy left its queue
+  } else if (x.next_in_stream != kNone && s.gap_until > now_ && is_device_op(cmds_[x.next_in_stream])) {
     queue_.push(s.gap_until, kStreamGap, x.next_in_stream, s.gap_op);
   } else if (x.next_in_stream != kNone) {
     Blocker why;
@@ -620,7 +633,9 @@ void GpuModel::advance_queue(std::uint32_t qi) {
       behind = describe(c, Cause::connection_queue);
       have_behind = true;
     }
+    const std::uint32_t next = x.next_in_stream;
     dispatch(c);
+    if (next != kNone && cmds_[next].chained) satisfy(next, explain_ ? describe(c, Cause::stream_order) : Blocker{});
   }
 }
 
@@ -973,9 +988,22 @@ void GpuModel::copy_enqueue(std::uint32_t c) {
 
 void GpuModel::copy_start(std::uint32_t ei) {
   CopyEngine& e = engines_[ei];
-  const std::uint32_t c = e.head;
-  e.head = cmds_[c].next_in_queue;
-  if (e.head == kNone) e.tail = kNone;
+  // The engine stays with the copy queue it served last while that queue has a copy waiting (run 5: the
+  // copies of one queue back to back, then the next queue's), else takes the longest waiting.
+  std::uint32_t c = e.head, before = kNone;
+  for (std::uint32_t p = kNone, y = e.head; y != kNone; p = y, y = cmds_[y].next_in_queue)
+    if (cmds_[y].queue == e.last_queue) {
+      c = y;
+      before = p;
+      break;
+    }
+  if (before == kNone) {
+    e.head = cmds_[c].next_in_queue;
+  } else {
+    cmds_[before].next_in_queue = cmds_[c].next_in_queue;
+  }
+  if (e.tail == c) e.tail = before;
+  e.last_queue = cmds_[c].queue;
   cmds_[c].next_in_queue = kNone;
   cmds_[c].state = ActivityState::running;
   const model::Op& op = w_->ops[cmds_[c].payload];
@@ -1038,7 +1066,7 @@ void GpuModel::copy_done(std::uint32_t ei, std::uint32_t gen) {
   e.running = kNone;
   e.last_op = cmds_[c].payload;
   complete(c);
-  if (e.head != kNone) copy_start(ei);
+  if (e.running == kNone && e.head != kNone) copy_start(ei);
   if (dir != 2) {
     const std::uint32_t other = engine_of_dir_[1 - dir];
     if (other != ei && engines_[other].running != kNone) copy_rerate(other);

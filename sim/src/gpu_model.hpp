@@ -32,6 +32,8 @@
 namespace streamlab::sim::detail {
 
 inline constexpr std::uint32_t kNone = 0xffffffffu;
+/// Copy queues per copy engine, at most (streams share them by stream id modulo the count).
+inline constexpr std::uint32_t kCopyQueuesPerEngine = 4;
 
 enum class ActivityState : std::uint8_t { inited, waiting, ready, running, finished };
 enum class CmdKind : std::uint8_t { op, record, wait, callback };
@@ -60,6 +62,7 @@ struct Command {
   Cause last_cause = Cause::none;       ///< the prerequisite met last (explanations)
   std::uint8_t queue = 0;
   bool queued = true;                   ///< false: an event record, which bypasses the hardware queue
+  bool chained = false;                 ///< copy behind a copy of its stream in its queue: released when that one leaves
 };
 
 enum class EdgeType : std::uint8_t { event, legacy };
@@ -167,6 +170,7 @@ struct CopyEngine {
   Nanos last_update = 0;                     ///< >= the end of the copy's latency phase
   std::uint32_t gen = 0;                     ///< bumps when the finish time moves; older events are stale
   std::uint32_t last_op = kNoRef;            ///< the copy that ran before (explanations)
+  std::uint32_t last_queue = kNone;          ///< the copy queue it served last
 };
 
 struct HostWorker {
@@ -317,6 +321,7 @@ class GpuModel {
 
   DeviceParams p_;
   std::uint32_t connections_;
+  std::uint32_t copy_pool_ = 1;  ///< copy queues per copy engine
   bool record_blocks_;
   bool explain_;
   bool merge_waves_;

@@ -82,5 +82,27 @@ TEST(GoldenProgram, HostGapsAndHostSynchronize) {
   check("program_host_gaps_and_sync", replay(program("host", kTwoStreams, ops), std::nullopt, ""));
 }
 
+/// A pinned copy of `bytes` on `stream`, as one op of a program's JSON.
+std::string copy(const std::string& id, const char* kind, int stream, std::uint64_t bytes) {
+  return R"({"id": ")" + id + R"(", "kind": ")" + kind + R"(", "stream": )" + std::to_string(stream) +
+         R"(, "bytes": )" + std::to_string(bytes) + "}";
+}
+
+TEST(GoldenProgram, CopyQueues) {
+  // Breadth-first copies of two streams: the H2D engine runs stream 1's two copies back to back, then
+  // stream 2's, as the H100 did (it stays with a copy queue while that queue has a copy waiting).
+  std::string out = replay(program("breadth", kTwoStreams,
+                                   copy("A1", "h2d", 1, 100000) + "," + copy("B1", "h2d", 2, 100000) + "," +
+                                       copy("A2", "h2d", 1, 100000) + "," + copy("B2", "h2d", 2, 100000)),
+                           std::nullopt, "breadth ");
+  // One connection: a D2H waiting for its stream's kernel holds neither the H2D issued after it on another
+  // stream (copies of each engine have their own queues) nor that stream's kernel.
+  out += replay(program("one-connection", kTwoStreams,
+                        kernel("K1", 1, 1, 256, 10000) + "," + copy("D1", "d2h", 1, 10000) + "," +
+                            copy("H2", "h2d", 2, 10000) + "," + kernel("K2", 2, 1, 256, 10000)),
+                1, "conn1 ");
+  check("program_copy_queues", out);
+}
+
 }  // namespace
 }  // namespace streamlab::golden
