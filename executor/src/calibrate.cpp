@@ -393,8 +393,13 @@ void Calibrator::host_api_costs(model::DeviceProfile& p) {
   auto sync = [&] { s.sync("calibrate"); };
   auto nothing = [] {};
 
-  const double launch = host_cost(nothing, [&](int) { check(kernels::launch_empty(dim3(1), dim3(32), s.get()), "calibrate (launch)"); }, sync);
-  p.kernel_launch_ns = measured(launch, host_method("empty-kernel launches (1x32 threads) on an idle non-blocking stream"));
+  // The kernel the executor and the plain programs launch for a kernel op (its parameters and static shared
+  // memory included), not an empty one: in the V1 chains programs on the H100 (2026-11-24, run 6) its
+  // launches cost the host 4.9-6.0 us where an empty kernel's cost 3.6 us.
+  const double launch = host_cost(nothing, [&](int) {
+    check(kernels::launch_spin(dim3(1), dim3(32), 0, s.get(), 0), "calibrate (launch)");
+  }, sync);
+  p.kernel_launch_ns = measured(launch, host_method("launches of the executor's spin kernel (1x32 threads, 0 ns) on an idle non-blocking stream"));
   note("kernel launch issue: " + fmt(launch) + " ns");
 
   buffer dev = device_buffer(4096, "calibrate");
