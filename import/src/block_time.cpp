@@ -32,23 +32,28 @@ struct Grant {
   std::vector<Share> shares;
 };
 
-/// The SMs' free room, per resource, one array each (the placement loop runs over all SMs).
+/// The SMs' free room, per resource, one array each (the placement loop runs over all SMs). 32-bit, so the
+/// fit loop converts and vectorizes without AVX-512; every value is clamped to +-2^30 (a real SM's room is
+/// far below, and an overdrawn room only has to stay negative).
 struct Room {
-  std::vector<std::int64_t> threads, blocks, registers, shared_mem;
+  std::vector<std::int32_t> threads, blocks, registers, shared_mem;
   explicit Room(std::size_t sms = 0) : threads(sms), blocks(sms), registers(sms), shared_mem(sms) {}
+  static std::int32_t clamp(std::int64_t v) {
+    return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, -(std::int64_t{1} << 30), std::int64_t{1} << 30));
+  }
   void fill(const SmResources& r) {
-    std::fill(threads.begin(), threads.end(), r.threads);
-    std::fill(blocks.begin(), blocks.end(), r.blocks);
-    std::fill(registers.begin(), registers.end(), r.registers);
-    std::fill(shared_mem.begin(), shared_mem.end(), r.shared_mem);
+    std::fill(threads.begin(), threads.end(), clamp(r.threads));
+    std::fill(blocks.begin(), blocks.end(), clamp(r.blocks));
+    std::fill(registers.begin(), registers.end(), clamp(r.registers));
+    std::fill(shared_mem.begin(), shared_mem.end(), clamp(r.shared_mem));
   }
   void add(const SmResources& need, std::span<const Share> shares, std::int64_t sign) {
     for (const Share& s : shares) {
       const std::int64_t k = sign * s.count;
-      threads[s.sm] += k * need.threads;
-      blocks[s.sm] += k * need.blocks;
-      registers[s.sm] += k * need.registers;
-      shared_mem[s.sm] += k * need.shared_mem;
+      threads[s.sm] = clamp(threads[s.sm] + k * need.threads);
+      blocks[s.sm] = clamp(blocks[s.sm] + k * need.blocks);
+      registers[s.sm] = clamp(registers[s.sm] + k * need.registers);
+      shared_mem[s.sm] = clamp(shared_mem[s.sm] + k * need.shared_mem);
     }
   }
   void add(const Grant& g, std::int64_t sign) { add(g.need, g.shares, sign); }
@@ -61,7 +66,7 @@ struct Room {
 class FitCounter {
  public:
   FitCounter(const SmResources& need, const Room& r) {
-    auto pick = [&](std::int64_t n, const std::vector<std::int64_t>& room, int k) {
+    auto pick = [&](std::int64_t n, const std::vector<std::int32_t>& room, int k) {
       if (n > 0) {
         inv_[k] = 1.0 / static_cast<double>(n);
         room_[k] = room.data();
@@ -75,18 +80,18 @@ class FitCounter {
     pick(need.registers, r.registers, 2);
     pick(need.shared_mem, r.shared_mem, 3);
   }
-  void count(std::size_t n, std::vector<std::int64_t>& fit) const {
-    const std::int64_t *a = room_[0], *b = room_[1], *c = room_[2], *d = room_[3];
+  void count(std::size_t n, std::vector<std::int32_t>& fit) const {
+    const std::int32_t *a = room_[0], *b = room_[1], *c = room_[2], *d = room_[3];
     for (std::size_t i = 0; i < n; ++i) {
       const double f = std::min(std::min(static_cast<double>(a[i]) * inv_[0], static_cast<double>(b[i]) * inv_[1]),
                                 std::min(static_cast<double>(c[i]) * inv_[2], static_cast<double>(d[i]) * inv_[3]));
-      fit[i] = static_cast<std::int64_t>(std::max(0.0, f + 1e-7));
+      fit[i] = static_cast<std::int32_t>(std::min(std::max(0.0, f + 1e-7), 1073741824.0));
     }
   }
 
  private:
   double inv_[4];
-  const std::int64_t* room_[4];
+  const std::int32_t* room_[4];
 };
 
 /// The block scheduler replayed over measured kernel starts: the SMs' room now, and the grants of earlier
@@ -198,9 +203,9 @@ class BlockScheduler {
 
   /// Spreads `pending` blocks as the hardware does: each SM up to a common level L, the first SMs with room
   /// one more, so fit[] ends holding what each SM gets.
-  static void place(std::int64_t& pending, std::vector<std::int64_t>& fit) {
+  static void place(std::int64_t& pending, std::vector<std::int32_t>& fit) {
     std::int64_t total = 0, most = 0;
-    for (std::int64_t f : fit) total += f, most = std::max(most, f);
+    for (std::int32_t f : fit) total += f, most = std::max<std::int64_t>(most, f);
     if (total <= pending) {
       pending -= total;
       return;
@@ -209,18 +214,18 @@ class BlockScheduler {
     while (lo < hi) {
       const std::int64_t mid = lo + (hi - lo) / 2;
       std::int64_t s = 0;
-      for (std::int64_t f : fit) s += std::min(f, mid);
+      for (std::int32_t f : fit) s += std::min<std::int64_t>(f, mid);
       if (s >= pending) hi = mid; else lo = mid + 1;
     }
     std::int64_t extra = pending;
-    for (std::int64_t& f : fit) {
-      const std::int64_t below = std::min(f, lo - 1);
+    for (std::int32_t& f : fit) {
+      const auto below = static_cast<std::int32_t>(std::min<std::int64_t>(f, lo - 1));
       const bool more = f >= lo;
       f = below;
       extra -= below;
       if (more) f = -1 - f;  // marked: may take one more
     }
-    for (std::int64_t& f : fit)
+    for (std::int32_t& f : fit)
       if (f < 0) {
         f = -1 - f;
         if (extra > 0) ++f, --extra;
@@ -259,7 +264,7 @@ class BlockScheduler {
 
   SmResources capacity_, need_;
   Room room_, scratch_;
-  std::vector<std::int64_t> fit_;
+  std::vector<std::int32_t> fit_;
   std::vector<Grant> grants_;
   std::vector<OwnGrant> own_;
   std::vector<Share> own_shares_;
