@@ -344,7 +344,8 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
       for (const auto& o : obs) {
         if (rec.item >= o.item) return false;
         if (o.wait && rec.stream == static_cast<std::uint32_t>(item_stream[o.item])) return false;
-        if (rec.completes != kNever && o.deadline != kNever && rec.completes > o.deadline + kWaitTolerance) return false;
+        // A wait with no later work on its stream has the largest deadline: subtract, never add to it.
+        if (rec.completes != kNever && o.deadline != kNever && rec.completes - kWaitTolerance > o.deadline) return false;
       }
       return true;
     };

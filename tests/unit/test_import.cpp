@@ -333,6 +333,24 @@ TEST(ImportKineto, LinkedWaitsUseTheTracesOwnLinks) {
   for (const auto& s : w.streams) EXPECT_EQ(s.priority, s.id == 2 ? -3 : 0);
 }
 
+// Fuzzing finding (fuzz_import_kineto, long run): a wait with no later work on its stream has no deadline
+// (the largest time), and adding the tolerance to it overflowed (UBSan), so the wait could not be bound.
+TEST(ImportKineto, TrailingWaitWithoutLaterWorkBindsByTheTimeline) {
+  const std::string text = trace_of({
+      runtime_event("cudaLaunchKernel", 1, 10, 2), kernel_event(1, 1, 13, 5),
+      runtime_event("cudaEventRecord", 2, 14, 1),
+      runtime_event("cudaStreamWaitEvent", 3, 20, 1),
+      R"({"ph":"X","cat":"cuda_sync","name":"Stream Wait Event","pid":0,"tid":2,"ts":20.5,"dur":1,"args":{"cuda_sync_kind":"Stream Wait Event","stream":2,"correlation":3,"device":0}})",
+  });
+  const Imported imp = build_program(parse_kineto(text, "trailing.json"), {});
+  EXPECT_EQ(imp.stats.waits_inferred, 1u);
+  const auto& w = imp.workload;
+  ASSERT_EQ(w.ops.size(), 3u);
+  EXPECT_EQ(w.ops[2].id, "w3");
+  EXPECT_EQ(w.ops[2].event, "e2");
+  EXPECT_EQ(w.ops[2].stream_hint, 2u);
+}
+
 TEST(ImportKineto, FlowEventsLinkRecordsWithoutCorrelationArgs) {
   const std::string text = trace_of({
       R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":5,"tid":5,"ts":1.000,"dur":2})",
