@@ -12,6 +12,7 @@
 #include <boost/property_map/property_map.hpp>
 
 #include "cycle_walk.hpp"
+#include "intervals.hpp"
 #include "streamlab/model/workload.hpp"
 
 namespace streamlab::model {
@@ -506,20 +507,26 @@ Width max_width(const Dag& g) {
 std::vector<std::pair<Nanos, std::uint32_t>> parallelism_profile(const CriticalPath& cp, const DurationOf& duration) {
   const auto n = static_cast<OpIndex>(cp.earliest_start.size());
   if (n == 0) return {};
-  std::vector<std::pair<Nanos, int>> events;  // (time, +1 start / -1 end)
-  events.reserve(2 * std::size_t{n});
+  // Starts (+1) and ends (-1) as two sorted arrays of times, all changes at one instant applied
+  // together (as metrics.cpp's concurrency): half the data of (time, +-1) pairs, radix-sorted.
+  std::vector<Nanos> starts, ends;
+  starts.reserve(n);
+  ends.reserve(n);
   for (OpIndex v = 0; v < n; ++v) {
     const Nanos d = duration(v);
     if (d <= 0) continue;
-    events.emplace_back(cp.earliest_start[v], 1);
-    events.emplace_back(cp.earliest_start[v] + d, -1);
+    starts.push_back(cp.earliest_start[v]);
+    ends.push_back(cp.earliest_start[v] + d);
   }
-  std::sort(events.begin(), events.end());
+  const auto itself = [](Nanos at) { return at; };
+  if (!std::is_sorted(starts.begin(), starts.end())) intervals::sort_by_time(starts, itself);
+  if (!std::is_sorted(ends.begin(), ends.end())) intervals::sort_by_time(ends, itself);
   std::vector<std::pair<Nanos, std::uint32_t>> profile{{0, 0}};
   std::int64_t running = 0;
-  for (std::size_t i = 0; i < events.size();) {
-    const Nanos t = events[i].first;
-    for (; i < events.size() && events[i].first == t; ++i) running += events[i].second;
+  for (std::size_t i = 0, j = 0; i < starts.size() || j < ends.size();) {
+    const Nanos t = (j >= ends.size() || (i < starts.size() && starts[i] < ends[j])) ? starts[i] : ends[j];
+    for (; i < starts.size() && starts[i] == t; ++i) ++running;
+    for (; j < ends.size() && ends[j] == t; ++j) --running;
     const auto count = static_cast<std::uint32_t>(running);
     if (t == profile.back().first)
       profile.back().second = count;
