@@ -78,6 +78,24 @@ TEST(SimEventQueue, PopsByTimeThenPushOrder) {
   EXPECT_EQ(order, (std::vector<std::uint32_t>{1, 3, 4, 0, 2}));
 }
 
+// Seqs taken without a push stand for events merged into the entry queued just before them (a wave of
+// blocks): later pushes at the same time order after all of them, as if each had been queued.
+TEST(SimEventQueue, TakenSeqsOrderLaterPushesAfterThem) {
+  sim::EventQueue q;
+  q.push(10, 1, 0, 0);  // seq 0, standing for itself and the 3 merged below
+  q.take_seqs(3);       // seqs 1, 2, 3
+  EXPECT_EQ(q.pushed(), 4u);
+  q.push(10, 1, 1, 0);  // seq 4
+  q.push(5, 1, 2, 0);   // seq 5, earlier in time
+  const sim::SimEvent first = q.pop(), second = q.pop(), third = q.pop();
+  EXPECT_EQ(first.a, 2u);
+  EXPECT_EQ(second.a, 0u);
+  EXPECT_EQ(second.seq(), 0u);
+  EXPECT_EQ(third.a, 1u);
+  EXPECT_EQ(third.seq(), 4u);
+  EXPECT_TRUE(q.empty());
+}
+
 TEST(SimProfile, InvalidFieldIsNamed) {
   model::DeviceProfile p = golden::test_profile();
   p.sm_count = golden::p(0);
