@@ -455,7 +455,9 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
               op.id = unique_id("c" + c + suffix);
               op.kind = a.copy_kind;
               op.bytes = a.bytes;
-              op.host_memory = a.host_memory;
+              // Only a copy touching the host has host memory (the workload format keeps it for those
+              // alone); a device-to-device record naming pageable memory would not survive the round trip.
+              if (op.kind != model::OpKind::d2d) op.host_memory = a.host_memory;
               op.blocking = sync_call;
               ++st.copies;
               break;

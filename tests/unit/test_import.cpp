@@ -603,6 +603,18 @@ TEST(ImportBadInput, NsysNameNotUtf8) {
   expect_input_error([&] { (void)import_trace(db.path, {}); }, db.path.string(), {"StringIds id 7", "not valid UTF-8"});
 }
 
+// Fuzzing finding (fuzz_import_nsys in CI's 60 s run): a device-to-device copy whose record names
+// pageable memory kept it, which the workload format does not write for such a copy, so the imported
+// program was not the one its file reads back as.
+TEST(ImportNsys, DeviceToDeviceCopyHasNoHostMemory) {
+  const NsysDb db = nsys_export_with("nsys_dtod.sqlite", "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET copyKind = 8 WHERE correlationId = 11");
+  const Imported imp = import_trace(db.path, {});
+  const model::Op& c = op(imp.workload, "c11");
+  EXPECT_EQ(c.kind, OpKind::d2d);
+  EXPECT_EQ(c.host_memory, model::HostMemory::pinned);  // the default: not the record's "Pageable"
+  EXPECT_EQ(model::parse_workload(model::workload_to_json(imp.workload), "back.json"), imp.workload);
+}
+
 TEST(ImportBadInput, NsysValuesOutOfRange) {
   // Values the program would have truncated (a grid of 2^32 + 1 blocks read as 1), negative sizes read
   // as 2^64 - n, text where nsys writes integers.
