@@ -2,7 +2,7 @@
 # The documented long run: every fuzz target for SECONDS, one at a time under `nice` (one core; a shared
 # machine keeps building), each on the working corpus it grew before (BUILD/tests/fuzz/corpus/NAME).
 #   tests/fuzz/long_run.sh [BUILD_DIR] [SECONDS] [OUT_DIR] [TARGET...]
-# defaults: build-fuzz, 600, tests/fuzz/long-runs/DATE, every target built. For each target OUT_DIR gets
+# defaults: build-ubsan-clang, 600, tests/fuzz/long-runs/DATE, every target built. For each target OUT_DIR gets
 # NAME.log: a header (date, commit, machine) and libFuzzer's output without its per-input NEW/REDUCE
 # lines (the pulses, the final DONE line with cov/ft/corp and the final stats stay). A finding leaves its
 # reproducer in BUILD/tests/fuzz (NAME-crash-*, -leak-, -timeout-, -oom-) and the run goes on with the next
@@ -10,7 +10,7 @@
 # into README.md's table.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-build=${1:-build-fuzz}
+build=${1:-build-ubsan-clang}
 seconds=${2:-600}
 out=${3:-$here/long-runs/$(date -u +%F)}
 shift $(($# < 3 ? $# : 3))
@@ -19,8 +19,11 @@ if [ ${#targets[@]} -eq 0 ]; then
   for bin in "$build"/tests/fuzz/fuzz_*; do [ -x "$bin" ] && targets+=("$(basename "$bin" | sed 's/^fuzz_//')"); done
 fi
 mkdir -p "$out"
-commit=$(git -C "$here" rev-parse --short=12 HEAD)
-dirty=$(git -C "$here" status --porcelain --untracked-files=no -- ../../model ../../import ../../sim ../../policies . | head -1)
+# The fuzzed code: the libraries the targets link and the targets themselves (the last commit that
+# changed them, so the row stays true when later commits touch only docs or CI).
+code=(../../model ../../import ../../sim ../../policies '*.cpp' '*.hpp')
+commit=$(cd "$here" && git log -1 --format=%h --abbrev=12 -- "${code[@]}")
+dirty=$(cd "$here" && git status --porcelain --untracked-files=no -- "${code[@]}" | head -1)
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 status=0
 for name in "${targets[@]}"; do
