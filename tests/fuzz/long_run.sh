@@ -5,7 +5,7 @@
 # defaults: build-ubsan-clang, 600, tests/fuzz/long-runs/DATE, every target built. For each target OUT_DIR gets
 # NAME.log: a header (date, commit, machine) and libFuzzer's output without its per-input NEW/REDUCE
 # lines (the pulses, the final DONE line with cov/ft/corp and the final stats stay). A finding leaves its
-# reproducer in BUILD/tests/fuzz (NAME-crash-*, -leak-, -timeout-, -oom-) and the run goes on with the next
+# reproducer in BUILD/tests/fuzz/corpus (NAME-crash-*, -leak-, -timeout-, -oom-) and the run goes on with the next
 # target; the exit status is non-zero when any target failed. tests/fuzz/long_run_table.py turns the logs
 # into README.md's table.
 set -uo pipefail
