@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the long-run table into tests/fuzz/README.md from long_run.sh's logs.
 usage: long_run_table.py LOG_DIR [README]   (README defaults to this folder's README.md)
-One row per NAME.log: date, commit, machine, seconds, executions, exec/s, coverage (cov: edges and ft:
+One row per NAME*.log (by target, then date): date, commit, machine, seconds, executions, exec/s, coverage (cov: edges and ft:
 features of libFuzzer's final DONE line), corpus (files/size), peak RSS and the outcome (libFuzzer's
 SUMMARY line and the reproducer's name when it found something). The table goes between the
 <!-- long-run:begin --> and <!-- long-run:end --> lines."""
@@ -29,17 +29,17 @@ for path in sorted(glob.glob(os.path.join(log_dir, "*.log"))):
         outcome = "no finding"
     else:
         outcome = "exit %s: %s%s" % (exit_status, summary or "no DONE line", " (%s)" % artifact if artifact else "")
-    rows.append("| `fuzz_%s` | %s | `%s` | %s | %s | %s | %s | %s | %s files, %s | %s MB | %s |" % (
+    rows.append((head.get("target", ""), head.get("date", ""), "| `fuzz_%s` | %s | `%s` | %s | %s | %s | %s | %s | %s files, %s | %s MB | %s |" % (
         head.get("target", os.path.basename(path)[:-4]), head.get("date", "?"), head.get("commit", "?"),
         head.get("seconds", "?"), format(stats.get("number_of_executed_units", 0), ","),
         stats.get("average_exec_per_sec", "?"), done[1] if done else "?", done[2] if done else "?",
-        done[3] if done else "?", done[4] if done else "?", stats.get("peak_rss_mb", "?"), outcome))
+        done[3] if done else "?", done[4] if done else "?", stats.get("peak_rss_mb", "?"), outcome)))
 if not rows:
     sys.exit("no *.log in " + log_dir)
 table = ["Machine: " + "; ".join(sorted(machines)) + ". Logs: `%s`." % os.path.relpath(log_dir, os.path.dirname(readme)),
          "",
          "| target | date | commit | seconds | executions | exec/s | cov | ft | corpus | peak RSS | outcome |",
-         "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |"] + rows
+         "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |"] + [r[2] for r in sorted(rows)]
 text = open(readme).read()
 begin, end = "<!-- long-run:begin -->", "<!-- long-run:end -->"
 if begin not in text or end not in text:
