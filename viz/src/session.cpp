@@ -18,22 +18,23 @@ std::string in_quotes(const std::filesystem::path& p) {
   return out;
 }
 
-// Runs a loader; a failure becomes one line naming the file and what was being opened.
+// Runs a loader; a failure becomes one line that begins with the file (and the place, where the reader
+// knows it), as every streamlab command's does, and says what was being opened.
 template <class F>
 auto attempt(const std::filesystem::path& file, const char* what, std::vector<std::string>& errors, F&& load)
     -> std::optional<decltype(load())> {
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) {
-    errors.push_back("cannot open " + std::string(what) + " " + in_quotes(file) + ": no such file");
+    errors.push_back(file.string() + ": no such file (the " + std::string(what) + ")");
     return std::nullopt;
   }
   try {
     return load();
   } catch (const model::InputError& e) {
-    // InputError's message already names the file and the place.
-    errors.push_back("cannot read " + std::string(what) + ": " + e.what());
+    // InputError's message already begins with the file and the place.
+    errors.push_back(std::string(e.what()) + " (the " + std::string(what) + ")");
   } catch (const std::exception& e) {
-    errors.push_back("cannot read " + std::string(what) + " " + in_quotes(file) + ": " + e.what());
+    errors.push_back(file.string() + ": cannot read the " + std::string(what) + ": " + e.what());
   }
   return std::nullopt;
 }
