@@ -99,7 +99,7 @@ class FitCounter {
 class BlockScheduler {
  public:
   BlockScheduler(std::size_t sms, const SmResources& capacity)
-      : capacity_(capacity), room_(sms), scratch_(sms), fit_(sms) {
+      : room_(sms), scratch_(sms), fit_(sms) {
     room_.fill(capacity);
   }
 
@@ -262,7 +262,7 @@ class BlockScheduler {
     events_.insert(at, e);
   }
 
-  SmResources capacity_, need_;
+  SmResources need_;
   Room room_, scratch_;
   std::vector<std::int32_t> fit_;
   std::vector<Grant> grants_;
