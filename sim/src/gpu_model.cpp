@@ -679,6 +679,16 @@ std::uint32_t GpuModel::head_run() noexcept {
   return level_head_[first_level_];
 }
 
+// Within a level only the head can have placed blocks (FIFO, left-over), so the resident grids with blocks
+// left are level heads.
+std::uint32_t GpuModel::resident_with_blocks_left() const noexcept {
+  for (std::size_t level = first_level_; level < level_head_.size(); ++level) {
+    const std::uint32_t r = level_head_[level];
+    if (r != kNone && runs_[r].resident) return r;
+  }
+  return kNone;
+}
+
 void GpuModel::kernel_enqueue(std::uint32_t c) {
   const std::uint32_t r = reuse_or_grow(runs_, free_runs_);
   const Command& x = cmds_[c];
@@ -724,18 +734,26 @@ std::uint32_t GpuModel::find_sm(const BlockNeed& need) {
 // blocks in index order. A later kernel gets room only once every earlier one has placed all its blocks
 // (the left-over policy); running blocks are never preempted. `freed_sm` names the one SM whose room just
 // grew (kNone: rescan all), so the common case "head still does not fit" costs O(1).
+// A head that waits for a grid slot (max_resident_grids) holds back only grids without one: the resident
+// grids that still have blocks to place hold the slots and give them back only by finishing, so they keep
+// placing, in dispatch order (waiting for the head, with priorities, they could never finish).
 void GpuModel::try_dispatch_blocks(std::uint32_t freed_sm, bool replacement, Blocker trigger) {
   if (explain_ && trigger.cause != Cause::none)
-    trigger.cause = blocked_on_grids_ ? Cause::resident_grids : Cause::sm_room;
+    trigger.cause = head_waits_for_grid_ ? Cause::resident_grids : Cause::sm_room;
   for (;;) {
-    const std::uint32_t r = head_run();
+    std::uint32_t r = head_run();
     if (r == kNone) return;
-    KernelRun& k = runs_[r];
-    if (!k.resident && resident_ >= p_.max_resident_grids) {
-      blocked_head_ = r;
-      blocked_on_grids_ = true;
-      return;
+    head_waits_for_grid_ = !runs_[r].resident && resident_ >= p_.max_resident_grids;
+    if (head_waits_for_grid_) {
+      const std::uint32_t holder = resident_with_blocks_left();
+      if (holder == kNone) {
+        blocked_head_ = r;
+        blocked_on_grids_ = true;
+        return;
+      }
+      r = holder;
     }
+    KernelRun& k = runs_[r];
     const BlockNeed& need = k.info.need;
     // Known not to fit anywhere but possibly on the SM that just freed room: look only there.
     const bool known_blocked = blocked_head_ == r && !blocked_on_grids_;

@@ -301,6 +301,8 @@ class GpuModel {
   /// Counts n processed events against the run budget.
   void count_events(std::uint64_t n);
   [[nodiscard]] std::uint32_t head_run() noexcept;
+  /// The first grid in dispatch order that is resident and has blocks left to place (kNone: none).
+  [[nodiscard]] std::uint32_t resident_with_blocks_left() const noexcept;
 
   // Copy engines.
   void copy_enqueue(std::uint32_t c);
@@ -369,6 +371,7 @@ class GpuModel {
   std::uint32_t pending_kernels_ = 0;
   std::uint32_t blocked_head_ = kNone;  ///< head run known to fit on no SM (or blocked by the grid limit)
   bool blocked_on_grids_ = false;
+  bool head_waits_for_grid_ = false;    ///< the head of dispatch order waits for a grid slot (explanations)
   std::vector<KernelRun> runs_;
   std::vector<std::uint32_t> free_runs_;
   std::vector<Wave> waves_;

@@ -395,6 +395,31 @@ TEST(GoldenSim, ResidentGridLimit) {
   EXPECT_EQ(e->started_by.op, a);
 }
 
+// The resident-grid limit with priorities: a higher-priority grid that cannot get a grid slot does not
+// hold back the partly placed grids that hold the slots (they could otherwise never finish).
+TEST(GoldenSim, ResidentGridLimitPriorities) {
+  Scenario sc("resident_grid_limit_priorities");
+  sc.profile().max_resident_grids = p(2);
+  std::vector<model::Nanos> low_ns(10, 20000);
+  low_ns[0] = 1500;
+  const auto low = sc.kernel_per_block("LOW", 1024, low_ns);
+  const auto mid = sc.kernel("MID", 4, 1024, 10000);
+  const auto high = sc.kernel("HIGH", 4, 1024, 10000);
+  auto be = sc.backend(with_explain());
+  const auto s_low = be->create_stream(stream(0));
+  const auto s_mid = be->create_stream(stream(-2));
+  const auto s_high = be->create_stream(stream(-5));
+  be->enqueue(s_low, low);
+  be->enqueue(s_mid, mid);
+  be->enqueue(s_high, high);
+  sc.add_run(be->finish());
+  sc.check();
+  const sim::OpExplanation* e = be->explain(high);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->started_by.cause, sim::Cause::resident_grids);
+  EXPECT_EQ(e->started_by.op, mid);
+}
+
 TEST(GoldenSim, BlockDurationSources) {
   Scenario sc("block_duration_sources");
   const auto list = sc.kernel_per_block("P", 1024, {5000, 15000, 10000, 20000, 5000});

@@ -263,6 +263,28 @@ TEST(SimProperties, GeneratedWorkloadsRespectDepsAndLimits) {
   }
 }
 
+// A resident-grid limit of 1 to 3 on a device small enough that grids are placed in parts: with the
+// priority policy, a higher-priority grid waiting for a grid slot used to stall the run (the partly placed
+// lower-priority grids holding the slots waited for it). `gen random-dag --ops 200` on an 8-SM H100 with
+// max_resident_grids 2, `--policy priority`, timed out after 60 s of simulated time.
+TEST(SimProperties, ResidentGridLimitWithPrioritiesCompletes) {
+  model::gen::RandomDag r;
+  r.ops = 200;
+  const model::Workload w = model::gen::random_dag(r);
+  for (double sms : {2.0, 8.0})
+    for (double grids : {1.0, 2.0, 3.0}) {
+      model::DeviceProfile p = model::bundled_h100_profile();
+      p.sm_count.value = sms;
+      p.max_resident_grids.value = grids;
+      const std::string what = std::to_string(static_cast<int>(sms)) + " SMs, " +
+                               std::to_string(static_cast<int>(grids)) + " resident grids";
+      const model::Trace t = run_dispatcher(w, p, "priority", 4, 8);
+      EXPECT_EQ(t.spans.size(), w.ops.size()) << what;
+      expect_deps_respected(w, t, what);
+      expect_sm_limits(w, t, p, what);
+    }
+}
+
 TEST(SimProperties, BareHostLoopRespectsDepsAndLimits) {
   const model::DeviceProfile small = small_device();
   for (std::uint64_t seed = 11; seed <= 14; ++seed) {
