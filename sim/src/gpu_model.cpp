@@ -108,12 +108,12 @@ void GpuModel::prepare(const model::Workload& w, const std::string& source) {
   op_stream_.assign(n, kNone);
   if (explain_) exps_.assign(n, OpExplanation{});
   // Refuse, before anything runs, a kernel that could never be placed; the per-kernel numbers themselves
-  // are recomputed when the kernel reaches the block scheduler (cheaper than a table per op).
+  // are worked out when the kernel is issued (cheaper than a table per op).
   for (std::size_t i = 0; i < n; ++i)
     if (model::runs_on_sms(w.ops[i].kind)) (void)kernel_info(static_cast<model::OpIndex>(i), true);
 }
 
-KernelInfo GpuModel::kernel_info(model::OpIndex i, bool first_time) {
+KernelInfo GpuModel::kernel_info(model::OpIndex i, bool preparing) {
   const model::Op& op = w_->ops[i];
   auto bad = [&](const std::string& why) {
     throw model::InputError(source_, "/ops/" + std::to_string(i), op.id, why);
@@ -151,6 +151,20 @@ KernelInfo GpuModel::kernel_info(model::OpIndex i, bool first_time) {
     bad("block of " + std::to_string(k.need.threads) + " threads exceeds max_threads_per_sm");
   if (k.need.smem > p_.smem_per_sm) bad("block's shared memory exceeds shared_mem_per_sm_bytes");
   k.blocks = static_cast<std::uint32_t>(blocks);
+  if (preparing) {  // what remains to check; the times are worked out when the kernel is issued
+    if (op.kind == model::OpKind::task_pool && !op.tasks) bad("a task_pool needs a task list");
+    if (op.kind == model::OpKind::task_pool && op.tasks->assignment != model::TaskAssignment::dynamic_queue) {
+      // Static: block b runs tasks b, b+B, b+2B, ... back to back (sums made once).
+      std::vector<Nanos> sums(k.blocks, 0);
+      for (std::size_t t = 0; t < op.tasks->task_ns.size(); ++t) sums[t % k.blocks] += op.tasks->task_ns[t];
+      static_sums_.emplace(i, std::move(sums));
+    }
+    const auto* list = std::get_if<model::PerBlockList>(&op.duration);
+    if (op.kind != model::OpKind::task_pool && list != nullptr && list->ns.size() != k.blocks)
+      bad("per-block duration list has " + std::to_string(list->ns.size()) + " entries for " +
+          std::to_string(k.blocks) + " blocks");
+    return k;
+  }
   // Blocks of this kernel one idle SM holds (the occupancy limit); the launch rate follows how full the
   // first wave leaves the SMs.
   std::int64_t occ = std::min<std::int64_t>(p_.blocks_per_sm, p_.threads_per_sm / k.need.threads);
@@ -163,18 +177,11 @@ KernelInfo GpuModel::kernel_info(model::OpIndex i, bool first_time) {
   }
 
   if (op.kind == model::OpKind::task_pool) {
-    if (!op.tasks) bad("a task_pool needs a task list");
     if (op.tasks->assignment == model::TaskAssignment::dynamic_queue) {
       k.dur = DurationKind::dynamic_pool;
       k.task_ns_extra = p_.task_fetch;  // every task is one fetch from the shared counter
     } else {
-      // Static: block b runs tasks b, b+B, b+2B, ... back to back (sums made once, at prepare).
-      k.dur = DurationKind::static_pool;
-      if (first_time) {
-        std::vector<Nanos> sums(k.blocks, 0);
-        for (std::size_t t = 0; t < op.tasks->task_ns.size(); ++t) sums[t % k.blocks] += op.tasks->task_ns[t];
-        static_sums_.emplace(i, std::move(sums));
-      }
+      k.dur = DurationKind::static_pool;  // per-block sums made at prepare
     }
     double total = 0;
     for (Nanos t : op.tasks->task_ns) total += static_cast<double>(t);
@@ -185,9 +192,6 @@ KernelInfo GpuModel::kernel_info(model::OpIndex i, bool first_time) {
     k.dur = DurationKind::fixed;
     k.fixed_ns = fixed->ns;
   } else if (const auto* list = std::get_if<model::PerBlockList>(&op.duration)) {
-    if (list->ns.size() != k.blocks)
-      bad("per-block duration list has " + std::to_string(list->ns.size()) + " entries for " +
-          std::to_string(k.blocks) + " blocks");
     k.dur = DurationKind::per_block;
     double total = 0;
     for (Nanos t : list->ns) total += static_cast<double>(t);
@@ -440,7 +444,8 @@ void GpuModel::complete(std::uint32_t c) {
   if (x.kind == CmdKind::op) {
     op_end_[x.payload] = now_;
     if (OpExplanation* e = exp(c)) e->ended = now_;
-    if (progress_ != nullptr) progress_->add(1);
+    // Batched: an atomic add per op costs more than the rest of completing it.
+    if (progress_ != nullptr && ++unreported_ops_ == kProgressBatch) flush_progress();
   } else if (x.kind == CmdKind::record) {
     EventState& ev = events_[x.payload];
     if (ev.gen == x.aux) {  // an older record finishing late does not complete the newer one
@@ -804,24 +809,30 @@ void GpuModel::fill_wave(std::uint32_t r) {
   KernelRun& k = runs_[r];
   if (open_wave_ == kNone || k.info.dur != DurationKind::fixed || k.info.launch_ns != 0) return;
   Wave& w = waves_[open_wave_];
-  if (w.run != r || w.first_block + w.sms.size() != k.next_block || w.next_seq != queue_.pushed()) return;
+  if (w.run != r || w.first_block + w.blocks != k.next_block || w.next_seq != queue_.pushed()) return;
   const BlockNeed need = k.info.need;
   const Nanos start = launch_free_;
   const std::uint32_t first = k.next_block;
+  const auto n = static_cast<std::uint32_t>(sms_.size());
   while (k.next_block < k.blocks) {
     // find_sm's first candidate usually fits (room spreads breadth-first): try it inline.
     std::uint32_t sm = cursor_;
-    if (sms_[sm].fits(need)) {
-      cursor_ = sm + 1 == sms_.size() ? 0 : sm + 1;
-    } else {
+    if (!sms_[sm].fits(need)) {
       sm = find_sm(need);
       if (sm == kNone) break;
     }
-    SmRoom& room = sms_[sm];
-    room.take(need);
-    if (record_blocks_) placements_.push_back(model::BlockPlacement{k.op, k.next_block, sm, start, w.end});
-    w.sms.push_back(sm);
-    ++k.next_block;
+    // The next block's search starts at the SM after this one, which usually fits too: place on
+    // consecutive SMs while they do (up to the last SM; the search then wraps to SM 0).
+    const std::uint32_t last = std::min<std::uint32_t>(n, sm + (k.blocks - k.next_block));
+    std::uint32_t end = sm;
+    do {
+      sms_[end].take(need);
+      if (record_blocks_) placements_.push_back(model::BlockPlacement{k.op, k.next_block + (end - sm), end, start, w.end});
+      ++end;
+    } while (end < last && sms_[end].fits(need));
+    cursor_ = end == n ? 0 : end;
+    w.add(sm, end - sm);
+    k.next_block += end - sm;
   }
   // Each joined block takes the seq its own event would have had.
   const std::uint32_t placed = k.next_block - first;
@@ -876,9 +887,9 @@ void GpuModel::schedule_block_end(std::uint32_t r, std::uint32_t block, std::uin
   if (open_wave_ != kNone) {
     Wave& w = waves_[open_wave_];
     // Its own event would come right after the wave's last block: same run, same instant, next seq.
-    if (w.run == r && w.end == end && w.next_seq == queue_.pushed() && w.first_block + w.sms.size() == block) {
-      assert(w.first_placement == kNone || w.first_placement + w.sms.size() + 1 == placements_.size());
-      w.sms.push_back(sm);
+    if (w.run == r && w.end == end && w.next_seq == queue_.pushed() && w.first_block + w.blocks == block) {
+      assert(w.first_placement == kNone || w.first_placement + w.blocks + 1 == placements_.size());
+      w.add(sm);
       queue_.take_seqs(1);
       w.next_seq = queue_.pushed();
       return;
@@ -891,7 +902,8 @@ void GpuModel::schedule_block_end(std::uint32_t r, std::uint32_t block, std::uin
   w.first_placement = record_blocks_ ? static_cast<std::uint32_t>(placements_.size() - 1) : kNone;
   w.end = end;
   w.sms.clear();
-  w.sms.push_back(sm);
+  w.blocks = 0;
+  w.add(sm);
   queue_.push(end, kind, wi, 0);
   w.next_seq = queue_.pushed();
   // A task pool's block steps task by task on its own event: never merged.
@@ -899,8 +911,10 @@ void GpuModel::schedule_block_end(std::uint32_t r, std::uint32_t block, std::uin
 }
 
 void GpuModel::wave_done(std::uint32_t w) {
-  const std::size_t n = waves_[w].sms.size();
-  for (std::size_t i = 0; i < n;) {
+  const std::uint32_t n = waves_[w].blocks;
+  std::size_t run = 0;     // block i sits at offset `at` of SM run `run`
+  std::uint32_t at = 0;
+  for (std::uint32_t i = 0; i < n;) {
     if (i > 0) {
       // What process() does between two events: finish the previous block's consequences, count this one.
       drain();
@@ -910,23 +924,35 @@ void GpuModel::wave_done(std::uint32_t w) {
     KernelRun& k = runs_[wave.run];
     // No kernel waiting for room (nothing pending stays so: a block's end changes that only by completing
     // its kernel): the blocks before the kernel's last one only give their room back.
-    const std::size_t quiet =
-        merge_waves_ && pending_kernels_ == 0 ? std::min<std::size_t>(n - i, k.blocks - k.done_blocks - 1) : 0;
+    const std::uint32_t quiet = merge_waves_ && pending_kernels_ == 0 ? std::min(n - i, k.blocks - k.done_blocks - 1) : 0;
     if (quiet > 0) {
       count_events(quiet - 1);  // block i is counted already
       const BlockNeed need = k.info.need;
-      for (std::size_t j = i; j < i + quiet; ++j) {
-        SmRoom& room = sms_[wave.sms[j]];
-        room.give(need);
-        if (wave.first_placement != kNone) placements_[wave.first_placement + j].end_ns = now_;
+      for (std::uint32_t left = quiet; left > 0;) {
+        const Wave::SmRun& sms = wave.sms[run];
+        const std::uint32_t here = std::min(left, sms.count - at);
+        for (std::uint32_t sm = sms.first + at; sm < sms.first + at + here; ++sm) sms_[sm].give(need);
+        left -= here;
+        at += here;
+        if (at == sms.count) {
+          ++run;
+          at = 0;
+        }
       }
-      k.done_blocks += static_cast<std::uint32_t>(quiet);
+      if (wave.first_placement != kNone)
+        for (std::uint32_t j = i; j < i + quiet; ++j) placements_[wave.first_placement + j].end_ns = now_;
+      k.done_blocks += quiet;
       i += quiet;
       continue;
     }
-    const std::uint32_t placement =
-        wave.first_placement == kNone ? kNone : wave.first_placement + static_cast<std::uint32_t>(i);
-    if (!refill_in_place(wave.run, wave.sms[i], placement)) block_done(wave.run, wave.sms[i], placement);
+    const std::uint32_t sm = wave.sms[run].first + at;
+    if (++at == wave.sms[run].count) {
+      ++run;
+      at = 0;
+    }
+    const std::uint32_t placement = wave.first_placement == kNone ? kNone : wave.first_placement + i;
+    const std::uint32_t r = wave.run;
+    if (!refill_in_place(r, sm, placement)) block_done(r, sm, placement);
     ++i;
   }
   free_waves_.push_back(w);

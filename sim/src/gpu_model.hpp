@@ -153,12 +153,28 @@ struct KernelRun {
 /// block order, exactly as their own events would have (a kernel's grid placed into an idle device is one
 /// wave: 132 block events become one). A dynamic task pool's block is a wave of one (it steps per task).
 struct Wave {
+  /// Blocks on SMs first, first + 1, ..., first + count - 1: consecutive blocks of a wave usually sit on
+  /// consecutive SMs (placement searches round-robin), so a grid spread over the SMs is one run.
+  struct SmRun {
+    std::uint32_t first = 0, count = 0;
+  };
   std::uint32_t run = kNone;
   std::uint32_t first_block = 0;          ///< the blocks are first_block, first_block + 1, ...
   std::uint32_t first_placement = kNone;  ///< index into placements_ of the first block when recording
+  std::uint32_t blocks = 0;               ///< the wave's size
   std::uint64_t next_seq = 0;             ///< the seq a block joining now would have been scheduled with
   Nanos end = 0;
-  std::vector<std::uint32_t> sms;         ///< each block's SM, in block order (the wave's size)
+  std::vector<SmRun> sms;                 ///< each block's SM, in block order, as runs of consecutive SMs
+
+  /// Appends `count` blocks on SMs sm, sm + 1, ...
+  void add(std::uint32_t sm, std::uint32_t count = 1) {
+    if (!sms.empty() && sms.back().first + sms.back().count == sm) {
+      sms.back().count += count;
+    } else {
+      sms.push_back(SmRun{sm, count});
+    }
+    blocks += count;
+  }
 };
 
 struct CopyEngine {
@@ -201,6 +217,11 @@ class GpuModel {
   void prepare(const model::Workload& w, const std::string& source);
   /// Ops completed go to `p` (nullptr: none), for a progress display.
   void set_progress(model::ProgressCounter* p) noexcept { progress_ = p; }
+  /// Reports the ops completed since the last report (completions are reported in batches).
+  void flush_progress() noexcept {
+    if (progress_ != nullptr && unreported_ops_ != 0) progress_->add(unreported_ops_);
+    unreported_ops_ = 0;
+  }
 
   /// Run budget: more than `max_events` events, or more than `wall_seconds` (> 0) of wall-clock time,
   /// throws SimBudgetExceeded naming `source`. Checked as each event is processed.
@@ -279,7 +300,8 @@ class GpuModel {
 
   // SMs.
   /// Block needs and durations of kernel/task-pool op i; throws InputError when it can never run.
-  [[nodiscard]] KernelInfo kernel_info(model::OpIndex i, bool first_time);
+  /// `preparing`: only the checks (and a static pool's per-block sums), at prepare; the rest at issue.
+  [[nodiscard]] KernelInfo kernel_info(model::OpIndex i, bool preparing);
   void kernel_enqueue(std::uint32_t c);
   /// `replacement`: the room was freed by a finishing block, so a block placed now starts its kernel's
   /// dispatch_ns later.
@@ -328,6 +350,8 @@ class GpuModel {
   bool explain_;
   bool merge_waves_;
   model::ProgressCounter* progress_ = nullptr;
+  static constexpr std::uint32_t kProgressBatch = 4096;
+  std::uint32_t unreported_ops_ = 0;  ///< completed, not yet added to progress_
   const model::Workload* w_ = nullptr;
   std::string source_;
 

@@ -352,6 +352,7 @@ model::Trace SimBackend::finish() {
   if (m.block_until([&] { return m.gpu.device_idle(); }, std::numeric_limits<Nanos>::max(), 0) !=
       WaitStatus::ready)
     throw std::logic_error("sim backend: finish: device work can never complete");
+  m.gpu.flush_progress();
   m.finished = true;
   model::Trace t;
   t.meta.backend = "sim";
