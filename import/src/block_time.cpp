@@ -19,9 +19,9 @@ using model::SmResources;
 
 constexpr Nanos kNever = std::numeric_limits<Nanos>::max();
 
-/// Blocks of one kernel given to SMs at one instant: `count` blocks on SM `sm`, each entry.
+/// `count` blocks of one kernel on each SM of [begin, end).
 struct Share {
-  std::uint32_t sm = 0;
+  std::uint32_t begin = 0, end = 0;
   std::int32_t count = 0;
 };
 
@@ -32,76 +32,154 @@ struct Grant {
   std::vector<Share> shares;
 };
 
-/// The SMs' free room, per resource, one array each (the placement loop runs over all SMs). 32-bit, so the
-/// fit loop converts and vectorizes without AVX-512; every value is clamped to +-2^30 (a real SM's room is
-/// far below, and an overdrawn room only has to stay negative).
-struct Room {
-  std::vector<std::int32_t> threads, blocks, registers, shared_mem;
-  explicit Room(std::size_t sms = 0) : threads(sms), blocks(sms), registers(sms), shared_mem(sms) {}
-  static std::int32_t clamp(std::int64_t v) {
-    return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, -(std::int64_t{1} << 30), std::int64_t{1} << 30));
-  }
-  void fill(const SmResources& r) {
-    std::fill(threads.begin(), threads.end(), clamp(r.threads));
-    std::fill(blocks.begin(), blocks.end(), clamp(r.blocks));
-    std::fill(registers.begin(), registers.end(), clamp(r.registers));
-    std::fill(shared_mem.begin(), shared_mem.end(), clamp(r.shared_mem));
-  }
-  void add(const SmResources& need, std::span<const Share> shares, std::int64_t sign) {
-    for (const Share& s : shares) {
-      const std::int64_t k = sign * s.count;
-      threads[s.sm] = clamp(threads[s.sm] + k * need.threads);
-      blocks[s.sm] = clamp(blocks[s.sm] + k * need.blocks);
-      registers[s.sm] = clamp(registers[s.sm] + k * need.registers);
-      shared_mem[s.sm] = clamp(shared_mem[s.sm] + k * need.shared_mem);
-    }
-  }
-  void add(const Grant& g, std::int64_t sign) { add(g.need, g.shares, sign); }
+/// One SM's free room per resource. 32-bit, every value clamped to +-2^30: a real SM's room is far below,
+/// and an overdrawn room only has to stay negative.
+struct SmRoom {
+  std::int32_t threads = 0, blocks = 0, registers = 0, shared_mem = 0;
+  friend bool operator==(const SmRoom&, const SmRoom&) = default;
 };
 
-/// How many blocks of one footprint fit into each SM's room: reciprocals instead of four divisions per
-/// SM and no branches, so the loop vectorizes (room and need are far below 2^31: the result is exact; a
-/// small bias keeps exact multiples from rounding down). A resource the block does not use is not a limit:
-/// the block count stands in for it.
+std::int32_t clamp_room(std::int64_t v) {
+  return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, -(std::int64_t{1} << 30), std::int64_t{1} << 30));
+}
+
+/// The SMs' free room as runs of consecutive SMs with equal room. The scheduler spreads a grid evenly (a
+/// common level per SM, one more on the first ones), so SMs stay in few runs: about 10 for 132 SMs on
+/// bench_import's trace, where every kernel meets three or four others. Every step of a replay then costs
+/// the runs it touches, not a pass over every SM, and SM order (which the spreading depends on) is kept.
+class Room {
+ public:
+  struct Run {
+    std::uint32_t end = 0;  ///< one past the run's last SM; a run begins where the previous one ends
+    SmRoom room;
+  };
+
+  Room() = default;
+  Room(std::uint32_t sms, const SmResources& capacity)
+      : runs_{Run{sms, SmRoom{clamp_room(capacity.threads), clamp_room(capacity.blocks),
+                              clamp_room(capacity.registers), clamp_room(capacity.shared_mem)}}} {}
+
+  [[nodiscard]] std::span<const Run> runs() const { return runs_; }
+  /// Takes `runs` as the room (keeps this object's storage).
+  void assign(std::span<const Run> runs) { runs_.assign(runs.begin(), runs.end()); }
+
+  /// Adds `sign` x `need` for each block of `shares` (sorted by SM, disjoint).
+  void add(const SmResources& need, std::span<const Share> shares, std::int64_t sign) {
+    if (shares.empty()) return;
+    next_.clear();
+    auto emit = [&](std::uint32_t end, const SmRoom& r) {
+      if (!next_.empty() && next_.back().room == r) next_.back().end = end;
+      else next_.push_back(Run{end, r});
+    };
+    std::size_t r = 0;
+    std::uint32_t at = 0;  // next_ covers [0, at)
+    for (const Share& s : shares) {
+      for (; at < s.begin; r += at == runs_[r].end ? 1 : 0) {
+        at = std::min(runs_[r].end, s.begin);
+        emit(at, runs_[r].room);
+      }
+      const std::int64_t k = sign * s.count;
+      for (; at < s.end; r += at == runs_[r].end ? 1 : 0) {
+        at = std::min(runs_[r].end, s.end);
+        const SmRoom& a = runs_[r].room;
+        emit(at, SmRoom{clamp_room(a.threads + k * need.threads), clamp_room(a.blocks + k * need.blocks),
+                        clamp_room(a.registers + k * need.registers), clamp_room(a.shared_mem + k * need.shared_mem)});
+      }
+    }
+    for (; r < runs_.size(); ++r) emit(runs_[r].end, runs_[r].room);
+    runs_.swap(next_);
+  }
+  void add(const Grant& g, std::int64_t sign) { add(g.need, g.shares, sign); }
+
+ private:
+  std::vector<Run> runs_, next_;
+};
+
+/// How many blocks of one footprint fit into an SM's room: the least over resources of room / need,
+/// computed as room x (1 / need) in double with a small bias so exact multiples do not round down (room and
+/// need are far below 2^31: the result is exact). A resource the block does not use is not a limit: the
+/// block count stands in for it.
 class FitCounter {
  public:
-  FitCounter(const SmResources& need, const Room& r) {
-    auto pick = [&](std::int64_t n, const std::vector<std::int32_t>& room, int k) {
-      if (n > 0) {
-        inv_[k] = 1.0 / static_cast<double>(n);
-        room_[k] = room.data();
-      } else {
-        inv_[k] = 1.0 / static_cast<double>(std::max<std::int64_t>(1, need.blocks));
-        room_[k] = r.blocks.data();
-      }
+  FitCounter() = default;
+  explicit FitCounter(const SmResources& need) {
+    auto pick = [&](std::int64_t n, std::int32_t SmRoom::*field, int k) {
+      const bool used = n > 0;
+      inv_[k] = 1.0 / static_cast<double>(used ? n : std::max<std::int64_t>(1, need.blocks));
+      field_[k] = used ? field : &SmRoom::blocks;
     };
-    pick(need.threads, r.threads, 0);
-    pick(need.blocks, r.blocks, 1);
-    pick(need.registers, r.registers, 2);
-    pick(need.shared_mem, r.shared_mem, 3);
+    pick(need.threads, &SmRoom::threads, 0);
+    pick(need.blocks, &SmRoom::blocks, 1);
+    pick(need.registers, &SmRoom::registers, 2);
+    pick(need.shared_mem, &SmRoom::shared_mem, 3);
   }
-  void count(std::size_t n, std::vector<std::int32_t>& fit) const {
-    const std::int32_t *a = room_[0], *b = room_[1], *c = room_[2], *d = room_[3];
-    for (std::size_t i = 0; i < n; ++i) {
-      const double f = std::min(std::min(static_cast<double>(a[i]) * inv_[0], static_cast<double>(b[i]) * inv_[1]),
-                                std::min(static_cast<double>(c[i]) * inv_[2], static_cast<double>(d[i]) * inv_[3]));
-      fit[i] = static_cast<std::int32_t>(std::min(std::max(0.0, f + 1e-7), 1073741824.0));
-    }
+  [[nodiscard]] std::int32_t operator()(const SmRoom& r) const {
+    auto q = [&](int k) { return static_cast<double>(r.*field_[k]) * inv_[k]; };
+    const double f = std::min(std::min(q(0), q(1)), std::min(q(2), q(3)));
+    return static_cast<std::int32_t>(std::min(std::max(0.0, f + 1e-7), 1073741824.0));
   }
 
  private:
-  double inv_[4];
-  const std::int32_t* room_[4];
+  double inv_[4] = {};
+  std::int32_t SmRoom::*field_[4] = {};
 };
 
-/// The block scheduler replayed over measured kernel starts: the SMs' room now, and the grants of earlier
-/// kernels still to start or end.
+/// SMs [begin, end) that each take `fit` more blocks.
+struct FitRun {
+  std::uint32_t begin = 0, end = 0;
+  std::int32_t fit = 0;
+  [[nodiscard]] std::int64_t sms() const { return end - begin; }
+};
+
+/// Places up to `pending` blocks as the hardware spreads them: each SM up to a common level L, the first
+/// SMs (by index) with room for L one more. Appends the blocks each SM gets to `out` and takes them from
+/// `pending`.
+void place(std::int64_t& pending, std::span<const FitRun> fits, std::vector<Share>& out) {
+  const std::size_t first = out.size();  // `out` may hold earlier grants' shares: never extend those
+  auto emit = [&](std::uint32_t begin, std::uint32_t end, std::int64_t count) {
+    if (count <= 0 || begin == end) return;
+    if (out.size() > first && out.back().end == begin && out.back().count == count) out.back().end = end;
+    else out.push_back(Share{begin, end, static_cast<std::int32_t>(count)});
+  };
+  std::int64_t total = 0, most = 0;
+  for (const FitRun& f : fits) total += f.sms() * f.fit, most = std::max<std::int64_t>(most, f.fit);
+  if (total <= pending) {
+    pending -= total;
+    for (const FitRun& f : fits) emit(f.begin, f.end, f.fit);
+    return;
+  }
+  std::int64_t lo = 1, hi = most;  // the least L with sum(min(fit, L)) >= pending
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    std::int64_t s = 0;
+    for (const FitRun& f : fits) s += f.sms() * std::min<std::int64_t>(f.fit, mid);
+    if (s >= pending) hi = mid; else lo = mid + 1;
+  }
+  std::int64_t extra = pending;  // blocks left for one more on SMs that take L
+  for (const FitRun& f : fits) extra -= f.sms() * std::min<std::int64_t>(f.fit, lo - 1);
+  for (const FitRun& f : fits) {
+    const std::int64_t below = std::min<std::int64_t>(f.fit, lo - 1);
+    const std::int64_t more = f.fit >= lo ? std::min(extra, f.sms()) : 0;
+    emit(f.begin, f.begin + static_cast<std::uint32_t>(more), below + 1);
+    emit(f.begin + static_cast<std::uint32_t>(more), f.end, below);
+    extra -= more;
+  }
+  pending = 0;
+}
+
+/// The block scheduler replayed over measured kernel starts: the SMs' room now, the grants of earlier
+/// kernels still to start or end, and the replay of the kernel in hand.
+///
+/// A kernel's block time is found by bisection, each probe a replay of its grid with another block time.
+/// Until the grid's first block ends, every probe follows the same steps as a replay in which no block
+/// ends at all; that open replay is recorded step by step, and a probe resumes from its last step before
+/// its own first block ends (about half of all replay steps on bench_import's trace).
 class BlockScheduler {
  public:
-  BlockScheduler(std::size_t sms, const SmResources& capacity)
-      : room_(sms), scratch_(sms), fit_(sms) {
-    room_.fill(capacity);
-  }
+  /// A block time no replay reaches: blocks placed with it never end while their grid is placed.
+  static constexpr Nanos kOpen = Nanos{1} << 60;
+
+  BlockScheduler(std::uint32_t sms, const SmResources& capacity) : room_(sms, capacity) {}
 
   /// Applies every grant start and end up to `t`.
   void advance(Nanos t) {
@@ -113,58 +191,49 @@ class BlockScheduler {
       if (events_[k].release) release_grant(events_[k].grant);
     }
     events_.erase(events_.begin(), events_.begin() + static_cast<std::ptrdiff_t>(k));
+    steps_.clear();
   }
 
-  /// Places `blocks` blocks of footprint `need` from now on as room comes, each running `block_ns` (by
-  /// default none ends while the grid still waits); returns when the last one starts (kNever when room
-  /// never comes for all of them).
-  Nanos last_start(std::int64_t blocks, const SmResources& need, Nanos block_ns = kOpen) {
+  /// Places `blocks` blocks of footprint `need` from now on as room comes, none ending while the grid
+  /// still waits; returns when the last one starts (kNever when room never comes for all of them).
+  /// last_start() then replays the same grid with blocks of a given time.
+  Nanos open_grid(std::int64_t blocks, const SmResources& need) {
     need_ = need;
-    own_.clear();
-    own_shares_.clear();
-    std::int64_t pending = blocks;
-    // Most grids find their room at once: count on the room itself before copying it.
-    FitCounter(need, room_).count(fit_.size(), fit_);
-    place(pending, fit_);
-    if (pending == 0) {
-      own_.push_back(OwnGrant{now_, 0, 0});
-      for (std::size_t i = 0; i < fit_.size(); ++i)
-        if (fit_[i] > 0) own_shares_.push_back(Share{static_cast<std::uint32_t>(i), static_cast<std::int32_t>(fit_[i])});
-      own_.back().end = own_shares_.size();
-      return now_;
-    }
-    pending = blocks;
-    Room& free = scratch_;
-    free = room_;
-    const FitCounter counter(need, free);
-    std::size_t next_event = 0, own_next = 0;
-    Nanos t = now_;
-    while (true) {
-      counter.count(fit_.size(), fit_);
-      place(pending, fit_);
-      OwnGrant g{t, own_shares_.size(), own_shares_.size()};
-      for (std::size_t i = 0; i < fit_.size(); ++i)
-        if (fit_[i] > 0) own_shares_.push_back(Share{static_cast<std::uint32_t>(i), static_cast<std::int32_t>(fit_[i])});
-      g.end = own_shares_.size();
-      if (g.end > g.begin) {
-        free.add(need, shares(g), -1);
-        own_.push_back(g);
-      }
-      if (pending == 0) return t;
-      const Nanos own_end = own_next < own_.size() ? own_[own_next].from + block_ns : kNever;
-      const Nanos other = next_event < events_.size() ? events_[next_event].at : kNever;
-      t = std::min(own_end, other);
-      if (t >= kOpen) return kNever;
-      for (; own_next < own_.size() && own_[own_next].from + block_ns == t; ++own_next)
-        free.add(need, shares(own_[own_next]), +1);
-      for (; next_event < events_.size() && events_[next_event].at == t; ++next_event)
-        free.add(grants_[events_[next_event].grant], events_[next_event].release ? +1 : -1);
-    }
+    blocks_ = blocks;
+    fit_ = FitCounter(need);
+    steps_.clear();
+    saved_room_.clear();
+    // A replay is recorded for resuming where every time is >= 0, so that an open block's end (its start +
+    // kOpen) is never reached.
+    open_last_ = replay_from_now(kOpen, now_ >= 0);
+    open_own_ = own_;
+    open_shares_ = own_shares_;
+    return open_last_;
   }
 
-  /// Keeps the blocks of the last last_start() on their SMs for later kernels, each running `block_ns`, none
-  /// past `limit`, the kernel's measured end: where the trace and the occupancy rules disagree, the replay
-  /// must not carry a backlog the device never had into later kernels.
+  /// The grid of the last open_grid() (with no advance() or keep() since) with each block running
+  /// `block_ns` (kOpen: none ends while the grid waits); returns when its last block starts.
+  Nanos last_start(Nanos block_ns) {
+    if (block_ns >= kOpen) {
+      own_ = open_own_;
+      own_shares_ = open_shares_;
+      return open_last_;
+    }
+    // The last recorded step before the grid's first block ends: the probe is the open replay until then.
+    const Nanos first_end = open_own_.empty() ? kNever : open_own_.front().from + block_ns;
+    const auto after = std::partition_point(steps_.begin(), steps_.end(),
+                                            [&](const Step& s) { return s.t < first_end; });
+    if (after == steps_.begin()) return replay_from_now(block_ns, false);
+    const Step& s = *(after - 1);
+    own_.assign(open_own_.begin(), open_own_.begin() + static_cast<std::ptrdiff_t>(s.own));
+    own_shares_.assign(open_shares_.begin(), open_shares_.begin() + static_cast<std::ptrdiff_t>(s.shares));
+    free_.assign(std::span<const Room::Run>(saved_room_).subspan(s.room_begin, s.room_end - s.room_begin));
+    return follow(s.t, s.pending, s.next_event, block_ns, false);
+  }
+
+  /// Keeps the blocks of the last last_start() or open_grid() on their SMs for later kernels, each running
+  /// `block_ns`, none past `limit`, the kernel's measured end: where the trace and the occupancy rules
+  /// disagree, the replay must not carry a backlog the device never had into later kernels.
   void keep(Nanos block_ns, Nanos limit) {
     for (const OwnGrant& o : own_) {
       if (o.from >= limit) break;
@@ -175,18 +244,16 @@ class BlockScheduler {
       if (o.from != now_) insert(Event{o.from, id, false});
       insert(Event{to, id, true});
     }
+    steps_.clear();
   }
 
-  /// When the first block of the last last_start() started.
+  /// When the first block of the last replay started.
   [[nodiscard]] Nanos first_start() const { return own_.empty() ? now_ : own_.front().from; }
 
   /// No block of an earlier kernel holds an SM now or will take one later.
   [[nodiscard]] bool idle() const { return events_.empty(); }
 
  private:
-  /// A block time no replay reaches: blocks placed with it never end while their grid is placed.
-  static constexpr Nanos kOpen = Nanos{1} << 60;
-
   /// One of the replayed kernel's grants; its shares are own_shares_[begin, end).
   struct OwnGrant {
     Nanos from = 0;
@@ -200,37 +267,69 @@ class BlockScheduler {
     std::uint32_t grant = 0;
     bool release = false;
   };
+  /// The open replay after placing at `t`: its grants so far, blocks still to place, the next event of
+  /// earlier kernels, and the free room (saved_room_[room_begin, room_end)).
+  struct Step {
+    Nanos t = 0;
+    std::size_t own = 0, shares = 0;
+    std::int64_t pending = 0;
+    std::size_t next_event = 0;
+    std::size_t room_begin = 0, room_end = 0;
+  };
 
-  /// Spreads `pending` blocks as the hardware does: each SM up to a common level L, the first SMs with room
-  /// one more, so fit[] ends holding what each SM gets.
-  static void place(std::int64_t& pending, std::vector<std::int32_t>& fit) {
-    std::int64_t total = 0, most = 0;
-    for (std::int32_t f : fit) total += f, most = std::max<std::int64_t>(most, f);
-    if (total <= pending) {
-      pending -= total;
-      return;
+  Nanos replay_from_now(Nanos block_ns, bool record) {
+    own_.clear();
+    own_shares_.clear();
+    free_.assign(room_.runs());
+    std::int64_t pending = blocks_;
+    place_at(now_, pending);
+    if (record) save(now_, pending, 0);
+    return follow(now_, pending, 0, block_ns, record);
+  }
+
+  /// From a placement at `t` on: room comes as the grid's own blocks end (each `block_ns` after it
+  /// started) and earlier kernels' grants start and end; places as it comes until no block is pending.
+  Nanos follow(Nanos t, std::int64_t pending, std::size_t next_event, Nanos block_ns, bool record) {
+    std::size_t own_next = 0;  // no own block ended before `t`
+    while (pending > 0) {
+      const Nanos own_end = own_next < own_.size() ? own_[own_next].from + block_ns : kNever;
+      const Nanos other = next_event < events_.size() ? events_[next_event].at : kNever;
+      t = std::min(own_end, other);
+      if (t >= kOpen) return kNever;
+      for (; own_next < own_.size() && own_[own_next].from + block_ns == t; ++own_next)
+        free_.add(need_, shares(own_[own_next]), +1);
+      for (; next_event < events_.size() && events_[next_event].at == t; ++next_event)
+        free_.add(grants_[events_[next_event].grant], events_[next_event].release ? +1 : -1);
+      place_at(t, pending);
+      if (record) save(t, pending, next_event);
     }
-    std::int64_t lo = 1, hi = most;  // the least L with sum(min(fit, L)) >= pending
-    while (lo < hi) {
-      const std::int64_t mid = lo + (hi - lo) / 2;
-      std::int64_t s = 0;
-      for (std::int32_t f : fit) s += std::min<std::int64_t>(f, mid);
-      if (s >= pending) hi = mid; else lo = mid + 1;
-    }
-    std::int64_t extra = pending;
-    for (std::int32_t& f : fit) {
-      const auto below = static_cast<std::int32_t>(std::min<std::int64_t>(f, lo - 1));
-      const bool more = f >= lo;
-      f = below;
-      extra -= below;
-      if (more) f = -1 - f;  // marked: may take one more
-    }
-    for (std::int32_t& f : fit)
-      if (f < 0) {
-        f = -1 - f;
-        if (extra > 0) ++f, --extra;
+    return t;
+  }
+
+  /// Places what fits of the `pending` blocks into the free room at `t`.
+  void place_at(Nanos t, std::int64_t& pending) {
+    fits_.clear();
+    std::uint32_t begin = 0;
+    for (const Room::Run& r : free_.runs()) {
+      const std::int32_t f = fit_(r.room);
+      if (f > 0) {
+        if (!fits_.empty() && fits_.back().end == begin && fits_.back().fit == f) fits_.back().end = r.end;
+        else fits_.push_back(FitRun{begin, r.end, f});
       }
-    pending = 0;
+      begin = r.end;
+    }
+    const std::size_t first = own_shares_.size();
+    place(pending, fits_, own_shares_);
+    if (own_shares_.size() == first) return;
+    own_.push_back(OwnGrant{t, first, own_shares_.size()});
+    free_.add(need_, shares(own_.back()), -1);
+  }
+
+  void save(Nanos t, std::int64_t pending, std::size_t next_event) {
+    const std::span<const Room::Run> r = free_.runs();
+    steps_.push_back(Step{t, own_.size(), own_shares_.size(), pending, next_event, saved_room_.size(),
+                          saved_room_.size() + r.size()});
+    saved_room_.insert(saved_room_.end(), r.begin(), r.end());
   }
 
   std::uint32_t store(Nanos from, Nanos to, std::span<const Share> shares) {
@@ -262,15 +361,23 @@ class BlockScheduler {
     events_.insert(at, e);
   }
 
-  SmResources need_;
-  Room room_, scratch_;
-  std::vector<std::int32_t> fit_;
+  Room room_;              ///< now, earlier kernels' blocks only
   std::vector<Grant> grants_;
-  std::vector<OwnGrant> own_;
-  std::vector<Share> own_shares_;
   std::vector<std::uint32_t> free_grants_;
   std::vector<Event> events_;
   Nanos now_ = 0;
+
+  // The kernel in hand.
+  SmResources need_;
+  std::int64_t blocks_ = 0;
+  FitCounter fit_;
+  Room free_;              ///< during a replay
+  std::vector<FitRun> fits_;
+  std::vector<OwnGrant> own_, open_own_;
+  std::vector<Share> own_shares_, open_shares_;
+  Nanos open_last_ = kNever;
+  std::vector<Step> steps_;
+  std::vector<Room::Run> saved_room_;
 };
 
 }  // namespace
@@ -278,7 +385,7 @@ class BlockScheduler {
 BlockTimes kernel_block_times(std::span<const MeasuredKernel> kernels, const model::DeviceProfile& profile) {
   BlockTimes out;
   out.ns.assign(kernels.size(), 1);
-  const auto sms = static_cast<std::size_t>(std::clamp(profile.sm_count.value, 1.0, 1e6));
+  const auto sms = static_cast<std::uint32_t>(std::clamp(profile.sm_count.value, 1.0, 1e6));
   const SmResources capacity = model::sm_capacity(profile);
   const auto pad = static_cast<Nanos>(std::llround(std::max(0.0, profile.traced_span_pad_ns.value)));
 
@@ -311,7 +418,7 @@ BlockTimes kernel_block_times(std::span<const MeasuredKernel> kernels, const mod
     }
     if (scheduler.idle()) {
       if (met_later) {
-        (void)scheduler.last_start(blocks, need);  // one wave on idle SMs: all at once
+        (void)scheduler.open_grid(blocks, need);  // one wave on idle SMs: all at once
         scheduler.keep(alone, k.end);
       }
       continue;
@@ -320,13 +427,13 @@ BlockTimes kernel_block_times(std::span<const MeasuredKernel> kernels, const mod
     // block time is the end minus that last start. Where some did (blocks shorter than the wait), the
     // room they gave back may have let the last start earlier: the block time T is then the largest with
     // end - last_start(T) >= T, found by bisection.
-    Nanos last = scheduler.last_start(blocks, need);
+    Nanos last = scheduler.open_grid(blocks, need);
     const bool exact = last != kNever && end - last >= 1 &&
                        (end - last >= last - scheduler.first_start() ||
-                        scheduler.last_start(blocks, need, end - last) == last);
+                        scheduler.last_start(end - last) == last);
     if (!exact) {
       auto fits = [&](Nanos t) {  // blocks of t ns end the grid by its measured end
-        const Nanos l = scheduler.last_start(blocks, need, t);
+        const Nanos l = scheduler.last_start(t);
         return l != kNever && end - l >= t;
       };
       // Room only grows when blocks end sooner, so T0 = end - last (no block ending early) fits, and
@@ -336,21 +443,21 @@ BlockTimes kernel_block_times(std::span<const MeasuredKernel> kernels, const mod
       last = kNever;
       Nanos lo = open_last != kNever && end - open_last >= 1 ? end - open_last : 1;
       if (lo > 1 || fits(1)) {
-        const Nanos l = scheduler.last_start(blocks, need, lo);
+        const Nanos l = scheduler.last_start(lo);
         Nanos hi = std::clamp(end - l, lo, alone);
         if (fits(hi)) lo = hi;
         while (hi - lo > std::max<Nanos>(1, lo / 1000)) {
           const Nanos mid = lo + (hi - lo) / 2;
           if (fits(mid)) lo = mid; else hi = mid;
         }
-        (void)scheduler.last_start(blocks, need, lo);  // the placement to keep
+        (void)scheduler.last_start(lo);  // the placement to keep
         last = end - lo;
       }
     }
     if (last == kNever || end - last < 1) {
       ++out.inconsistent;
       if (met_later) {
-        (void)scheduler.last_start(blocks, need);
+        (void)scheduler.last_start(BlockScheduler::kOpen);
         scheduler.keep(alone, k.end);
       }
       continue;
