@@ -202,13 +202,11 @@ std::string json_error(const char* where, simdjson::error_code e) {
   return std::string(where) + ": " + simdjson::error_message(e);
 }
 
-}  // namespace
-
-Capture parse_kineto(std::string_view json_text, const std::string& source) {
+/// The reader proper, on text followed by simdjson's padding.
+Capture parse_padded(simdjson::padded_string_view padded, const std::string& source) {
   Capture cap;
   cap.source = source;
   cap.format = "kineto";
-  const simdjson::padded_string padded(json_text);
   od::parser parser;
   od::document doc;
   if (auto e = parser.iterate(padded).get(doc)) throw model::InputError(source, "", "", json_error("not JSON", e));
@@ -438,8 +436,17 @@ Capture parse_kineto(std::string_view json_text, const std::string& source) {
   return cap;
 }
 
+}  // namespace
+
+Capture parse_kineto(std::string_view json_text, const std::string& source) {
+  const simdjson::padded_string padded(json_text);
+  return parse_padded(padded, source);
+}
+
 Capture read_kineto(const std::filesystem::path& file) {
-  return parse_kineto(detail::read_maybe_gzip(file), file.string());
+  const detail::PaddedText text = detail::read_maybe_gzip(file);
+  static_assert(detail::PaddedText::kPadding >= simdjson::SIMDJSON_PADDING);
+  return parse_padded(simdjson::padded_string_view(text.data(), text.size(), text.capacity()), file.string());
 }
 
 }  // namespace streamlab::import
