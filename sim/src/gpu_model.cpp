@@ -318,11 +318,6 @@ void GpuModel::link_and_arrive(std::uint32_t c, Nanos arrival) {
 void GpuModel::issue_op(std::uint32_t stream, model::OpIndex op, Nanos issued, Nanos arrival) {
   const Work work = work_of(w_->ops[op].kind);
   const std::uint32_t c = new_command(CmdKind::op, work, stream, op);
-  // Read the op's shape now, while the issuing call has it in cache; the block scheduler needs it later.
-  if (work == Work::sms) {
-    if (cmd_info_.size() < cmds_.size()) cmd_info_.resize(cmds_.size());
-    cmd_info_[c] = kernel_info(op, false);
-  }
   op_stream_[op] = stream;
   if (explain_) {
     OpExplanation& e = exps_[op];
@@ -701,7 +696,9 @@ void GpuModel::kernel_enqueue(std::uint32_t c) {
   // Field by field, not `k = KernelRun{}`: the temporary's copy stalls on store forwarding.
   k.cmd = c;
   k.op = x.payload;
-  k.info = cmd_info_[c];
+  // Worked out here, not at issue: a table of them per command in flight would hold one per kernel the
+  // host has issued ahead of the device (all of them, when it never waits).
+  k.info = kernel_info(x.payload, false);
   k.blocks = k.info.blocks;
   k.next_block = 0;
   k.done_blocks = 0;

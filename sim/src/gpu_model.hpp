@@ -365,7 +365,6 @@ class GpuModel {
   [[noreturn]] void budget_exceeded(bool wall) const;
 
   std::vector<Command> cmds_;
-  std::vector<KernelInfo> cmd_info_;  ///< per command slot: block needs of a kernel command
   std::vector<std::uint32_t> free_cmds_;
   std::uint64_t live_ = 0;
   std::vector<Edge> edges_;
