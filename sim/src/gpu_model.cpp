@@ -243,14 +243,16 @@ std::uint32_t GpuModel::new_command(CmdKind kind, Work work, std::uint32_t strea
   x.next_in_stream = kNone;
   x.next_in_queue = kNone;
   x.successors = kNone;
-  x.ref_op = kNoRef;
-  x.ref_stream = kNoRef;
   x.kind = kind;
   x.state = ActivityState::inited;
   x.work = work;
   x.last_cause = Cause::none;
   x.queue = 0;
   x.chained = false;
+  if (explain_) {
+    if (refs_.size() < cmds_.size()) refs_.resize(cmds_.size());
+    refs_[c] = CommandRefs{};
+  }
   ++stats_.commands;
   ++live_;
   stats_.max_live = std::max<std::uint64_t>(stats_.max_live, live_);
@@ -352,7 +354,7 @@ void GpuModel::issue_record(std::uint32_t event, std::uint32_t stream, Nanos iss
   }
   const std::uint32_t c = new_command(CmdKind::record, Work::none, stream, event);
   cmds_[c].aux = ev.gen;
-  cmds_[c].ref_op = s.last_op;
+  if (explain_) refs_[c].op = s.last_op;
   ev.marker = c;
   link_and_arrive(c, issued);
 }
@@ -362,9 +364,7 @@ void GpuModel::issue_wait(std::uint32_t stream, std::uint32_t event, Nanos issue
   if (ev.marker == kNone) return;  // never recorded, or its latest record already completed: a no-op
   const std::uint32_t marker = ev.marker;
   const std::uint32_t c = new_command(CmdKind::wait, Work::none, stream, event);
-  Command& x = cmds_[c];
-  x.ref_op = cmds_[marker].ref_op;
-  x.ref_stream = cmds_[marker].stream;
+  if (explain_) refs_[c] = CommandRefs{refs_[marker].op, cmds_[marker].stream};
   link_and_arrive(c, issued);
   add_edge(marker, c, EdgeType::event);  // the record current *now*; a later record does not matter
 }
@@ -373,7 +373,7 @@ void GpuModel::issue_callback(std::uint32_t stream, std::function<void()> fn, Na
   const auto index = static_cast<std::uint32_t>(callbacks_.size());
   callbacks_.push_back(std::move(fn));
   const std::uint32_t c = new_command(CmdKind::callback, Work::host_worker, stream, index);
-  cmds_[c].ref_op = streams_[stream].last_op;
+  if (explain_) refs_[c].op = streams_[stream].last_op;
   link_and_arrive(c, issued);
 }
 
@@ -389,17 +389,17 @@ Blocker GpuModel::describe(std::uint32_t c, Cause cause) const {
       b.stream = x.stream;
       break;
     case CmdKind::record:
-      b.op = x.ref_op;
+      b.op = refs_[c].op;
       b.stream = x.stream;
       b.event = x.payload;
       break;
     case CmdKind::wait:
-      b.op = x.ref_op;
-      b.stream = x.ref_stream;
+      b.op = refs_[c].op;
+      b.stream = refs_[c].stream;
       b.event = x.payload;
       break;
     case CmdKind::callback:
-      b.op = x.ref_op;
+      b.op = refs_[c].op;
       b.stream = x.stream;
       break;
   }
@@ -468,11 +468,11 @@ void GpuModel::complete(std::uint32_t c) {
       // bookkeeping command in between.
       if (x.kind == CmdKind::wait && x.last_cause == Cause::event_wait) {
         why = describe(c, Cause::event_wait);
-      } else if (x.kind != CmdKind::op && x.last_cause == Cause::stream_order && x.ref_op != kNoRef) {
+      } else if (x.kind != CmdKind::op && x.last_cause == Cause::stream_order && refs_[c].op != kNoRef) {
         why.cause = Cause::stream_order;
         why.at = now_;
         why.what = RefKind::op;
-        why.op = x.ref_op;
+        why.op = refs_[c].op;
         why.stream = x.stream;
       } else {
         why = describe(c, Cause::stream_order);
@@ -1160,7 +1160,7 @@ void GpuModel::worker_start() {
 void GpuModel::worker_done(std::uint32_t c) {
   worker_.running = kNone;
   worker_.last_kind = ref_kind(cmds_[c].kind);
-  worker_.last_op = cmds_[c].kind == CmdKind::op ? cmds_[c].payload : cmds_[c].ref_op;
+  worker_.last_op = cmds_[c].kind == CmdKind::op ? cmds_[c].payload : explain_ ? refs_[c].op : kNoRef;
   complete(c);
   if (worker_.head != kNone) worker_start();
 }

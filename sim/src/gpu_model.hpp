@@ -54,8 +54,6 @@ struct Command {
   std::uint32_t next_in_stream = kNone;
   std::uint32_t next_in_queue = kNone;  ///< hardware queue link, then the engine FIFO link
   std::uint32_t successors = kNone;     ///< head of the edge list
-  std::uint32_t ref_op = kNoRef;        ///< record/wait/callback: last op issued on the stream before it
-  std::uint32_t ref_stream = kNoRef;    ///< wait: the stream its record was issued on
   CmdKind kind = CmdKind::op;
   ActivityState state = ActivityState::inited;
   Work work = Work::none;
@@ -63,6 +61,13 @@ struct Command {
   std::uint8_t queue = 0;
   bool queued = true;                   ///< false: an event record, which bypasses the hardware queue
   bool chained = false;                 ///< copy behind a copy of its stream in its queue: released when that one leaves
+};
+
+/// What a record, wait or host function stands behind, for explanations only (kept per command slot
+/// when they are on, so commands stay small without them).
+struct CommandRefs {
+  std::uint32_t op = kNoRef;      ///< record/wait/callback: last op issued on the stream before it
+  std::uint32_t stream = kNoRef;  ///< wait: the stream its record was issued on
 };
 
 enum class EdgeType : std::uint8_t { event, legacy };
@@ -365,6 +370,7 @@ class GpuModel {
   [[noreturn]] void budget_exceeded(bool wall) const;
 
   std::vector<Command> cmds_;
+  std::vector<CommandRefs> refs_;  ///< per command slot, with explanations on (empty otherwise)
   std::vector<std::uint32_t> free_cmds_;
   std::uint64_t live_ = 0;
   std::vector<Edge> edges_;
