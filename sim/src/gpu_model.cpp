@@ -1167,7 +1167,26 @@ void GpuModel::worker_done(std::uint32_t c) {
 
 // ---------------------------------------------------------------------------------------------------
 
-std::vector<model::Span> GpuModel::spans() const {
+namespace {
+/// Frees a vector's memory (clear() keeps its capacity).
+template <class T>
+void release(std::vector<T>& v) {
+  std::vector<T>().swap(v);
+}
+}  // namespace
+
+std::vector<model::Span> GpuModel::take_spans() {
+  // The run is over: its commands, edges, runs and waves go before the spans are made, so the spans
+  // do not come on top of them at the process's peak.
+  release(cmds_);
+  release(refs_);
+  release(free_cmds_);
+  release(edges_);
+  release(free_edges_);
+  release(runs_);
+  release(free_runs_);
+  release(waves_);
+  release(free_waves_);
   std::vector<model::Span> out;
   if (w_ == nullptr) return out;
   out.reserve(w_->ops.size());
@@ -1188,6 +1207,9 @@ std::vector<model::Span> GpuModel::spans() const {
     // record's end, so no host wait is reported as resuming before the kernel it waited for ended.
     if (p_.span_pad > 0 && model::runs_on_sms(op.kind)) s.start_ns = std::max<Nanos>(0, s.start_ns - p_.span_pad);
   }
+  release(op_start_);
+  release(op_end_);
+  release(op_stream_);
   return out;
 }
 

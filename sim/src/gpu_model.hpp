@@ -273,8 +273,9 @@ class GpuModel {
   [[nodiscard]] bool op_issued(model::OpIndex op) const noexcept { return op_stream_[op] != kNone; }
   [[nodiscard]] Nanos device_now() const noexcept { return now_; }
 
-  /// Spans of the issued ops, in op order.
-  [[nodiscard]] std::vector<model::Span> spans() const;
+  /// Spans of the issued ops, in op order. Ends the run: its per-op and per-command state is freed
+  /// (counters, explanations and block placements stay).
+  [[nodiscard]] std::vector<model::Span> take_spans();
   [[nodiscard]] std::vector<model::BlockPlacement> take_placements() { return std::move(placements_); }
   [[nodiscard]] const OpExplanation* explanation(model::OpIndex op) const;
   [[nodiscard]] const ModelStats& stats() const noexcept { return stats_; }

@@ -364,7 +364,7 @@ model::Trace SimBackend::finish() {
   t.meta.extra["sim_events"] = std::to_string(m.gpu.stats().events);
   if (!m.profile.driver.empty()) t.meta.extra["driver"] = m.profile.driver;
   if (!m.profile.cuda_version.empty()) t.meta.extra["cuda_version"] = m.profile.cuda_version;
-  t.spans = m.gpu.spans();
+  t.spans = m.gpu.take_spans();
   if (m.options.record_blocks) t.blocks = m.gpu.take_placements();
   return t;
 }
