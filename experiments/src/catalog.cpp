@@ -93,11 +93,11 @@ Verdict missing(Side side, const std::string& what) {
                                             " numbers missing for " + what);
 }
 
-model::Op kernel_op(std::string id, std::uint32_t blocks, std::uint32_t threads, Nanos block_ns,
-                    std::optional<std::uint32_t> hint, std::vector<std::string> deps, model::Priority priority) {
+model::OpIndex add_kernel(model::Workload& w, std::string_view id, std::uint32_t blocks, std::uint32_t threads,
+                          Nanos block_ns, std::optional<std::uint32_t> hint, const std::vector<std::string>& deps,
+                          model::Priority priority) {
   model::Op op;
-  op.name = id;
-  op.id = std::move(id);
+  op.id = op.name = w.intern(id);
   op.kind = model::OpKind::kernel;
   op.type = model::WorkloadType::compute;
   op.priority = priority;
@@ -107,8 +107,7 @@ model::Op kernel_op(std::string id, std::uint32_t blocks, std::uint32_t threads,
   shape.block.x = threads;
   op.shape = shape;
   op.duration = model::FixedPerBlock{block_ns};
-  op.deps = std::move(deps);
-  return op;
+  return w.add(op, deps);
 }
 
 model::Workload finish_workload(model::Workload w) {

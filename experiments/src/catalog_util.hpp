@@ -44,10 +44,10 @@ Verdict verdict(Outcome o, std::string why);
 /// "not enough numbers" verdict for a side that lacks rows the rule needs.
 Verdict missing(Side side, const std::string& what);
 
-/// A kernel op of `blocks` x `threads` whose blocks each run `block_ns`.
-model::Op kernel_op(std::string id, std::uint32_t blocks, std::uint32_t threads, Nanos block_ns,
-                    std::optional<std::uint32_t> hint = std::nullopt, std::vector<std::string> deps = {},
-                    model::Priority priority = model::Priority::normal);
+/// Adds to `w` a kernel op of `blocks` x `threads` whose blocks each run `block_ns`, with deps by id.
+model::OpIndex add_kernel(model::Workload& w, std::string_view id, std::uint32_t blocks, std::uint32_t threads,
+                          Nanos block_ns, std::optional<std::uint32_t> hint = std::nullopt,
+                          const std::vector<std::string>& deps = {}, model::Priority priority = model::Priority::normal);
 /// resolve_and_check for a workload built in code.
 model::Workload finish_workload(model::Workload w);
 /// End of the span of op `id` (NaN when absent).

@@ -124,7 +124,7 @@ Experiment make_e4() {
       c.workload = [] {
         model::Workload w;
         w.name = "e4-probe";
-        w.ops.push_back(kernel_op("noop", 1, 32, 1'000));
+        add_kernel(w, "noop", 1, 32, 1'000);
         return finish_workload(std::move(w));
       };
       c.probe = [name, n](ProbeContext& ctx2) { return e4_probe(ctx2, name, n); };
@@ -188,9 +188,9 @@ model::Workload e5_workload() {
       const std::string id = chain_op_id(c, k);
       std::vector<std::string> deps;
       if (k > 0) deps.push_back(chain_op_id(c, k - 1));
-      w.ops.push_back(kernel_op(id, 16, 128, 50'000 + 50'000 * ((c + k) % 4), c + 1, deps));
+      add_kernel(w, id, 16, 128, 50'000 + 50'000 * ((c + k) % 4), c + 1, deps);
     }
-    w.ops.push_back(kernel_op("hk" + std::to_string(k), 1, 64, 20'000, 5u));
+    add_kernel(w, "hk" + std::to_string(k), 1, 64, 20'000, 5u);
   }
   return finish_workload(std::move(w));
 }
@@ -366,8 +366,8 @@ Experiment make_e8() {
       c.workload = [] {
         model::Workload w;
         w.name = "e8-sync-hierarchy";
-        w.ops.push_back(kernel_op("A", 132, 256, 1'000'000));
-        w.ops.push_back(kernel_op("B", 132, 256, 3'000'000));
+        add_kernel(w, "A", 132, 256, 1'000'000);
+        add_kernel(w, "B", 132, 256, 3'000'000);
         return finish_workload(std::move(w));
       };
       c.probe = [m](ProbeContext& ctx) { return e8_probe(ctx, m); };

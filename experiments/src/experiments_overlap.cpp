@@ -113,13 +113,22 @@ model::Workload e2_workload(std::uint32_t length, Nanos kernel_ns, bool breadth_
   p.threads = 64;
   model::Workload w = model::gen::stream_chains(p);
   if (!breadth_first) return w;
-  std::vector<model::Op> ops;
-  ops.reserve(w.ops.size());
+  // Op (chain c, kernel k) moves from c * length + k to k * chains + c; its deps move with it.
+  const auto moved = [&](model::OpIndex v) { return (v % length) * kE2Chains + v / length; };
+  model::Workload bf;
+  bf.share_strings(w);
+  bf.name = "stream-chains-breadth-first";
+  bf.description = w.description;
+  bf.ops.reserve(w.ops.size());
+  std::vector<model::OpIndex> deps;
   for (std::uint32_t k = 0; k < length; ++k)
-    for (std::uint32_t c = 0; c < kE2Chains; ++c) ops.push_back(w.ops[std::size_t{c} * length + k]);
-  w.ops = std::move(ops);
-  w.name = "stream-chains-breadth-first";
-  return finish_workload(std::move(w));
+    for (std::uint32_t c = 0; c < kE2Chains; ++c) {
+      const auto v = static_cast<model::OpIndex>(std::size_t{c} * length + k);
+      deps.clear();
+      for (const model::OpIndex d : w.deps(v)) deps.push_back(moved(d));
+      bf.add_resolved(w.ops[v], deps);
+    }
+  return finish_workload(std::move(bf));
 }
 
 }  // namespace

@@ -144,11 +144,11 @@ model::Workload e7_workload(Nanos bg_block_ns, std::uint32_t bg) {
   for (std::uint32_t k = 0; k < bg; ++k) {
     std::vector<std::string> deps;
     if (k > 0) deps.push_back("bg" + std::to_string(k - 1));
-    w.ops.push_back(kernel_op("bg" + std::to_string(k), 2112, 1024, bg_block_ns, 2u, deps, model::Priority::low));
+    add_kernel(w, "bg" + std::to_string(k), 2112, 1024, bg_block_ns, 2u, deps, model::Priority::low);
   }
   for (std::uint32_t k = 0; k < kE7HpKernels; ++k) {
     std::vector<std::string> deps{k == 0 ? std::string("bg0") : "hp" + std::to_string(k - 1)};
-    w.ops.push_back(kernel_op("hp" + std::to_string(k), 132, 256, 20'000, 1u, deps, model::Priority::critical));
+    add_kernel(w, "hp" + std::to_string(k), 132, 256, 20'000, 1u, deps, model::Priority::critical);
   }
   return finish_workload(std::move(w));
 }
@@ -256,7 +256,7 @@ model::Workload heavy_tailed_batch(std::uint64_t seed) {
     const double x = lo / std::pow(1 - u * (1 - ratio), 1 / alpha);
     std::string id = "k";
     id += std::to_string(i);  // (not "k" + to_string(i): GCC 12 warns -Wrestrict on that falsely)
-    w.ops.push_back(kernel_op(std::move(id), 8, 128, static_cast<Nanos>(std::llround(x))));
+    add_kernel(w, std::move(id), 8, 128, static_cast<Nanos>(std::llround(x)));
   }
   return finish_workload(std::move(w));
 }

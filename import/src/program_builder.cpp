@@ -395,7 +395,14 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
     std::map<std::uint32_t, std::optional<int>> stream_prio;
     // Ids are unique by construction: one correlation id per call, a kind letter per op, ".k" for a call's
     // k-th activity (graph launches); resolve_and_check would still refuse a duplicate.
-    auto unique_id = [](std::string id) { return id; };
+    auto unique_id = [&w](const std::string& id) { return w.intern(id); };
+    // Names repeat (one kernel launched many times): each distinct one is interned once.
+    std::unordered_map<std::string, model::Text> names;
+    auto name_of = [&](const std::string& name) {
+      const auto [at, fresh] = names.try_emplace(name);
+      if (fresh) at->second = w.intern(name);
+      return at->second;
+    };
     w.ops.reserve(items.size());
     t.spans.reserve(items.size() * 2);
     auto add_op = [&](model::Op op, const Item& it, bool first_of_item, const GpuActivity* act) {
@@ -436,7 +443,7 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
           const GpuActivity& a = *it.acts[k];
           model::Op op;
           const std::string suffix = it.acts.size() > 1 ? "." + std::to_string(k + 1) : "";
-          op.name = a.name;
+          op.name = name_of(a.name);
           op.stream_hint = a.stream;
           switch (a.kind) {
             case ActivityKind::kernel:
@@ -481,7 +488,7 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
           op.id = unique_id("r" + c);
           op.kind = model::OpKind::event_record;
           op.stream_hint = records[r->second].stream;
-          op.event = "e" + c;
+          op.event = name_of("e" + c);
           ++st.event_records;
           break;
         }
@@ -494,7 +501,7 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
           op.id = unique_id((wait ? "w" : "s") + c);
           op.kind = wait ? model::OpKind::event_wait : model::OpKind::event_sync;
           op.stream_hint = wait ? static_cast<std::uint32_t>(item_stream[i]) : rec.stream;
-          op.event = "e" + std::to_string(items[rec.item].correlation);
+          op.event = name_of("e" + std::to_string(items[rec.item].correlation));
           if (wait) ++st.event_waits;
           else ++st.host_syncs;
           break;
@@ -517,7 +524,7 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
         default:
           continue;
       }
-      op.name = it.call->name;
+      op.name = name_of(it.call->name);
       add_op(std::move(op), it, true, nullptr);
     }
 

@@ -382,12 +382,9 @@ std::vector<Edge> workload_edges(const Workload& w) {
     throw std::length_error("Dag: more than 2^32 - 1 ops");
   std::vector<Edge> edges;
   edges.reserve(w.edge_count());
-  for (OpIndex v = 0; v < w.ops.size(); ++v) {
-    const Op& op = w.ops[v];
-    if (op.dep_indices.size() != op.deps.size())
-      throw std::invalid_argument("Dag: op '" + op.id + "' has unresolved deps (validate the workload first)");
-    for (OpIndex d : op.dep_indices) edges.emplace_back(d, v);
-  }
+  if (!w.resolved()) throw std::invalid_argument("Dag: the workload's deps are not resolved (validate it first)");
+  for (OpIndex v = 0; v < w.ops.size(); ++v)
+    for (OpIndex d : w.deps(v)) edges.emplace_back(d, v);
   return edges;
 }
 }  // namespace
@@ -607,7 +604,7 @@ std::string describe_cycle(const Workload& w, const Cycle& c) {
   std::vector<std::vector<OpIndex>> successors(members.size());
   for (std::size_t i = 0; i < members.size(); ++i) {
     if (members[i] >= w.ops.size()) continue;
-    for (OpIndex d : w.ops[members[i]].dep_indices) {
+    for (OpIndex d : w.deps(members[i])) {
       auto it = std::lower_bound(members.begin(), members.end(), d);
       if (it != members.end() && *it == d) successors[static_cast<std::size_t>(it - members.begin())].push_back(members[i]);
     }

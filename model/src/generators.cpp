@@ -1,8 +1,10 @@
 #include "streamlab/model/generators.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -57,10 +59,11 @@ void require_range(std::string_view generator, std::string_view lo_name, Nanos l
   if (hi < lo) bad_param(generator, hi_name, "must be >= --" + std::string(lo_name));
 }
 
-Op kernel(std::string id, std::string name, std::uint32_t blocks, std::uint32_t threads, Nanos per_block_ns) {
+Op kernel(Workload& w, std::string_view id, std::string_view name, std::uint32_t blocks, std::uint32_t threads,
+          Nanos per_block_ns) {
   Op op;
-  op.id = std::move(id);
-  op.name = std::move(name);
+  op.id = w.intern(id);
+  op.name = w.intern(name);
   op.kind = OpKind::kernel;
   op.type = WorkloadType::compute;
   op.shape = KernelShape{Dim3{blocks, 1, 1}, Dim3{threads, 1, 1}};
@@ -68,10 +71,10 @@ Op kernel(std::string id, std::string name, std::uint32_t blocks, std::uint32_t 
   return op;
 }
 
-Op copy(std::string id, std::string name, OpKind kind, std::uint64_t bytes) {
+Op copy(Workload& w, std::string_view id, std::string_view name, OpKind kind, std::uint64_t bytes) {
   Op op;
-  op.id = std::move(id);
-  op.name = std::move(name);
+  op.id = w.intern(id);
+  op.name = w.intern(name);
   op.kind = kind;
   op.type = WorkloadType::memory;
   op.bytes = bytes;
@@ -126,17 +129,15 @@ Workload chunked_copy_compute(const ChunkedCopyCompute& p) {
   w.ops.reserve(std::size_t{p.chunks} * 3);
   for (std::uint32_t i = 0; i < p.chunks; ++i) {
     const std::uint32_t stream = 1 + i % p.streams;
-    Op up = copy("h2d_" + idx(i), "upload chunk " + idx(i), OpKind::h2d, p.bytes_per_chunk);
+    Op up = copy(w, "h2d_" + idx(i), "upload chunk " + idx(i), OpKind::h2d, p.bytes_per_chunk);
     up.priority = Priority::high;
-    Op k = kernel("kernel_" + idx(i), "compute chunk " + idx(i), p.blocks, p.threads, p.kernel_ns_per_block);
-    k.deps = {up.id};
-    Op down = copy("d2h_" + idx(i), "download chunk " + idx(i), OpKind::d2h, p.bytes_per_chunk);
+    Op k = kernel(w, "kernel_" + idx(i), "compute chunk " + idx(i), p.blocks, p.threads, p.kernel_ns_per_block);
+    Op down = copy(w, "d2h_" + idx(i), "download chunk " + idx(i), OpKind::d2h, p.bytes_per_chunk);
     down.priority = Priority::low;
-    down.deps = {k.id};
-    for (Op* op : {&up, &k, &down}) {
-      op->stream_hint = stream;
-      w.ops.push_back(std::move(*op));
-    }
+    for (Op* op : {&up, &k, &down}) op->stream_hint = stream;
+    const OpIndex u = w.add_resolved(up, {});
+    const OpIndex c = w.add_resolved(k, std::array{u});
+    w.add_resolved(down, std::array{c});
   }
   return finish(std::move(w), kGen);
 }
@@ -163,18 +164,17 @@ Workload pipeline(const Pipeline& p) {
   for (std::uint32_t i = 0; i < p.iterations; ++i) {
     const std::uint32_t buffer = i % p.buffers;
     const std::string tag = idx(i) + " (buffer " + idx(buffer) + ")";
-    Op up = copy("upload_" + idx(i), "upload " + tag, OpKind::h2d, bytes_for(p.upload_ns));
-    if (i >= p.buffers) up.deps = {"download_" + idx(i - p.buffers)};
-    Op k = kernel("compute_" + idx(i), "compute " + tag, p.blocks, p.threads, p.compute_ns);
-    k.deps = {up.id};
-    Op down = copy("download_" + idx(i), "download " + tag, OpKind::d2h, bytes_for(p.download_ns));
-    down.deps = {k.id};
+    Op up = copy(w, "upload_" + idx(i), "upload " + tag, OpKind::h2d, bytes_for(p.upload_ns));
+    Op k = kernel(w, "compute_" + idx(i), "compute " + tag, p.blocks, p.threads, p.compute_ns);
+    Op down = copy(w, "download_" + idx(i), "download " + tag, OpKind::d2h, bytes_for(p.download_ns));
     // The download frees the buffer the next upload is waiting for: it is on the critical path.
     down.priority = Priority::high;
-    for (Op* op : {&up, &k, &down}) {
-      op->stream_hint = 1 + buffer;
-      w.ops.push_back(std::move(*op));
-    }
+    for (Op* op : {&up, &k, &down}) op->stream_hint = 1 + buffer;
+    // Iteration i's ops are 3i (upload), 3i + 1 (compute), 3i + 2 (download).
+    const OpIndex u = i >= p.buffers ? w.add_resolved(up, std::array{static_cast<OpIndex>(3 * (i - p.buffers) + 2)})
+                                     : w.add_resolved(up, {});
+    const OpIndex c = w.add_resolved(k, std::array{u});
+    w.add_resolved(down, std::array{c});
   }
   return finish(std::move(w), kGen);
 }
@@ -192,24 +192,23 @@ Workload fork_join(const ForkJoin& p) {
                   std::to_string(p.kernel_ns * 3 / 2) + "] ns, " + std::to_string(p.blocks) + "x" +
                   std::to_string(p.threads) + ") -> join barrier; seed " + std::to_string(p.seed);
   w.ops.reserve(std::size_t{p.stages} * (p.width + 1));
-  std::string previous_join;
+  std::optional<OpIndex> previous_join;
+  std::vector<OpIndex> branches;
   for (std::uint32_t s = 0; s < p.stages; ++s) {
     Op join;
-    join.id = "join_" + idx(s);
-    join.name = "join stage " + idx(s);
+    join.id = w.intern("join_" + idx(s));
+    join.name = w.intern("join stage " + idx(s));
     join.kind = OpKind::barrier;
     join.type = WorkloadType::coordination;
     // Everything after this stage waits on the join: give it the highest priority.
     join.priority = Priority::critical;
     for (std::uint32_t b = 0; b < p.width; ++b) {
-      Op k = kernel(cat("s", idx(s), "_k", idx(b)), cat("stage ", idx(s), " branch ", idx(b)), p.blocks, p.threads,
+      Op k = kernel(w, cat("s", idx(s), "_k", idx(b)), cat("stage ", idx(s), " branch ", idx(b)), p.blocks, p.threads,
                     rng.uniform_ns(p.kernel_ns / 2, p.kernel_ns * 3 / 2));
-      if (!previous_join.empty()) k.deps = {previous_join};
-      join.deps.push_back(k.id);
-      w.ops.push_back(std::move(k));
+      branches.push_back(previous_join ? w.add_resolved(k, std::array{*previous_join}) : w.add_resolved(k, {}));
     }
-    previous_join = join.id;
-    w.ops.push_back(std::move(join));
+    previous_join = w.add_resolved(join, branches);
+    branches.clear();
   }
   return finish(std::move(w), kGen);
 }
@@ -238,7 +237,7 @@ Workload random_dag(const RandomDag& p) {
   for (std::uint32_t l = 0; l < p.layers; ++l) {
     for (std::uint32_t i = first[l]; i < first[l + 1]; ++i) {
       const auto blocks = static_cast<std::uint32_t>(rng.uniform(1, 264));
-      Op k = kernel("op_" + idx(i), "layer " + idx(l) + " op " + idx(i), blocks, 128,
+      Op k = kernel(w, "op_" + idx(i), "layer " + idx(l) + " op " + idx(i), blocks, 128,
                     rng.uniform_ns(p.min_ns, p.max_ns));
       const double pr = rng.uniform01();
       k.priority = pr < 0.1 ? Priority::high : pr < 0.2 ? Priority::low : Priority::normal;
@@ -265,9 +264,10 @@ Workload random_dag(const RandomDag& p) {
           }
         }
         std::sort(deps.begin(), deps.end());
-        for (auto d : deps) k.deps.push_back("op_" + idx(d));
+        w.add_resolved(k, deps);  // op_<i> is op i
+      } else {
+        w.add_resolved(k, {});
       }
-      w.ops.push_back(std::move(k));
     }
   }
   return finish(std::move(w), kGen);
@@ -321,11 +321,13 @@ Workload stream_chains(const StreamChains& p) {
   w.ops.reserve(std::size_t{p.chains} * p.length);
   for (std::uint32_t c = 0; c < p.chains; ++c) {
     for (std::uint32_t k = 0; k < p.length; ++k) {
-      Op op = kernel(cat("c", idx(c), "_k", idx(k)), cat("chain ", idx(c), " kernel ", idx(k)), p.blocks, p.threads,
+      Op op = kernel(w, cat("c", idx(c), "_k", idx(k)), cat("chain ", idx(c), " kernel ", idx(k)), p.blocks, p.threads,
                      p.kernel_ns);
       op.stream_hint = c + 1;
-      if (k > 0) op.deps = {cat("c", idx(c), "_k", idx(k - 1))};
-      w.ops.push_back(std::move(op));
+      if (k > 0)
+        w.add_resolved(op, std::array{static_cast<OpIndex>(w.ops.size() - 1)});
+      else
+        w.add_resolved(op, {});
     }
   }
   return finish(std::move(w), kGen);
@@ -350,9 +352,9 @@ Op on_stream(Op op, std::uint32_t stream) {
   return op;
 }
 
-Op device_sync(std::string id) {
+Op device_sync(Text id) {
   Op op;
-  op.id = op.name = std::move(id);
+  op.id = op.name = id;
   op.kind = OpKind::device_sync;
   op.type = WorkloadType::coordination;
   return op;
@@ -401,9 +403,9 @@ Workload chunked_program(const ChunkedProgram& p) {
   std::vector<std::vector<Op>> phases(3), chunks(p.chunks);
   for (std::uint32_t i = 0; i < p.chunks; ++i) {
     const std::uint32_t stream = 1 + i % p.streams;
-    Op up = copy("h2d_" + idx(i), "upload chunk " + idx(i), OpKind::h2d, p.bytes_per_chunk);
-    Op k = kernel("kernel_" + idx(i), "compute chunk " + idx(i), p.blocks, p.threads, p.kernel_ns_per_block);
-    Op down = copy("d2h_" + idx(i), "download chunk " + idx(i), OpKind::d2h, p.bytes_per_chunk);
+    Op up = copy(w, "h2d_" + idx(i), "upload chunk " + idx(i), OpKind::h2d, p.bytes_per_chunk);
+    Op k = kernel(w, "kernel_" + idx(i), "compute chunk " + idx(i), p.blocks, p.threads, p.kernel_ns_per_block);
+    Op down = copy(w, "d2h_" + idx(i), "download chunk " + idx(i), OpKind::d2h, p.bytes_per_chunk);
     up.host_memory = down.host_memory = p.host_memory;
     for (std::size_t phase = 0; Op * op : {&up, &k, &down}) {
       Op placed = on_stream(std::move(*op), stream);
@@ -431,7 +433,7 @@ Workload chains_program(const ChainsProgram& p) {
   for (std::uint32_t c = 0; c < p.streams; ++c) {
     declare(w, c + 1, 0, StreamKind::non_blocking, "chain " + idx(c));
     for (std::uint32_t k = 0; k < p.length; ++k)
-      chains[c].push_back(on_stream(kernel(cat("c", idx(c), "_k", idx(k)), cat("chain ", idx(c), " kernel ", idx(k)),
+      chains[c].push_back(on_stream(kernel(w, cat("c", idx(c), "_k", idx(k)), cat("chain ", idx(c), " kernel ", idx(k)),
                                            p.blocks, p.threads, p.kernel_ns),
                                     c + 1));
   }
@@ -460,10 +462,10 @@ Workload priority_program(const PriorityProgram& p) {
   declare(w, fg, p.foreground_priority, StreamKind::non_blocking, "foreground");
   for (std::uint32_t s = 1; s <= p.background_streams; ++s)
     for (std::uint32_t k = 0; k < p.background_kernels; ++k)
-      w.ops.push_back(on_stream(kernel(cat("bg", idx(s), "_k", idx(k)), cat("background ", idx(s), " kernel ", idx(k)),
+      w.ops.push_back(on_stream(kernel(w, cat("bg", idx(s), "_k", idx(k)), cat("background ", idx(s), " kernel ", idx(k)),
                                        p.background_blocks, p.background_threads, p.background_ns),
                                 s));
-  Op front = on_stream(kernel("fg", "foreground", p.foreground_blocks, p.foreground_threads, p.foreground_ns), fg);
+  Op front = on_stream(kernel(w, "fg", "foreground", p.foreground_blocks, p.foreground_threads, p.foreground_ns), fg);
   front.priority = Priority::critical;
   front.host_gap_ns = p.foreground_gap_ns;
   w.ops.push_back(std::move(front));
@@ -485,14 +487,14 @@ Workload legacy_program(const LegacyProgram& p) {
   for (std::uint32_t s = 1; s <= p.streams; ++s) declare(w, s, 0, kind, "worker " + idx(s));
   for (std::uint32_t r = 0; r < p.rounds; ++r) {
     if (r == p.legacy_after)
-      w.ops.push_back(on_stream(kernel("legacy", "legacy NULL stream kernel", p.blocks, p.threads, p.legacy_ns), 0));
+      w.ops.push_back(on_stream(kernel(w, "legacy", "legacy NULL stream kernel", p.blocks, p.threads, p.legacy_ns), 0));
     for (std::uint32_t s = 1; s <= p.streams; ++s)
-      w.ops.push_back(on_stream(kernel(cat("s", idx(s), "_r", idx(r)), cat("stream ", idx(s), " round ", idx(r)),
+      w.ops.push_back(on_stream(kernel(w, cat("s", idx(s), "_r", idx(r)), cat("stream ", idx(s), " round ", idx(r)),
                                        p.blocks, p.threads, p.kernel_ns),
                                 s));
   }
   if (p.legacy_after == p.rounds)
-    w.ops.push_back(on_stream(kernel("legacy", "legacy NULL stream kernel", p.blocks, p.threads, p.legacy_ns), 0));
+    w.ops.push_back(on_stream(kernel(w, "legacy", "legacy NULL stream kernel", p.blocks, p.threads, p.legacy_ns), 0));
   w.ops.push_back(device_sync("sync"));
   return finish(std::move(w), kGen);
 }

@@ -27,6 +27,7 @@ class DagBuilder {
 
   Workload build(const std::string& source) {
     Workload view;
+    view.share_strings(program_);
     view.name = program_.name;
     view.description = program_.description;
     for (OpIndex i = 0; i < program_.ops.size(); ++i) step(i, view);
@@ -76,12 +77,10 @@ class DagBuilder {
     }
     normalize(deps);
     const auto me = static_cast<OpIndex>(view.ops.size());
-    Op& copy = view.ops.emplace_back(op);
+    Op copy = op;
     copy.host_gap_ns = 0;
     copy.blocking = false;
-    copy.deps.clear();
-    copy.dep_indices.clear();
-    for (OpIndex d : deps) copy.deps.push_back(view.ops[d].id);
+    view.add_resolved(copy, deps);
 
     frontier_[s] = {me};
     if (s == 0)

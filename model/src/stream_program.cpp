@@ -41,7 +41,7 @@ std::vector<Edge> program_edges(const Workload& w, const StreamProgram& p, const
   std::vector<Edge> edges;
   for (OpIndex v = 0; v < w.ops.size(); ++v) {
     if (at.stream[v] == kAbsent) continue;
-    for (OpIndex d : w.ops[v].dep_indices)
+    for (OpIndex d : w.deps(v))
       if (d < w.ops.size() && at.stream[d] != kAbsent) edges.emplace_back(d, v);
   }
   for (const auto& stream : p.streams)
@@ -63,7 +63,7 @@ std::string describe_program_cycle(const Workload& w, const StreamProgram& p, co
   };
   std::vector<std::vector<OpIndex>> dependents(members.size());
   for (OpIndex m : members)
-    for (OpIndex d : w.ops[m].dep_indices)
+    for (OpIndex d : w.deps(m))
       if (std::binary_search(members.begin(), members.end(), d)) dependents[local(d)].push_back(m);
   const std::vector<OpIndex> walk = detail::closed_walk(members, [&](OpIndex u, auto&& f) {
     const std::uint32_t s = at.stream[u];

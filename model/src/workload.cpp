@@ -11,6 +11,7 @@
 #include <deque>
 #include <limits>
 #include <optional>
+#include <ranges>
 #include <span>
 #include <stdexcept>
 #include <unordered_map>
@@ -79,10 +80,86 @@ OpIndex Workload::index_of(std::string_view id) const {
   throw std::out_of_range("no op with id '" + std::string(id) + "' in workload '" + name + "'");
 }
 
-std::size_t Workload::edge_count() const noexcept {
-  std::size_t n = 0;
-  for (const auto& op : ops) n += op.deps.size();
-  return n;
+void Workload::pad_deps() {
+  // Ops pushed onto `ops` directly have no deps: give each an empty range.
+  if (dep_begin_.empty()) dep_begin_.push_back(0);
+  while (dep_begin_.size() < ops.size() + 1) dep_begin_.push_back(static_cast<std::uint32_t>(dep_index_.size()));
+}
+
+template <class Fill>
+OpIndex Workload::append(const Op& op, std::size_t n, Fill&& dep) {
+  pad_deps();
+  if (dep_index_.size() + n > std::numeric_limits<std::uint32_t>::max())
+    throw std::length_error("workload '" + name + "': more than 2^32 - 1 deps");
+  if (ops.size() >= kUnresolved) throw std::length_error("workload '" + name + "': more than 2^32 - 2 ops");
+  Op& added = ops.emplace_back(op);
+  added.id = strings_->adopt(op.id);
+  added.name = op.name == op.id ? added.id : strings_->adopt(op.name);  // the usual unnamed op keeps one copy
+  added.event = strings_->adopt(op.event);
+  for (std::size_t k = 0; k < n; ++k) dep(k);
+  dep_begin_.push_back(static_cast<std::uint32_t>(dep_index_.size()));
+  return static_cast<OpIndex>(ops.size() - 1);
+}
+
+OpIndex Workload::add(const Op& op, std::initializer_list<std::string_view> deps) {
+  return add(op, std::span<const std::string_view>(deps.begin(), deps.size()));
+}
+
+OpIndex Workload::add(const Op& op, std::span<const std::string> deps) {
+  const std::vector<std::string_view> views(deps.begin(), deps.end());
+  return add(op, std::span<const std::string_view>(views));
+}
+
+OpIndex Workload::add(const Op& op, std::span<const std::string_view> deps) {
+  return append(op, deps.size(), [&](std::size_t k) {
+    dep_name_.resize(dep_index_.size());
+    dep_index_.push_back(kUnresolved);
+    dep_name_.push_back(intern(deps[k]));
+  });
+}
+
+OpIndex Workload::add_resolved(const Op& op, std::span<const OpIndex> deps) {
+  return append(op, deps.size(), [&](std::size_t k) {
+    dep_index_.push_back(deps[k]);
+    if (!dep_name_.empty()) dep_name_.emplace_back();
+  });
+}
+
+void Workload::set_deps(OpIndex i, std::span<const OpIndex> deps) {
+  if (i >= ops.size()) throw std::out_of_range("set_deps: no op " + std::to_string(i));
+  pad_deps();
+  const auto begin = static_cast<std::ptrdiff_t>(dep_begin_[i]);
+  const auto end = static_cast<std::ptrdiff_t>(dep_begin_[i + 1]);
+  dep_index_.erase(dep_index_.begin() + begin, dep_index_.begin() + end);
+  dep_index_.insert(dep_index_.begin() + begin, deps.begin(), deps.end());
+  if (!dep_name_.empty()) {
+    dep_name_.erase(dep_name_.begin() + begin, dep_name_.begin() + end);
+    dep_name_.insert(dep_name_.begin() + begin, deps.size(), Text());
+  }
+  const auto shift = static_cast<std::int64_t>(deps.size()) - (end - begin);
+  for (std::size_t v = std::size_t{i} + 1; v < dep_begin_.size(); ++v)
+    dep_begin_[v] = static_cast<std::uint32_t>(static_cast<std::int64_t>(dep_begin_[v]) + shift);
+}
+
+std::vector<std::string_view> Workload::dep_ids(OpIndex i) const {
+  std::vector<std::string_view> out;
+  if (std::size_t{i} + 1 >= dep_begin_.size()) return out;
+  for (std::uint32_t e = dep_begin_[i]; e < dep_begin_[i + 1]; ++e) {
+    const OpIndex d = dep_index_[e];
+    out.push_back(d == kUnresolved ? std::string_view(dep_name_[e])
+                  : d < ops.size() ? std::string_view(ops[d].id)
+                                   : std::string_view());
+  }
+  return out;
+}
+
+bool operator==(const Workload& a, const Workload& b) {
+  if (a.name != b.name || a.description != b.description || a.program != b.program || a.streams != b.streams ||
+      a.ops != b.ops)
+    return false;
+  for (OpIndex i = 0; i < a.ops.size(); ++i)
+    if (a.dep_ids(i) != b.dep_ids(i)) return false;
+  return true;
 }
 
 namespace {
@@ -287,7 +364,8 @@ std::uint32_t allowed_fields(OpKind k) {
   r.fail(p, "internal error: no key to refuse");
 }
 
-Op parse_op(JsonRef j, std::size_t i, Reader& r) {
+// `deps` receives the op's deps as written, as views of the parser's strings (alive until the document is).
+Op parse_op(JsonRef j, std::size_t i, Reader& r, std::vector<Text>& deps) {
   const std::string p = "/ops/" + std::to_string(i);
   r.set_op("");
   r.expect_object(j, p);
@@ -302,7 +380,7 @@ Op parse_op(JsonRef j, std::size_t i, Reader& r) {
     return *field[f];
   };
   Op op;
-  op.id = r.get_string(need(f_id), Place(p, "/id"));
+  op.id = Text::borrow(r.get_string(need(f_id), Place(p, "/id")));
   r.set_op(op.id);
   op.kind = parse_enum(r, need(f_kind), Place(p, "/kind"), parse_op_kind, "op kind", kAllKinds);
   if (unknown || (present & ~allowed_fields(op.kind)) != 0) fail_key_not_taken(j, op.kind, p, r);
@@ -310,7 +388,7 @@ Op parse_op(JsonRef j, std::size_t i, Reader& r) {
     if ((present & bit(*op_field(key))) == 0) (void)r.required(j, p, key, kind_needs(op.kind));
 
   if (field[f_name])
-    op.name = r.get_string(*field[f_name], Place(p, "/name"));
+    op.name = Text::borrow(r.get_string(*field[f_name], Place(p, "/name")));
   else
     op.name = op.id;
   if (field[f_priority])
@@ -319,13 +397,13 @@ Op parse_op(JsonRef j, std::size_t i, Reader& r) {
                                        kAllTypes)
                           : default_workload_type(op.kind);
   if (field[f_stream]) op.stream_hint = r.get_u32(*field[f_stream], Place(p, "/stream"));
-  if (const auto& deps = field[f_deps]) {
-    r.expect_array(*deps, Place(p, "/deps"));
-    op.deps.reserve(deps->size());
-    for (JsonRef dep : *deps) {
+  deps.clear();
+  if (const auto& list = field[f_deps]) {
+    r.expect_array(*list, Place(p, "/deps"));
+    for (JsonRef dep : *list) {
       // Hot path (millions of deps): build the pointer only for an error.
-      if (!dep.is_string()) (void)r.get_string(dep, p + "/deps/" + std::to_string(op.deps.size()));
-      op.deps.emplace_back(dep.string());
+      if (!dep.is_string()) (void)r.get_string(dep, p + "/deps/" + std::to_string(deps.size()));
+      deps.push_back(Text::borrow(dep.string()));
     }
   }
 
@@ -345,7 +423,7 @@ Op parse_op(JsonRef j, std::size_t i, Reader& r) {
                                 kAllHostMemory);
   if (field[f_host_ns]) op.host_ns = r.get_int(*field[f_host_ns], Place(p, "/host_ns"));
   if (field[f_host_gap_ns]) op.host_gap_ns = r.get_int(*field[f_host_gap_ns], Place(p, "/host_gap_ns"));
-  if (field[f_event]) op.event = r.get_string(*field[f_event], Place(p, "/event"));
+  if (field[f_event]) op.event = Text::borrow(r.get_string(*field[f_event], Place(p, "/event")));
   if (field[f_blocking]) op.blocking = r.get_bool(*field[f_blocking], Place(p, "/blocking"));
   return op;
 }
@@ -543,7 +621,7 @@ std::string label(const Op& op) {
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
   Graph g(members.size());
   for (std::uint32_t c = 0; c < members.size(); ++c)
-    for (OpIndex dep : w.ops[members[c]].dep_indices)
+    for (OpIndex dep : w.deps(members[c]))
       if (compact[dep] != std::numeric_limits<std::uint32_t>::max()) boost::add_edge(compact[dep], c, g);
   std::vector<std::uint32_t> component(members.size());
   const auto ncomp = boost::strong_components(g, component.data());
@@ -645,7 +723,8 @@ void append_key(std::string& out, std::string_view key) {
   out += "\":";
 }
 
-void append_op(std::string& out, const Op& op) {
+void append_op(std::string& out, const Workload& w, OpIndex i) {
+  const Op& op = w.ops[i];
   out += "{\"id\":";
   append_string(out, op.id);
   append_key(out, "name");
@@ -736,10 +815,19 @@ void append_op(std::string& out, const Op& op) {
   }
   append_key(out, "deps");
   out += '[';
-  for (std::size_t k = 0; k < op.deps.size(); ++k) {
-    if (k != 0) out += ',';
-    append_string(out, op.deps[k]);
-  }
+  // A resolved workload writes each dep as its op's id, which is the id it was written as.
+  const auto write_deps = [&](const auto& ids) {
+    bool first = true;
+    for (const std::string_view id : ids) {
+      if (!first) out += ',';
+      first = false;
+      append_string(out, id);
+    }
+  };
+  if (w.resolved())
+    write_deps(w.deps(i) | std::views::transform([&](OpIndex d) { return std::string_view(w.ops[d].id); }));
+  else
+    write_deps(w.dep_ids(i));
   out += "]}";
 }
 
@@ -806,7 +894,7 @@ void write_canonical(const Workload& w, int indent, Sink&& sink) {
   buf += '[';
   for (std::size_t i = 0; i < w.ops.size(); ++i) {
     item(buf, i);
-    append_op(buf, w.ops[i]);
+    append_op(buf, w, static_cast<OpIndex>(i));
     if (buf.size() > (1u << 16)) {
       sink(std::string_view(buf));
       buf.clear();
@@ -894,7 +982,7 @@ void check_program(const Workload& w, Reader& r) {
     const Op& op = w.ops[i];
     const std::string p = "/ops/" + std::to_string(i);
     r.set_op(op.id);
-    if (!op.deps.empty())
+    if (!w.deps(static_cast<OpIndex>(i)).empty())
       r.fail(p + "/deps", "a program orders its streams only through event_record / event_wait ops; deps are "
                           "not written (remove \"deps\", or drop \"program\": true)");
     if (op.kind == OpKind::barrier)
@@ -1019,42 +1107,55 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
     r.fail("/ops/" + std::to_string(i) + "/id", "duplicate op id (already used by /ops/" + std::to_string(first) + ")");
   }
 
-  std::vector<std::uint32_t> indegree(w.ops.size(), 0);
-  std::vector<std::size_t> succ_begin(w.ops.size() + 1, 0);  // successors in CSR form, filled below
-  // Every op's resolved deps back to back, in op order: the successor fill reads this flat array
-  // instead of walking the (300-byte) ops and their separate dep vectors a second time.
-  std::vector<OpIndex> flat_deps;
-  for (OpIndex i = 0; i < w.ops.size(); ++i) {
-    Op& op = w.ops[i];
-    r.set_op(op.id);
-    op.dep_indices.clear();
-    op.dep_indices.reserve(op.deps.size());
+  w.pad_deps();
+  const std::size_t n = w.ops.size();
+  std::vector<std::uint32_t> indegree(n, 0);
+  std::vector<std::size_t> succ_begin(n + 1, 0);  // successors in CSR form, filled below
+  const bool named = !w.dep_name_.empty();
+  // The id an edge was written with: its name until resolved, then its op's id.
+  const auto dep_id = [&](std::size_t e) -> std::string_view {
+    const OpIndex d = w.dep_index_[e];
+    if (d == Workload::kUnresolved) return w.dep_name_[e];
+    return d < n ? std::string_view(w.ops[d].id) : std::string_view();
+  };
+  for (OpIndex i = 0; i < n; ++i) {
+    const std::uint32_t begin = w.dep_begin_[i];
+    const std::uint32_t end = w.dep_begin_[i + 1];
+    if (begin == end) continue;
+    r.set_op(w.ops[i].id);
     // The next op's deps start loading while this op's resolve.
-    if (i + 1 < w.ops.size())
-      for (const std::string& dep : w.ops[i + 1].deps) index.prefetch(dep);
-    for (std::size_t k = 0; k < op.deps.size(); ++k) {
-      const auto ptr = [&] { return "/ops/" + std::to_string(i) + "/deps/" + std::to_string(k); };
-      const OpIndex dep = index.find(op.deps[k]);
-      if (dep == IdIndex::kNone)
-        r.fail(ptr(), "dep '" + op.deps[k] + "' names no op of this workload" + did_you_mean(w, op.deps[k]));
+    if (named && i + 1 < n)
+      for (std::uint32_t e = end; e < w.dep_begin_[i + 2]; ++e)
+        if (w.dep_index_[e] == Workload::kUnresolved) index.prefetch(w.dep_name_[e]);
+    for (std::uint32_t e = begin; e < end; ++e) {
+      const auto ptr = [&] { return "/ops/" + std::to_string(i) + "/deps/" + std::to_string(e - begin); };
+      OpIndex dep = w.dep_index_[e];
+      if (dep == Workload::kUnresolved) {
+        dep = index.find(w.dep_name_[e]);
+        if (dep == IdIndex::kNone)
+          r.fail(ptr(), "dep '" + w.dep_name_[e] + "' names no op of this workload" + did_you_mean(w, w.dep_name_[e]));
+        w.dep_index_[e] = dep;
+      } else if (dep >= n) {
+        r.fail(ptr(), "dep index " + std::to_string(dep) + " names no op (the workload has " + std::to_string(n) +
+                          " ops)");
+      }
       if (dep == i) r.fail(ptr(), "op depends on itself");
-      op.dep_indices.push_back(dep);
-      flat_deps.push_back(dep);
       ++succ_begin[dep + 1];
     }
     // A dep listed twice: pairwise for the usual handful, sorted for a wide join.
+    const std::span<const OpIndex> deps = std::span<const OpIndex>(w.dep_index_).subspan(begin, end - begin);
     std::optional<std::pair<std::size_t, std::size_t>> twice;
-    if (op.dep_indices.size() <= 32) {
-      for (std::size_t k = 1; k < op.dep_indices.size() && !twice; ++k)
+    if (deps.size() <= 32) {
+      for (std::size_t k = 1; k < deps.size() && !twice; ++k)
         for (std::size_t m = 0; m < k; ++m)
-          if (op.dep_indices[m] == op.dep_indices[k]) {
+          if (deps[m] == deps[k]) {
             twice = std::pair{m, k};
             break;
           }
     } else {
       std::vector<std::pair<OpIndex, std::size_t>> sorted;
-      sorted.reserve(op.dep_indices.size());
-      for (std::size_t k = 0; k < op.dep_indices.size(); ++k) sorted.emplace_back(op.dep_indices[k], k);
+      sorted.reserve(deps.size());
+      for (std::size_t k = 0; k < deps.size(); ++k) sorted.emplace_back(deps[k], k);
       std::sort(sorted.begin(), sorted.end());
       for (std::size_t k = 1; k < sorted.size(); ++k)
         if (sorted[k].first == sorted[k - 1].first) {
@@ -1064,19 +1165,21 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
     }
     if (twice) {
       const std::string base = "/ops/" + std::to_string(i) + "/deps/";
-      r.fail(base + std::to_string(twice->second), "dep '" + op.deps[twice->second] + "' is listed twice (also at " +
-                                                     base + std::to_string(twice->first) + ")");
+      r.fail(base + std::to_string(twice->second), "dep '" + std::string(dep_id(begin + twice->second)) +
+                                                     "' is listed twice (also at " + base +
+                                                     std::to_string(twice->first) + ")");
     }
-    indegree[i] = static_cast<std::uint32_t>(op.deps.size());
+    indegree[i] = end - begin;
   }
+  // Every id is resolved: the names (views of a reader's buffers, or interned) are no longer needed.
+  std::vector<Text>().swap(w.dep_name_);
 
   for (std::size_t v = 0; v < w.ops.size(); ++v) succ_begin[v + 1] += succ_begin[v];
   std::vector<OpIndex> succ(succ_begin.back());
   {
     std::vector<std::size_t> fill(succ_begin.begin(), succ_begin.end() - 1);
-    std::size_t e = 0;
-    for (OpIndex i = 0; i < w.ops.size(); ++i)
-      for (std::uint32_t k = 0; k < indegree[i]; ++k) succ[fill[flat_deps[e++]]++] = i;
+    for (OpIndex i = 0; i < n; ++i)
+      for (std::uint32_t e = w.dep_begin_[i]; e < w.dep_begin_[i + 1]; ++e) succ[fill[w.dep_index_[e]]++] = i;
   }
 
   // Kahn's algorithm: cheap for the common acyclic case; only a leftover triggers the SCC report.
@@ -1094,6 +1197,23 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
   if (visited != w.ops.size()) report_cycles(w, indegree, r);
 }
 
+/// The readers' access to a workload under construction.
+struct WorkloadBuilder {
+  static void reserve(Workload& w, std::size_t ops) {
+    w.ops.reserve(ops);
+    w.dep_begin_.reserve(ops + 1);
+  }
+  /// Appends `op` (append interns its texts) with deps named by `deps`, which are kept as they are: their
+  /// characters must live until resolve_and_check (a reader's parse buffers do).
+  static void add(Workload& w, const Op& op, std::span<const Text> deps) {
+    w.append(op, deps.size(), [&](std::size_t k) {
+      w.dep_name_.resize(w.dep_index_.size());
+      w.dep_index_.push_back(Workload::kUnresolved);
+      w.dep_name_.push_back(deps[k]);
+    });
+  }
+};
+
 namespace detail {
 
 Workload read_workload(JsonDocument& doc, const ShapeLimits& limits, ProgressCounter* progress) {
@@ -1105,6 +1225,7 @@ Workload read_workload(JsonDocument& doc, const ShapeLimits& limits, ProgressCou
   JsonArena top;
   JsonArena element;
   Workload w;
+  std::vector<Text> deps;
   bool have_ops = false;
   std::optional<InputError> ops_error;
   top.begin_object();
@@ -1113,11 +1234,12 @@ Workload read_workload(JsonDocument& doc, const ShapeLimits& limits, ProgressCou
         if (key != "ops") return (void)doc.build(value, "/" + pointer_token(key), top, key);
         have_ops = true;
         doc.for_each_element(
-            value, "/ops", element, [&](std::size_t n) { w.ops.reserve(n); },
+            value, "/ops", element, [&](std::size_t n) { WorkloadBuilder::reserve(w, n); },
             [&](std::size_t i, JsonRef op) {
               if (ops_error) return;  // the rest is still read: a syntax error anywhere comes first
               try {
-                w.ops.push_back(parse_op(op, i, r));
+                const Op parsed = parse_op(op, i, r, deps);  // fills deps first
+                WorkloadBuilder::add(w, parsed, deps);
               } catch (const InputError& e) {
                 ops_error = e;
               }

@@ -57,25 +57,27 @@ OperationId OperationCoordinator::register_operation(OperationDesc desc) {
   auto& w = impl_->w;
   const auto index = static_cast<model::OpIndex>(w.ops.size());
   model::Op op = std::move(desc.op);
-  if (op.id.empty()) op.id = "op" + std::to_string(index);
+  // The op's texts may be borrowed from the caller: the workload keeps its own copies.
+  op.id = op.id.empty() ? w.intern("op" + std::to_string(index)) : w.intern(op.id);
+  op.event = w.intern(op.event);
   if (impl_->ids.count(op.id) != 0) {
     throw model::InputError(kSource, "register_operation", op.id, "an operation with this id is already registered");
   }
-  if (!desc.description.empty()) op.name = desc.description;
-  if (op.name.empty()) op.name = op.id;
+  if (!desc.description.empty())
+    op.name = w.intern(desc.description);
+  else
+    op.name = op.name.empty() ? op.id : w.intern(op.name);
   op.stream_hint = desc.stream;
-  op.deps.clear();
-  op.dep_indices.clear();
+  std::vector<model::OpIndex> deps;
   for (OperationId d : desc.deps) {
     if (!d.valid() || d.value() >= index) {
       throw model::InputError(kSource, "register_operation", op.id,
                               "dependency " + std::to_string(d.value()) + " is not registered");
     }
-    op.deps.push_back(w.ops[d.value()].id);
-    op.dep_indices.push_back(d.value());
+    deps.push_back(d.value());
   }
   impl_->ids.insert(op.id);
-  w.ops.push_back(std::move(op));
+  w.add_resolved(op, deps);
   impl_->callbacks.emplace_back();
   impl_->done.push_back(0);
   return OperationId{index};
@@ -104,9 +106,10 @@ OperationId OperationCoordinator::register_operation(model::OpKind kind, model::
 void OperationCoordinator::add_dependency(OperationId op, OperationId dep) {
   impl_->check_id(op, "add_dependency");
   impl_->check_id(dep, "add_dependency");
-  auto& o = impl_->w.ops[op.value()];
-  o.deps.push_back(impl_->w.ops[dep.value()].id);
-  o.dep_indices.push_back(dep.value());
+  auto& w = impl_->w;
+  std::vector<model::OpIndex> deps(w.deps(op.value()).begin(), w.deps(op.value()).end());
+  deps.push_back(dep.value());
+  w.set_deps(op.value(), deps);
 }
 
 void OperationCoordinator::add_completion_callback(OperationId op, std::function<void()> fn) {
@@ -158,6 +161,7 @@ DispatchResult OperationCoordinator::run(Backend& backend, DispatchOptions optio
   auto& im = *impl_;
   // Ops completed by an earlier run are done: this run takes the rest, their deps on done ops dropped.
   model::Workload sub;
+  sub.share_strings(im.w);
   sub.name = im.w.name;
   std::vector<model::OpIndex> to_sub(im.w.ops.size(), 0), to_full;
   for (model::OpIndex v = 0; v < im.w.ops.size(); ++v) {
@@ -165,16 +169,12 @@ DispatchResult OperationCoordinator::run(Backend& backend, DispatchOptions optio
     to_sub[v] = static_cast<model::OpIndex>(to_full.size());
     to_full.push_back(v);
   }
+  std::vector<model::OpIndex> deps;
   for (model::OpIndex v : to_full) {
-    model::Op op = im.w.ops[v];
-    op.deps.clear();
-    op.dep_indices.clear();
-    for (model::OpIndex d : im.w.ops[v].dep_indices) {
-      if (im.done[d]) continue;
-      op.deps.push_back(im.w.ops[d].id);
-      op.dep_indices.push_back(to_sub[d]);
-    }
-    sub.ops.push_back(std::move(op));
+    deps.clear();
+    for (model::OpIndex d : im.w.deps(v))
+      if (!im.done[d]) deps.push_back(to_sub[d]);
+    sub.add_resolved(im.w.ops[v], deps);
   }
   if (options.source == DispatchOptions{}.source) options.source = kSource;
   model::resolve_and_check(sub, options.source);  // the same rules as a workload file (shapes, ...)

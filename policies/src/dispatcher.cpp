@@ -169,13 +169,13 @@ struct Dispatcher::State {
     // Dependents (CSR) and hint lanes.
     succ_off.assign(n + 1, 0);
     for (OpIndex v = 0; v < n; ++v)
-      for (OpIndex u : w.ops[v].dep_indices) ++succ_off[u + 1];
+      for (OpIndex u : w.deps(v)) ++succ_off[u + 1];
     for (OpIndex v = 0; v < n; ++v) succ_off[v + 1] += succ_off[v];
     succ.resize(succ_off[n]);
     {
       std::vector<std::uint32_t> fill(succ_off.begin(), succ_off.end() - 1);
       for (OpIndex v = 0; v < n; ++v)
-        for (OpIndex u : w.ops[v].dep_indices) succ[fill[u]++] = v;
+        for (OpIndex u : w.deps(v)) succ[fill[u]++] = v;
     }
     hint_lane.assign(n, kNone);
     next_in_lane.assign(n, kNone);
@@ -223,7 +223,7 @@ struct Dispatcher::State {
 
   void reset_readiness() {
     pending.assign(n, 0);
-    for (OpIndex v = 0; v < n; ++v) pending[v] = static_cast<std::uint32_t>(w.ops[v].dep_indices.size());
+    for (OpIndex v = 0; v < n; ++v) pending[v] = static_cast<std::uint32_t>(w.deps(v).size());
     for (OpIndex v = 0; v < n; ++v)
       if (next_in_lane[v] != kNone) ++pending[next_in_lane[v]];
     hinted_ready.clear();
@@ -492,7 +492,7 @@ struct Dispatcher::State {
 
     // Cross-stream deps, latest issued first, so that a wait makes its ancestors' waits implied.
     scratch.clear();
-    for (OpIndex u : w.ops[op].dep_indices) {
+    for (OpIndex u : w.deps(op)) {
       if (op_phys[u] == p) continue;  // stream order
       if (opt.elide_completed_waits && completed[u]) {
         ++st.waits_completed;
@@ -526,7 +526,7 @@ struct Dispatcher::State {
     be.enqueue(sid, op);
     const OpIndex prev_newest = fifo[p].size() > fifo_head[p] ? fifo[p].back() : kNone;
     // Deps whose every dependent is now issued can give their events back before we take one.
-    for (OpIndex u : w.ops[op].dep_indices) {
+    for (OpIndex u : w.deps(op)) {
       if (--unissued_succ[u] == 0) maybe_release(u);
     }
     if (prev_newest != kNone) maybe_release(prev_newest, true);  // op's event will observe stream p

@@ -85,7 +85,7 @@ struct FakeBackend::Device {
     op_end[o] = *clock;
     op_done[o] = 1;
     completed->push_back(o);
-    for (OpIndex dep : workload->ops[o].dep_indices) {
+    for (OpIndex dep : workload->deps(o)) {
       if (!op_done[dep]) {
         violations->push_back("op '" + workload->ops[o].id + "' completed before its dep '" + workload->ops[dep].id +
                               "'");

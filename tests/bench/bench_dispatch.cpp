@@ -60,8 +60,7 @@ const sm::Workload& ready_ops() {
     wl.name = "10k-ready";
     for (std::uint32_t i = 0; i < kOps; ++i) {
       sm::Op op;
-      op.id = std::string(1, 'k').append(std::to_string(i));  // (not "k" + ...: GCC 12 -Wrestrict false positive)
-      op.name = op.id;
+      op.id = op.name = wl.intern(std::string(1, 'k').append(std::to_string(i)));  // (not "k" + ...: GCC 12 -Wrestrict)
       sm::KernelShape shape;
       shape.grid.x = 1 + i % 264;
       shape.block.x = 128;

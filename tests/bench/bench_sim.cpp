@@ -62,27 +62,27 @@ const model::Workload& random_dag_1m() {
   static const model::Workload w = [] {
     model::Workload out;
     out.name = "bench-random-dag-1m";
-    out.ops.resize(kOps);
+    out.ops.reserve(kOps);
     std::mt19937_64 rng(42);
+    std::vector<OpIndex> deps;
     for (std::uint32_t i = 0; i < kOps; ++i) {
-      model::Op& op = out.ops[i];
-      op.id = std::to_string(i);
-      op.id.insert(0, 1, 'k');  // not "k" + to_string(i): GCC 12 -Wrestrict false positive
+      model::Op op;
+      std::string id = std::to_string(i);
+      id.insert(0, 1, 'k');  // not "k" + to_string(i): GCC 12 -Wrestrict false positive
+      op.id = out.intern(id);
       op.kind = model::OpKind::kernel;
       op.shape = model::KernelShape{{static_cast<std::uint32_t>(1 + rng() % 2), 1, 1}, {128, 1, 1}, 32, 0};
       op.duration = model::FixedPerBlock{static_cast<Nanos>(2000 + rng() % 6000)};
+      deps.clear();
       if (i > 0) {
-        const std::uint32_t deps = static_cast<std::uint32_t>(rng() % 3);
-        for (std::uint32_t d = 0; d < deps; ++d) {
+        const std::uint32_t count = static_cast<std::uint32_t>(rng() % 3);
+        for (std::uint32_t d = 0; d < count; ++d) {
           const std::uint32_t back = 1 + static_cast<std::uint32_t>(rng() % std::min<std::uint32_t>(i, 64));
           const OpIndex dep = i - back;
-          bool dup = false;
-          for (OpIndex x : op.dep_indices) dup = dup || x == dep;
-          if (dup) continue;
-          op.dep_indices.push_back(dep);
-          op.deps.push_back(out.ops[dep].id);
+          if (std::find(deps.begin(), deps.end(), dep) == deps.end()) deps.push_back(dep);
         }
       }
+      out.add_resolved(op, deps);
     }
     return out;
   }();
@@ -162,7 +162,7 @@ const IssuePlan& issue_plan(const model::Workload& w) {
     p.first.reserve(w.ops.size() + 1);
     for (OpIndex i = 0; i < w.ops.size(); ++i) {
       p.first.push_back(static_cast<std::uint32_t>(p.waits.size()));
-      for (OpIndex d : w.ops[i].dep_indices)
+      for (OpIndex d : w.deps(i))
         if (d % kStreams != i % kStreams) p.waits.push_back(d);
     }
     p.first.push_back(static_cast<std::uint32_t>(p.waits.size()));

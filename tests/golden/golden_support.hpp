@@ -127,10 +127,9 @@ class Scenario {
   }
 
  private:
-  static model::Op base(const std::string& id, model::OpKind kind) {
+  model::Op base(const std::string& id, model::OpKind kind) {
     model::Op op;
-    op.id = id;
-    op.name = id;
+    op.id = op.name = workload_.intern(id);
     op.kind = kind;
     return op;
   }

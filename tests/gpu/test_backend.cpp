@@ -26,35 +26,43 @@ using namespace std::chrono_literals;
 
 namespace {
 
-model::Op kernel(std::string id, model::Nanos ns, std::uint32_t blocks = 1, std::uint32_t threads = 64,
-                 std::vector<std::string> deps = {}) {
+/// An op and the ids of its deps, as a test writes them; make() adds them to a workload.
+struct Node {
+  model::Op op;
+  std::vector<std::string> deps;
+};
+
+/// The texts of the tests' ops (they outlive every workload built from them).
+model::Text text(const std::string& s) {
+  static model::StringTable table;
+  return table.intern(s);
+}
+
+Node kernel(const std::string& id, model::Nanos ns, std::uint32_t blocks = 1, std::uint32_t threads = 64,
+            std::vector<std::string> deps = {}) {
   model::Op o;
-  o.id = std::move(id);
-  o.name = o.id;
+  o.id = o.name = text(id);
   o.kind = model::OpKind::kernel;
   o.shape = model::KernelShape{{blocks, 1, 1}, {threads, 1, 1}, 32, 0};
   o.duration = model::FixedPerBlock{ns};
-  o.deps = std::move(deps);
-  return o;
+  return {o, std::move(deps)};
 }
 
-model::Op copy(std::string id, model::OpKind kind, std::uint64_t bytes, model::HostMemory mem = model::HostMemory::pinned,
+Node copy(const std::string& id, model::OpKind kind, std::uint64_t bytes, model::HostMemory mem = model::HostMemory::pinned,
                std::vector<std::string> deps = {}) {
   model::Op o;
-  o.id = std::move(id);
-  o.name = o.id;
+  o.id = o.name = text(id);
   o.kind = kind;
   o.type = model::WorkloadType::memory;
   o.bytes = bytes;
   o.host_memory = mem;
-  o.deps = std::move(deps);
-  return o;
+  return {o, std::move(deps)};
 }
 
-model::Workload make(std::string name, std::vector<model::Op> ops) {
+model::Workload make(std::string name, const std::vector<Node>& ops) {
   model::Workload w;
   w.name = std::move(name);
-  w.ops = std::move(ops);
+  for (const Node& n : ops) w.add(n.op, n.deps);
   model::resolve_and_check(w, "<test>");
   return w;
 }
@@ -78,11 +86,12 @@ constexpr model::Nanos kHostClockSlack = 50'000;
 void expect_deps_respected(const model::Workload& w, const model::Trace& t, model::Nanos slack_ns) {
   std::map<std::string, const model::Span*> by_id;
   for (const auto& s : t.spans) by_id[s.op_id] = &s;
-  for (const auto& o : w.ops) {
+  for (model::OpIndex i = 0; i < w.ops.size(); ++i) {
+    const model::Op& o = w.ops[i];
     const auto it = by_id.find(o.id);
     if (it == by_id.end()) continue;
-    for (const auto& d : o.deps) {
-      const auto dep = by_id.find(d);
+    for (const std::string_view d : w.dep_ids(i)) {
+      const auto dep = by_id.find(std::string(d));
       if (dep == by_id.end()) continue;
       // A host function's span is read on the host clock and mapped onto CUPTI's normalized GPU clock: the
       // mapping adds its own error (seen on the H100, 2026-11-21: 7.3 us once in four runs, then 19 us), so
@@ -195,34 +204,34 @@ TEST(CudaBackend, DispatcherRunHonoursEveryDependencyOnTheDevice) {
 }
 
 TEST(CudaBackend, EveryOpKindRunsAndGetsASpan) {
-  model::Op h2d = copy("h2d", model::OpKind::h2d, 1 << 20);
-  model::Op h2d_pageable = copy("h2d-pageable", model::OpKind::h2d, 1 << 20, model::HostMemory::pageable);
-  model::Op d2d = copy("d2d", model::OpKind::d2d, 4 << 20, model::HostMemory::pinned, {"h2d"});
-  model::Op ms = copy("memset", model::OpKind::memset, 4 << 20);
-  model::Op pf = copy("prefetch", model::OpKind::prefetch, 1 << 20);
-  model::Op d2h = copy("d2h", model::OpKind::d2h, 1 << 20, model::HostMemory::pinned, {"d2d", "memset"});
-  model::Op hf;
-  hf.id = hf.name = "host-fn";
-  hf.kind = model::OpKind::host_func;
-  hf.type = model::WorkloadType::coordination;
-  hf.host_ns = 6 * kHostClockSlack;  // an ignored dependency would start the barrier ~300 us early
+  Node h2d = copy("h2d", model::OpKind::h2d, 1 << 20);
+  Node h2d_pageable = copy("h2d-pageable", model::OpKind::h2d, 1 << 20, model::HostMemory::pageable);
+  Node d2d = copy("d2d", model::OpKind::d2d, 4 << 20, model::HostMemory::pinned, {"h2d"});
+  Node ms = copy("memset", model::OpKind::memset, 4 << 20);
+  Node pf = copy("prefetch", model::OpKind::prefetch, 1 << 20);
+  Node d2h = copy("d2h", model::OpKind::d2h, 1 << 20, model::HostMemory::pinned, {"d2d", "memset"});
+  Node hf;
+  hf.op.id = hf.op.name = "host-fn";
+  hf.op.kind = model::OpKind::host_func;
+  hf.op.type = model::WorkloadType::coordination;
+  hf.op.host_ns = 6 * kHostClockSlack;  // an ignored dependency would start the barrier ~300 us early
   hf.deps = {"d2h"};
-  model::Op tp;
-  tp.id = tp.name = "tasks";
-  tp.kind = model::OpKind::task_pool;
-  tp.shape = model::KernelShape{{8, 1, 1}, {64, 1, 1}, 32, 0};
-  tp.tasks = model::TaskList{std::vector<model::Nanos>(40, 10'000), model::TaskAssignment::dynamic_queue};
+  Node tp;
+  tp.op.id = tp.op.name = "tasks";
+  tp.op.kind = model::OpKind::task_pool;
+  tp.op.shape = model::KernelShape{{8, 1, 1}, {64, 1, 1}, 32, 0};
+  tp.op.tasks = model::TaskList{std::vector<model::Nanos>(40, 10'000), model::TaskAssignment::dynamic_queue};
   tp.deps = {"prefetch"};
-  model::Op cost = kernel("cost", 0, 132, 256);
-  cost.duration = model::CostModel{64e6, 1e9};
-  model::Op list = kernel("per-block", 0, 4, 64);
-  list.duration = model::PerBlockList{{10'000, 20'000, 30'000, 40'000}};
-  model::Op bar;
-  bar.id = bar.name = "barrier";
-  bar.kind = model::OpKind::barrier;
-  bar.type = model::WorkloadType::coordination;
+  Node cost = kernel("cost", 0, 132, 256);
+  cost.op.duration = model::CostModel{64e6, 1e9};
+  Node list = kernel("per-block", 0, 4, 64);
+  list.op.duration = model::PerBlockList{{10'000, 20'000, 30'000, 40'000}};
+  Node bar;
+  bar.op.id = bar.op.name = "barrier";
+  bar.op.kind = model::OpKind::barrier;
+  bar.op.type = model::WorkloadType::coordination;
   bar.deps = {"host-fn", "tasks", "cost", "per-block", "h2d-pageable"};
-  model::Op last = kernel("after-barrier", 20'000, 1, 32, {"barrier"});
+  Node last = kernel("after-barrier", 20'000, 1, 32, {"barrier"});
   const model::Workload w = make("every kind", {h2d, h2d_pageable, d2d, ms, pf, d2h, hf, tp, cost, list, bar, last});
   ex::CudaBackend be;
   auto pl = policy("round-robin", 4);
@@ -235,7 +244,7 @@ TEST(CudaBackend, EveryOpKindRunsAndGetsASpan) {
   const model::Span* host_fn = span_of(r.trace, "host-fn");
   const model::Span* tasks = span_of(r.trace, "tasks");
   ASSERT_TRUE(host_fn != nullptr && tasks != nullptr);
-  EXPECT_GE(host_fn->end_ns - host_fn->start_ns, hf.host_ns);
+  EXPECT_GE(host_fn->end_ns - host_fn->start_ns, hf.op.host_ns);
   EXPECT_GE(tasks->end_ns - tasks->start_ns, 5 * 10'000);  // 40 tasks over 8 workers
   expect_deps_respected(w, r.trace, 5'000);  // host and event-timed spans sit on other clocks
 }
@@ -307,7 +316,7 @@ TEST(CudaBackend, DecisionLogMatchesTheFakeBackendForTheSameCompletionOrder) {
   if (streamlab::test::under_sanitizer()) GTEST_SKIP() << "completion order depends on timing";
   // Independent kernels of well-separated lengths: completions never coincide, and none happens during
   // an issue burst, so what the host observes is fixed by the completion order alone.
-  std::vector<model::Op> ops;
+  std::vector<Node> ops;
   for (int i = 0; i < 9; ++i) ops.push_back(kernel("k" + std::to_string(i), 1'500'000 + 900'000 * ((i * 5) % 9)));
   ops.push_back(kernel("join", 10'000, 1, 32, {"k0", "k4", "k8"}));
   const model::Workload w = make("separated", ops);

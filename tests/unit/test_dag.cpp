@@ -14,13 +14,12 @@
 namespace streamlab::model {
 namespace {
 
-Op make_op(std::string id, std::string name, std::vector<OpIndex> deps) {
+/// Adds an op with deps given as indices (add_resolved keeps copies of the texts).
+void add_op(Workload& w, const std::string& id, const std::string& name, const std::vector<OpIndex>& deps) {
   Op op;
-  op.id = std::move(id);
-  op.name = std::move(name);
-  for (OpIndex d : deps) op.deps.push_back(std::to_string(d));  // only the count matters to Dag
-  op.dep_indices = std::move(deps);
-  return op;
+  op.id = Text::borrow(id);
+  op.name = Text::borrow(name);
+  w.add_resolved(op, deps);
 }
 
 TEST(Dag, BuildsSuccessorsAndPredecessors) {
@@ -43,12 +42,17 @@ TEST(Dag, BuildsSuccessorsAndPredecessors) {
 
 TEST(Dag, FromWorkloadUsesDepIndices) {
   Workload w;
-  w.ops = {make_op("a", "A", {}), make_op("b", "B", {0}), make_op("c", "C", {0, 1})};
+  add_op(w, "a", "A", {});
+  add_op(w, "b", "B", {0});
+  add_op(w, "c", "C", {0, 1});
   const Dag g(w);
   EXPECT_EQ(g.edge_count(), 3u);
   EXPECT_EQ(topological_order(g), (std::vector<OpIndex>{0, 1, 2}));
-  w.ops[2].dep_indices.pop_back();  // deps not resolved
-  EXPECT_THROW(Dag{w}, std::invalid_argument);
+  Workload unresolved = w;
+  Op d;
+  d.id = "d";
+  unresolved.add(d, {"a"});  // named, not yet resolved
+  EXPECT_THROW(Dag{unresolved}, std::invalid_argument);
 }
 
 TEST(Dag, EmptyGraph) {
@@ -164,11 +168,13 @@ TEST(Dag, LongChainWithBackEdgeDoesNotOverflowTheStack) {
 TEST(Dag, DescribeCycleWalksTheDependencies) {
   Workload w;
   // b depends on a, c on b, a on c: a -> b -> c -> a. Then d depends on c and a on d: same component.
-  w.ops = {make_op("a", "load A", {2}), make_op("b", "b", {0}), make_op("c", "gemm", {1}), make_op("x", "", {})};
+  add_op(w, "a", "load A", {2});
+  add_op(w, "b", "b", {0});
+  add_op(w, "c", "gemm", {1});
+  add_op(w, "x", "", {});
   EXPECT_EQ(describe_cycle(w, Cycle{{0, 1, 2}}), "op 'a' (load A) -> op 'b' -> op 'c' (gemm) -> op 'a' (load A)");
-  w.ops.push_back(make_op("d", "d", {2}));
-  w.ops[0].dep_indices.push_back(4);
-  w.ops[0].deps.push_back("d");
+  add_op(w, "d", "d", {2});
+  w.set_deps(0, std::vector<OpIndex>{2, 4});
   const std::string text = describe_cycle(w, Cycle{{0, 1, 2, 4}});
   EXPECT_EQ(text.rfind("op 'a' (load A) -> op 'b' -> op 'c' (gemm) -> ", 0), 0u) << text;
   EXPECT_NE(text.find("op 'd'"), std::string::npos) << text;

@@ -81,16 +81,16 @@ sm::Workload random_workload(std::uint32_t n, double p, std::uint64_t seed) {
   w.name = "random";
   for (std::uint32_t j = 0; j < n; ++j) {
     sm::Op op;
-    op.id = "o" + std::to_string(j);
-    op.name = op.id;
+    op.id = op.name = w.intern("o" + std::to_string(j));
     sm::KernelShape shape;
     shape.block.x = 32;
     op.shape = shape;
     op.duration = sm::FixedPerBlock{static_cast<sm::Nanos>(1000 + rng() % 9000)};
+    std::vector<sm::OpIndex> deps;
     for (std::uint32_t i = 0; i < j; ++i) {
-      if (static_cast<double>(rng() % 10000) / 10000.0 < p) op.deps.push_back("o" + std::to_string(i));
+      if (static_cast<double>(rng() % 10000) / 10000.0 < p) deps.push_back(i);  // o<i> is op i
     }
-    w.ops.push_back(std::move(op));
+    w.add_resolved(op, deps);
   }
   sm::resolve_and_check(w, "<random>");
   return w;
@@ -119,7 +119,7 @@ EdgeSet expected_waits(const sm::Workload& w, const sp::DispatchResult& r, EdgeS
   }
   EdgeSet dag;
   for (sm::OpIndex v = 0; v < n; ++v)
-    for (sm::OpIndex u : w.ops[v].dep_indices) dag.insert({u, v});
+    for (sm::OpIndex u : w.deps(v)) dag.insert({u, v});
   all = so;
   all.insert(dag.begin(), dag.end());
   const std::vector<sm::Edge> all_edges(all.begin(), all.end());
@@ -421,7 +421,10 @@ TEST(Events, PooledAndReusedOnceObservedComplete) {
     two.length = 3;
     auto w2 = sm::gen::stream_chains(two);
     // chain 1's last op also depends on chain 0's first op (a cross-stream edge issued late)
-    w2.ops.back().deps.push_back(w2.ops.front().id);
+    const auto last = static_cast<sm::OpIndex>(w2.ops.size() - 1);
+    std::vector<sm::OpIndex> deps(w2.deps(last).begin(), w2.deps(last).end());
+    deps.push_back(0);
+    w2.set_deps(last, deps);
     sm::resolve_and_check(w2, "<test>");
     sp::FakeBackend fake(fake_opts(sp::FakeCompletion::on_block));
     auto p = sp::make_policy("round-robin", cfg(2));

@@ -14,9 +14,15 @@ namespace {
 std::uint32_t depth_of(const Workload& w, OpIndex i, std::vector<int>& memo) {
   if (memo[i] >= 0) return static_cast<std::uint32_t>(memo[i]);
   std::uint32_t d = 0;
-  for (OpIndex p : w.ops[i].dep_indices) d = std::max(d, depth_of(w, p, memo) + 1);
+  for (OpIndex p : w.deps(i)) d = std::max(d, depth_of(w, p, memo) + 1);
   memo[i] = static_cast<int>(d);
   return d;
+}
+
+/// Op `id`'s deps as the ids written.
+std::vector<std::string> deps_of(const Workload& w, std::string_view id) {
+  const auto ids = w.dep_ids(w.index_of(id));
+  return {ids.begin(), ids.end()};
 }
 
 }  // namespace
@@ -35,9 +41,9 @@ TEST(Generators, ChunkedStructure) {
     EXPECT_EQ(up.kind, OpKind::h2d);
     EXPECT_EQ(up.type, WorkloadType::memory);
     EXPECT_EQ(up.bytes, p.bytes_per_chunk);
-    EXPECT_TRUE(up.deps.empty());
-    EXPECT_EQ(k.deps, std::vector<std::string>{up.id});
-    EXPECT_EQ(down.deps, std::vector<std::string>{k.id});
+    EXPECT_TRUE(deps_of(w, up.id).empty());
+    EXPECT_EQ(deps_of(w, k.id), std::vector<std::string>{up.id});
+    EXPECT_EQ(deps_of(w, down.id), std::vector<std::string>{k.id});
     EXPECT_EQ(k.shape->blocks(), p.blocks);
     for (const Op* op : {&up, &k, &down}) EXPECT_EQ(op->stream_hint, 1 + i % 3);
   }
@@ -54,9 +60,9 @@ TEST(Generators, PipelineReusesBuffers) {
   for (std::uint32_t i = 0; i < p.iterations; ++i) {
     const Op& up = w.ops[w.index_of("upload_" + std::to_string(i))];
     if (i < p.buffers)
-      EXPECT_TRUE(up.deps.empty());
+      EXPECT_TRUE(deps_of(w, up.id).empty());
     else
-      EXPECT_EQ(up.deps, std::vector<std::string>{"download_" + std::to_string(i - 3)});
+      EXPECT_EQ(deps_of(w, up.id), std::vector<std::string>{"download_" + std::to_string(i - 3)});
     EXPECT_EQ(up.stream_hint, 1 + i % 3);
     EXPECT_EQ(up.bytes, 50'000'000u);  // 2 ms at 25 GB/s
   }
@@ -71,8 +77,8 @@ TEST(Generators, ForkJoinStructure) {
   EXPECT_EQ(w.edge_count(), 5u * 3 + 5u * 2);  // joins gather 5 each; later stages' kernels wait on a join
   const Op& join = w.ops[w.index_of("join_1")];
   EXPECT_EQ(join.kind, OpKind::barrier);
-  EXPECT_EQ(join.deps.size(), 5u);
-  EXPECT_EQ(w.ops[w.index_of("s2_k4")].deps, std::vector<std::string>{"join_1"});
+  EXPECT_EQ(deps_of(w, join.id).size(), 5u);
+  EXPECT_EQ(deps_of(w, w.ops[w.index_of("s2_k4")].id), std::vector<std::string>{"join_1"});
   for (const auto& op : w.ops)
     if (op.kind == OpKind::kernel) {
       const Nanos ns = std::get<FixedPerBlock>(op.duration).ns;
@@ -95,8 +101,8 @@ TEST(Generators, RandomDagIsLayeredAndBounded) {
     std::uint32_t l = 0;
     while (l + 1 < p.layers && std::uint64_t{p.ops} * (l + 1) / p.layers <= i) ++l;
     EXPECT_EQ(depth_of(w, i, memo), l) << w.ops[i].id;
-    EXPECT_LE(w.ops[i].deps.size(), p.max_deps);
-    EXPECT_EQ(w.ops[i].deps.empty(), l == 0);
+    EXPECT_LE(w.deps(i).size(), p.max_deps);
+    EXPECT_EQ(w.deps(i).empty(), l == 0);
     const Nanos ns = std::get<FixedPerBlock>(w.ops[i].duration).ns;
     EXPECT_GE(ns, p.min_ns);
     EXPECT_LE(ns, p.max_ns);
@@ -118,7 +124,7 @@ TEST(Generators, RandomDagEdgeProbabilityExtremes) {
   p.max_deps = 1000;
   const Workload w = gen::random_dag(p);
   // Every op depends on every op of every earlier layer.
-  EXPECT_EQ(w.ops.back().deps.size(), 50u);
+  EXPECT_EQ(deps_of(w, w.ops.back().id).size(), 50u);
 }
 
 TEST(Generators, TaskBatchDistributions) {
@@ -162,7 +168,7 @@ TEST(Generators, StreamChainsStructure) {
   const Workload w = gen::stream_chains(p);
   ASSERT_EQ(w.size(), 12u);
   EXPECT_EQ(w.edge_count(), 8u);
-  EXPECT_EQ(w.ops[w.index_of("c3_k2")].deps, std::vector<std::string>{"c3_k1"});
+  EXPECT_EQ(deps_of(w, w.ops[w.index_of("c3_k2")].id), std::vector<std::string>{"c3_k1"});
   EXPECT_EQ(w.ops[w.index_of("c3_k2")].stream_hint, 4u);
 }
 
@@ -198,7 +204,7 @@ TEST(Generators, PinnedValuesForSeedOne) {
   EXPECT_EQ(w.ops[0].shape->grid.x, 201u);
   EXPECT_EQ(std::get<FixedPerBlock>(w.ops[1].duration).ns, 100867);
   EXPECT_EQ(w.ops[2].shape->grid.x, 81u);
-  EXPECT_EQ(w.ops[49].deps, (std::vector<std::string>{"op_10", "op_14", "op_15", "op_37"}));
+  EXPECT_EQ(deps_of(w, w.ops[49].id), (std::vector<std::string>{"op_10", "op_14", "op_15", "op_37"}));
   gen::TaskBatch t;
   t.distribution = gen::TaskDistribution::heavy_tailed;
   t.tasks = 5;

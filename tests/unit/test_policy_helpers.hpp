@@ -25,13 +25,11 @@ inline model::Workload make_workload(std::initializer_list<OpSpec> specs, std::s
   w.name = std::move(name);
   for (const auto& s : specs) {
     model::Op op;
-    op.id = s.id;
-    op.name = s.id;
+    op.id = op.name = w.intern(s.id);
     op.kind = s.kind;
     op.priority = s.priority;
     op.type = s.type;
     op.stream_hint = s.hint;
-    op.deps = s.deps;
     if (model::runs_on_sms(s.kind)) {
       model::KernelShape shape;
       shape.block.x = 64;
@@ -42,7 +40,7 @@ inline model::Workload make_workload(std::initializer_list<OpSpec> specs, std::s
     } else if (s.kind == model::OpKind::host_func) {
       op.host_ns = s.ns;
     }
-    w.ops.push_back(std::move(op));
+    w.add(op, s.deps);
   }
   model::resolve_and_check(w, "<test>");
   return w;
@@ -54,8 +52,7 @@ inline model::Workload independent(std::uint32_t n, model::Nanos ns = 10'000) {
   w.name = "independent";
   for (std::uint32_t i = 0; i < n; ++i) {
     model::Op op;
-    op.id = "k" + std::to_string(i);
-    op.name = op.id;
+    op.id = op.name = w.intern("k" + std::to_string(i));
     model::KernelShape shape;
     shape.block.x = 64;
     op.shape = shape;

@@ -50,7 +50,10 @@ const std::string kExample = program(R"(
 
 std::map<std::string, std::vector<std::string>> deps_of(const Workload& w) {
   std::map<std::string, std::vector<std::string>> out;
-  for (const auto& op : w.ops) out[op.id] = op.deps;
+  for (OpIndex i = 0; i < w.ops.size(); ++i) {
+    const auto ids = w.dep_ids(i);
+    out[w.ops[i].id] = std::vector<std::string>(ids.begin(), ids.end());
+  }
   return out;
 }
 

@@ -29,7 +29,7 @@ using policies::WaitStatus;
 
 constexpr Nanos kForever = std::numeric_limits<Nanos>::max();
 
-model::Op kernel(const std::string& id, std::uint32_t blocks, std::uint32_t threads, Nanos ns) {
+model::Op kernel(model::Text id, std::uint32_t blocks, std::uint32_t threads, Nanos ns) {
   model::Op op;
   op.id = id;
   op.name = id;
@@ -37,7 +37,7 @@ model::Op kernel(const std::string& id, std::uint32_t blocks, std::uint32_t thre
   op.duration = model::FixedPerBlock{ns};
   return op;
 }
-model::Op copy(const std::string& id, model::OpKind kind, std::uint64_t bytes) {
+model::Op copy(model::Text id, model::OpKind kind, std::uint64_t bytes) {
   model::Op op;
   op.id = id;
   op.name = id;
@@ -442,7 +442,7 @@ TEST(SimBackend, SameStreamGapOnlyWhenTheNextOpWasWaiting) {
   EXPECT_EQ(t.spans[1].start_ns, 12000);
 }
 
-model::Op pool(const std::string& id, std::vector<Nanos> tasks, model::TaskAssignment how) {
+model::Op pool(model::Text id, std::vector<Nanos> tasks, model::TaskAssignment how) {
   model::Op op;
   op.id = id;
   op.name = id;

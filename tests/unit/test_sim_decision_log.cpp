@@ -20,17 +20,15 @@ namespace sim = streamlab::sim;
 
 namespace {
 
-model::Op kernel(std::string id, model::Nanos ns, std::vector<std::string> deps = {},
-                 model::Priority prio = model::Priority::normal) {
+void add_kernel(model::Workload& w, const std::string& id, model::Nanos ns, std::vector<std::string> deps = {},
+                model::Priority prio = model::Priority::normal) {
   model::Op o;
-  o.id = std::move(id);
-  o.name = o.id;
+  o.id = o.name = model::Text::borrow(id);  // add() keeps a copy
   o.kind = model::OpKind::kernel;
   o.priority = prio;
   o.shape = model::KernelShape{{1, 1, 1}, {64, 1, 1}, 32, 0};
   o.duration = model::FixedPerBlock{ns};
-  o.deps = std::move(deps);
-  return o;
+  w.add(o, deps);
 }
 
 /// Independent kernels of well-separated lengths (no two completions coincide), then a join.
@@ -41,9 +39,9 @@ model::Workload separated() {
     const auto prio = static_cast<model::Priority>(i % 5);
     std::string id = std::to_string(i);
     id.insert(0, 1, 'k');
-    w.ops.push_back(kernel(id, 1'500'000 + 900'000 * ((i * 5) % 9), {}, prio));
+    add_kernel(w, id, 1'500'000 + 900'000 * ((i * 5) % 9), {}, prio);
   }
-  w.ops.push_back(kernel("join", 10'000, {"k0", "k4", "k8"}));
+  add_kernel(w, "join", 10'000, {"k0", "k4", "k8"});
   model::resolve_and_check(w, "<test>");
   return w;
 }

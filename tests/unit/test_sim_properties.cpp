@@ -56,8 +56,7 @@ model::Workload mixed_workload(std::uint64_t seed, std::uint32_t n, const model:
   w.name = "mixed-" + std::to_string(seed);
   for (std::uint32_t i = 0; i < n; ++i) {
     model::Op op;
-    op.id = "op" + std::to_string(i);
-    op.name = op.id;
+    op.id = op.name = w.intern("op" + std::to_string(i));
     const auto r = pick(0, 99);
     op.priority = static_cast<model::Priority>(pick(0, 4));
     if (r < 60) {
@@ -100,14 +99,15 @@ model::Workload mixed_workload(std::uint64_t seed, std::uint32_t n, const model:
       op.kind = OpKind::barrier;
       op.type = model::WorkloadType::coordination;
     }
+    std::vector<std::string> deps;
     if (i > 0) {
-      std::vector<std::uint32_t> deps;
-      for (auto k = pick(0, 3); k > 0; --k) deps.push_back(static_cast<std::uint32_t>(pick(0, i - 1)));
-      std::sort(deps.begin(), deps.end());
-      deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-      for (auto d : deps) op.deps.push_back("op" + std::to_string(d));
+      std::vector<std::uint32_t> picked;
+      for (auto k = pick(0, 3); k > 0; --k) picked.push_back(static_cast<std::uint32_t>(pick(0, i - 1)));
+      std::sort(picked.begin(), picked.end());
+      picked.erase(std::unique(picked.begin(), picked.end()), picked.end());
+      for (auto d : picked) deps.push_back("op" + std::to_string(d));
     }
-    w.ops.push_back(std::move(op));
+    w.add(op, deps);
   }
   model::resolve_and_check(w, w.name);
   return w;
@@ -145,7 +145,7 @@ model::Trace run_direct(const model::Workload& w, const model::DeviceProfile& p,
   std::vector<policies::EventId> ev;
   for (OpIndex i = 0; i < w.ops.size(); ++i) {
     const auto st = s[i % streams];
-    for (OpIndex d : w.ops[i].dep_indices)
+    for (OpIndex d : w.deps(i))
       if (d % streams != i % streams) b.stream_wait_event(st, ev[d]);
     b.enqueue(st, i);
     ev.push_back(b.create_event(policies::EventTiming::timed));
@@ -166,7 +166,7 @@ void expect_deps_respected(const model::Workload& w, const model::Trace& t, cons
   }
   for (OpIndex i = 0; i < w.ops.size(); ++i) {
     ASSERT_NE(span[i], nullptr) << what << ": op " << w.ops[i].id << " has no span";
-    for (OpIndex d : w.ops[i].dep_indices)
+    for (OpIndex d : w.deps(i))
       EXPECT_GE(span[i]->start_ns, span[d]->end_ns)
           << what << ": op " << w.ops[i].id << " starts before its dep " << w.ops[d].id << " ends";
   }

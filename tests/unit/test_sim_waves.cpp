@@ -41,7 +41,7 @@ model::Workload wave_workload(std::uint64_t seed, std::uint32_t n, bool pools = 
   w.name = "waves-" + std::to_string(seed);
   for (std::uint32_t i = 0; i < n; ++i) {
     model::Op op;
-    op.id = "op" + std::to_string(i);
+    op.id = w.intern("op" + std::to_string(i));
     op.priority = static_cast<model::Priority>(pick(0, 4));
     const auto r = pick(0, 99);
     if (r < 75) {
@@ -74,12 +74,13 @@ model::Workload wave_workload(std::uint64_t seed, std::uint32_t n, bool pools = 
       op.host_ns = pick(0, 3000);
       op.type = model::WorkloadType::coordination;
     }
+    std::vector<std::string> deps;
     if (i > 0)
       for (auto k = pick(0, 2); k > 0; --k) {
         const std::string dep = "op" + std::to_string(pick(std::max<std::int64_t>(0, std::int64_t{i} - 12), std::int64_t{i} - 1));
-        if (std::find(op.deps.begin(), op.deps.end(), dep) == op.deps.end()) op.deps.push_back(dep);
+        if (std::find(deps.begin(), deps.end(), dep) == deps.end()) deps.push_back(dep);
       }
-    w.ops.push_back(std::move(op));
+    w.add(op, deps);
   }
   model::resolve_and_check(w, w.name);
   return w;
@@ -167,7 +168,7 @@ Outcome via_host_loop(const model::Workload& w, const model::DeviceProfile& p, b
   try {
   for (OpIndex i = 0; i < w.ops.size(); ++i) {
     const auto st = s[i % 3];
-    for (OpIndex d : w.ops[i].dep_indices)
+    for (OpIndex d : w.deps(i))
       if (d % 3 != i % 3) b.stream_wait_event(st, ev[d]);
     b.enqueue(st, i);
     ev.push_back(b.create_event(policies::EventTiming::timed));

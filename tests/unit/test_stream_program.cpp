@@ -13,13 +13,12 @@
 namespace streamlab::model {
 namespace {
 
-Op make_op(std::string id, std::string name, std::vector<OpIndex> deps) {
+/// Adds an op with deps given as indices (add_resolved keeps copies of the texts).
+void add_op(Workload& w, const std::string& id, const std::string& name, const std::vector<OpIndex>& deps) {
   Op op;
-  op.id = std::move(id);
-  op.name = std::move(name);
-  for (OpIndex d : deps) op.deps.push_back(std::to_string(d));
-  op.dep_indices = std::move(deps);
-  return op;
+  op.id = Text::borrow(id);
+  op.name = Text::borrow(name);
+  w.add_resolved(op, deps);
 }
 
 /// The classic: stream A runs a1 then a2, stream B runs b1 then b2. a1 waits on an event recorded after
@@ -28,8 +27,10 @@ Op make_op(std::string id, std::string name, std::vector<OpIndex> deps) {
 Workload crossed_waits() {
   Workload w;
   w.name = "crossed";
-  w.ops = {make_op("a1", "copy in", {3}), make_op("a2", "gemm", {}), make_op("b1", "reduce", {1}),
-           make_op("b2", "b2", {})};
+  add_op(w, "a1", "copy in", {3});
+  add_op(w, "a2", "gemm", {});
+  add_op(w, "b1", "reduce", {1});
+  add_op(w, "b2", "b2", {});
   return w;
 }
 
@@ -69,11 +70,14 @@ TEST(StreamProgram, SameWorkInAnotherIssueOrderIsFine) {
 TEST(StreamProgram, EveryCycleIsListed) {
   Workload w = crossed_waits();
   const std::size_t base = w.ops.size();
-  for (const auto& op : crossed_waits().ops) {  // a second, independent copy of the trap
-    Op copy = op;
-    copy.id = "x_" + op.id;
-    for (auto& d : copy.dep_indices) d += static_cast<OpIndex>(base);
-    w.ops.push_back(copy);
+  const Workload second = crossed_waits();  // a second, independent copy of the trap
+  for (OpIndex i = 0; i < second.ops.size(); ++i) {
+    Op copy = second.ops[i];
+    const std::string id = "x_" + copy.id;
+    copy.id = Text::borrow(id);
+    std::vector<OpIndex> deps;
+    for (OpIndex d : second.deps(i)) deps.push_back(d + static_cast<OpIndex>(base));
+    w.add_resolved(copy, deps);
   }
   const StreamProgram p{{{0, 1}, {2, 3}, {4, 5}, {6, 7}}};
   EXPECT_EQ(find_stream_program_cycles(w, p).size(), 2u);
@@ -120,7 +124,7 @@ TEST(StreamProgram, RandomProgramsDeadlockExactlyWhenTheCombinedGraphHasACycle) 
       std::vector<OpIndex> deps;
       for (OpIndex u = 0; u < v; ++u)
         if (edge(rng)) deps.push_back(u);
-      w.ops.push_back(make_op("op" + std::to_string(v), "", deps));
+      add_op(w, "op" + std::to_string(v), "", deps);
     }
     const std::uint32_t k = std::uniform_int_distribution<std::uint32_t>(1, 4)(rng);
     std::vector<OpIndex> issue(n);
@@ -134,7 +138,7 @@ TEST(StreamProgram, RandomProgramsDeadlockExactlyWhenTheCombinedGraphHasACycle) 
     // Brute force: Floyd-Warshall over deps + stream order.
     std::vector<std::vector<char>> reach(n, std::vector<char>(n, 0));
     for (OpIndex v = 0; v < n; ++v)
-      for (OpIndex d : w.ops[v].dep_indices) reach[d][v] = 1;
+      for (OpIndex d : w.deps(v)) reach[d][v] = 1;
     for (const auto& s : p.streams)
       for (std::size_t i = 1; i < s.size(); ++i) reach[s[i - 1]][s[i]] = 1;
     for (OpIndex m = 0; m < n; ++m)

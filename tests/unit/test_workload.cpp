@@ -81,7 +81,8 @@ TEST(Workload, ParsesEveryKind) {
   EXPECT_EQ(k1.shape->registers_per_thread, 64u);
   EXPECT_EQ(k1.shape->shared_mem_bytes, 16384u);
   EXPECT_EQ(std::get<PerBlockList>(k1.duration).ns, (std::vector<Nanos>{1, 2, 3, 4, 5, 6}));
-  EXPECT_EQ(k1.dep_indices, (std::vector<OpIndex>{0, 1, 2}));
+  const auto k1_deps = w.deps(w.index_of("k1"));
+  EXPECT_EQ(std::vector<OpIndex>(k1_deps.begin(), k1_deps.end()), (std::vector<OpIndex>{0, 1, 2}));
   EXPECT_EQ(k1.type, WorkloadType::compute);
 
   const Op& k2 = w.ops[w.index_of("k2")];
@@ -457,10 +458,9 @@ TEST(WorkloadErrors, ProgrammaticWorkloadsGetTheSameChecks) {
   c.id = "c";
   c.kind = OpKind::h2d;
   c.bytes = 8;
-  c.deps = {"k"};
-  w.ops.push_back(c);
+  w.add(c, {"k"});
   resolve_and_check(w, "generator");
-  EXPECT_EQ(w.ops[1].dep_indices, (std::vector<OpIndex>{0}));
+  EXPECT_EQ(std::vector<OpIndex>(w.deps(1).begin(), w.deps(1).end()), (std::vector<OpIndex>{0}));
 }
 
 TEST(Workload, BundledSampleWorkloadsAreValid) {

@@ -13,12 +13,10 @@ namespace m = streamlab::model;
 
 namespace {
 
-m::Op op(std::string id, m::OpKind kind, std::vector<std::string> deps) {
+void op(m::Workload& w, m::Text id, m::OpKind kind, std::initializer_list<std::string_view> deps) {
   m::Op o;
-  o.id = id;
-  o.name = id;
+  o.id = o.name = id;
   o.kind = kind;
-  o.deps = std::move(deps);
   if (m::is_copy(kind) || kind == m::OpKind::memset) {
     o.bytes = 8u << 20;
     o.type = m::WorkloadType::memory;
@@ -26,7 +24,7 @@ m::Op op(std::string id, m::OpKind kind, std::vector<std::string> deps) {
     o.shape = m::KernelShape{{4, 1, 1}, {256, 1, 1}, 32, 0};
     o.duration = m::FixedPerBlock{300'000};
   }
-  return o;
+  w.add(o, deps);
 }
 
 m::Span span(const m::Workload& w, const std::string& id, std::uint32_t stream, m::Nanos start_us, m::Nanos end_us) {
@@ -42,9 +40,12 @@ int main(int argc, char** argv) {
   m::Workload w;
   w.name = "viz-test-pair";
   w.description = "Two upload -> kernel chains and a memset; the viewer's screenshot test pair.";
-  w.ops = {op("up0", m::OpKind::h2d, {}),        op("k0", m::OpKind::kernel, {"up0"}),
-           op("down0", m::OpKind::d2h, {"k0"}),  op("up1", m::OpKind::h2d, {}),
-           op("k1", m::OpKind::kernel, {"up1"}), op("ms0", m::OpKind::memset, {})};
+  op(w, "up0", m::OpKind::h2d, {});
+  op(w, "k0", m::OpKind::kernel, {"up0"});
+  op(w, "down0", m::OpKind::d2h, {"k0"});
+  op(w, "up1", m::OpKind::h2d, {});
+  op(w, "k1", m::OpKind::kernel, {"up1"});
+  op(w, "ms0", m::OpKind::memset, {});
   m::resolve_and_check(w, "make_test_pair");
   m::save_workload(w, dir / "workload.json");
 

@@ -25,7 +25,7 @@ DependencyOverlay::DependencyOverlay(const model::Workload& w, const TraceSet& p
         if (span != kNone) duration[v] = std::max(duration[v], pair.trace(s).spans[span].duration());
       }
     }
-    for (const auto u : w.ops[v].dep_indices) {
+    for (const auto u : w.deps(v)) {
       deps_[v].push_back(u);
       dependents_[u].push_back(v);
     }

@@ -23,7 +23,7 @@
 
 namespace streamlab::model {
 
-struct Workload;
+class Workload;
 namespace detail {
 struct DagAccess;  // dag.cpp's analyses read the CSR arrays directly
 }
@@ -37,8 +37,8 @@ class Dag {
  public:
   /// Throws std::out_of_range when an edge names a vertex >= vertex_count.
   Dag(std::uint32_t vertex_count, std::span<const Edge> edges);
-  /// Edges dep -> op from every Op::dep_indices. Throws std::invalid_argument when deps were not
-  /// resolved (dep_indices and deps differ in size) or an index is out of range.
+  /// Edges dep -> op from every Workload::deps. Throws std::invalid_argument when deps were not
+  /// resolved (Workload::resolved) or an index is out of range.
   explicit Dag(const Workload& w);
   ~Dag();
   Dag(Dag&&) noexcept;

@@ -14,7 +14,7 @@
 
 namespace streamlab::model {
 
-struct Workload;
+class Workload;
 
 /// Any one duration an op gives: per_block_ns, a blocks_ns or tasks.ns entry, host_ns (2^40 ns, about
 /// 18 minutes).

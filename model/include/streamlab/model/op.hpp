@@ -11,6 +11,8 @@
 #include <variant>
 #include <vector>
 
+#include "streamlab/model/text.hpp"
+
 namespace streamlab::model {
 
 /// Dense index of an op inside its Workload (position in Workload::ops).
@@ -94,9 +96,11 @@ struct TaskList {
   friend bool operator==(const TaskList&, const TaskList&) = default;
 };
 
+/// One op. Its texts are interned in its Workload's table (Workload::add and the readers copy them
+/// there), and its deps live in the Workload too (Workload::deps): an op is a fixed-size record.
 struct Op {
-  std::string id;    ///< unique within the workload; deps refer to it
-  std::string name;  ///< human label (defaults to id)
+  Text id;    ///< unique within the workload; deps refer to it
+  Text name;  ///< human label (defaults to id)
   OpKind kind = OpKind::kernel;
   Priority priority = Priority::normal;
   WorkloadType type = WorkloadType::compute;
@@ -118,12 +122,9 @@ struct Op {
   /// Host time the program spends before this call (its own work since the previous call returned).
   Nanos host_gap_ns = 0;
   /// The event an event_record / event_wait / event_sync names (a program-wide name).
-  std::string event;
+  Text event;
   /// Copies and memsets: the call is synchronous for the host (cudaMemcpy rather than cudaMemcpyAsync).
   bool blocking = false;
-
-  std::vector<std::string> deps;     ///< ids, as written
-  std::vector<OpIndex> dep_indices;  ///< resolved by validation, same order as deps
 
   friend bool operator==(const Op&, const Op&) = default;
 };

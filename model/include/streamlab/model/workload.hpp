@@ -4,7 +4,10 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -12,6 +15,7 @@
 
 #include "streamlab/model/op.hpp"
 #include "streamlab/model/progress.hpp"
+#include "streamlab/model/text.hpp"
 
 namespace streamlab::model {
 
@@ -39,7 +43,18 @@ struct StreamDecl {
   friend bool operator==(const StreamDecl&, const StreamDecl&) = default;
 };
 
-struct Workload {
+class Workload;
+struct ShapeLimits;
+void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits& limits);
+
+/// A workload. Its ops' texts live in its StringTable (shared by copies of the workload) and their deps
+/// in one flat array (CSR: op i's deps are dep_index_[dep_begin_[i], dep_begin_[i + 1])), so an op costs
+/// a fixed-size record and four bytes per dep. Build one with add() / add_resolved(), which copy the op's
+/// texts into the table (texts just made by intern() are kept as they are). Ops pushed onto `ops`
+/// directly have no deps and must hold texts that outlive the workload (literals, intern(), or the table
+/// of a workload whose strings this one shares: share_strings()).
+class Workload {
+ public:
   std::string name;
   std::string description;
   /// A program: ops are the host's calls in issue order, each on its declared stream; cross-stream
@@ -47,17 +62,61 @@ struct Workload {
   bool program = false;
   /// Declared streams (format 2). A program's ops name only these (or 0, the legacy NULL stream).
   std::vector<StreamDecl> streams;
-  std::vector<Op> ops;  ///< dep_indices resolved (validated workloads only)
+  /// The ops in order. Append through add() (or push_back an op without deps); reordering or erasing
+  /// ops directly would detach them from their deps.
+  std::vector<Op> ops;
+
+  /// The table this workload's texts live in (copies of the workload share it).
+  [[nodiscard]] const std::shared_ptr<StringTable>& strings() const noexcept { return strings_; }
+  /// A copy of `s` kept by this workload's table (for an op's id, name or event set by hand).
+  [[nodiscard]] Text intern(std::string_view s) { return strings_->intern(s); }
+  /// Keeps `other`'s table alive with this workload and interns into it from now on: ops copied from
+  /// `other` keep valid texts however long `other` lives. Call before adding ops.
+  void share_strings(const Workload& other) { strings_ = other.strings_; }
+
+  /// Appends `op` (its texts copied into the table, see above) with deps named by id, resolved by
+  /// resolve_and_check. Returns the new op's index.
+  OpIndex add(const Op& op, std::initializer_list<std::string_view> deps = {});
+  OpIndex add(const Op& op, std::span<const std::string> deps);
+  OpIndex add(const Op& op, std::span<const std::string_view> deps);
+  /// Appends `op` with deps given as indices of ops (earlier or later; resolve_and_check checks them).
+  OpIndex add_resolved(const Op& op, std::span<const OpIndex> deps);
+  /// Replaces op `i`'s deps (indices): O(edges), for tools that rewire a built workload.
+  void set_deps(OpIndex i, std::span<const OpIndex> deps);
 
   [[nodiscard]] std::size_t size() const noexcept { return ops.size(); }
+  /// Op `i`'s deps as op indices, in the order written (valid once resolved: resolve_and_check).
+  [[nodiscard]] std::span<const OpIndex> deps(OpIndex i) const noexcept {
+    if (std::size_t{i} + 1 >= dep_begin_.size()) return {};
+    return std::span<const OpIndex>(dep_index_).subspan(dep_begin_[i], dep_begin_[i + 1] - dep_begin_[i]);
+  }
+  /// Op `i`'s deps as the ids written (before resolution, the ids given to add()).
+  [[nodiscard]] std::vector<std::string_view> dep_ids(OpIndex i) const;
+  /// True once every dep names an op by index (resolve_and_check, or add_resolved only).
+  [[nodiscard]] bool resolved() const noexcept { return dep_name_.empty(); }
   /// Index of the op with this id, or throws std::out_of_range. A linear scan: resolve once, then use
-  /// Op::dep_indices.
+  /// deps().
   [[nodiscard]] OpIndex index_of(std::string_view id) const;
   /// Number of dependency edges.
-  [[nodiscard]] std::size_t edge_count() const noexcept;
+  [[nodiscard]] std::size_t edge_count() const noexcept { return dep_index_.size(); }
   /// Stable content hash (hex) of the canonical JSON; traces carry it to tie them to their workload.
   [[nodiscard]] std::string hash() const;
-  friend bool operator==(const Workload&, const Workload&) = default;
+  /// Same name, description, program flag, streams, ops (by content) and deps.
+  friend bool operator==(const Workload& a, const Workload& b);
+
+ private:
+  friend void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits& limits);
+  friend struct WorkloadBuilder;  // the readers' access (model/src)
+  /// Appends op's texts interned and its deps' entries; `dep` is called for k < n and fills one entry.
+  template <class Fill>
+  OpIndex append(const Op& op, std::size_t n, Fill&& dep);
+  void pad_deps();
+
+  static constexpr OpIndex kUnresolved = ~OpIndex{0};
+  std::shared_ptr<StringTable> strings_ = std::make_shared<StringTable>();
+  std::vector<std::uint32_t> dep_begin_;  ///< ops.size() + 1 entries once any op was added (else none)
+  std::vector<OpIndex> dep_index_;        ///< kUnresolved where dep_name_ holds the id
+  std::vector<Text> dep_name_;            ///< ids not yet resolved (empty once resolved)
 };
 
 /// The workload type an op of this kind gets when its JSON leaves "type" out: kernels and task pools

@@ -32,7 +32,9 @@ using OperationId = Id<struct OperationTag>;
 
 struct OperationDesc {
   /// What to run: kind, priority, workload type, bytes / shape / duration. id, deps and stream_hint are
-  /// set by the coordinator (id "op<N>" unless given, name = description when given).
+  /// set by the coordinator (id "op<N>" unless given, name = description when given). Its texts need
+  /// live only for the call (a literal, or model::Text::borrow of a caller's string): the coordinator's
+  /// workload keeps copies.
   model::Op op;
   /// A stream hint: 1-based stream of the policy's layout ((s - 1) % streams), 0 = the legacy NULL
   /// stream; unset = the policy decides (by op.type for workload-aware).
