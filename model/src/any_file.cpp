@@ -9,6 +9,17 @@ namespace streamlab::model {
 
 AnyFile load_any(const std::filesystem::path& file, const ShapeLimits& limits, std::optional<FileKind> kind,
                  ProgressCounter* progress) {
+  // A workload as streamlab writes it is read piece by piece; anything else (or any problem) by one
+  // parse of the whole file.
+  if (!kind || *kind == FileKind::workload) {
+    if (auto w = with_step(file.string(), "parsing",
+                           [&] { return detail::read_workload_by_lines(file, limits, progress); })) {
+      AnyFile out;
+      out.kind = FileKind::workload;
+      out.workload = std::move(*w);
+      return out;
+    }
+  }
   return detail::read_json_file(file, [&](detail::JsonDocument& doc) {
     AnyFile out;
     if (kind) {

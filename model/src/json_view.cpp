@@ -169,7 +169,7 @@ std::string_view key_of(ondemand::field& f) {
 
 }  // namespace
 
-std::optional<PaddedText> PaddedText::map(const std::filesystem::path& file) {
+std::optional<PaddedText> PaddedText::map(const std::filesystem::path& file, bool populate) {
   const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
   struct stat st {};
@@ -187,7 +187,7 @@ std::optional<PaddedText> PaddedText::map(const std::filesystem::path& file) {
     ::close(fd);
     return std::nullopt;
   }
-  void* at = ::mmap(base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, fd, 0);
+  void* at = ::mmap(base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED | (populate ? MAP_POPULATE : 0), fd, 0);
   ::close(fd);
   if (at == MAP_FAILED) {
     ::munmap(base, length);
@@ -222,6 +222,19 @@ JsonDocument::JsonDocument(const std::filesystem::path& file) : source_(file.str
 
 JsonDocument::JsonDocument(std::string_view text, std::string source)
     : source_(std::move(source)), text_(simdjson::padded_string(text.data(), text.size())) {}
+
+void JsonDocument::reset(std::string_view text) {
+  text_ = PaddedText(simdjson::padded_string(text.data(), text.size()));
+  iterated_ = false;
+  failed_ = false;
+}
+
+void PaddedText::release_before(std::size_t offset) const noexcept {
+  if (mapping_ == nullptr) return;
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t length = std::min(offset, mapped_size_) / page * page;
+  if (length > 0) (void)::madvise(mapping_, length, MADV_DONTNEED);
+}
 
 std::size_t JsonDocument::offset() noexcept {
   const char* at = nullptr;

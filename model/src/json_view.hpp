@@ -138,8 +138,13 @@ class PaddedText {
  public:
   PaddedText() = default;
   /// The file mapped, or nothing where it cannot be (not a regular file, empty, no mapping): the caller
-  /// reads it instead.
-  [[nodiscard]] static std::optional<PaddedText> map(const std::filesystem::path& file);
+  /// reads it instead. `populate` reads every page in at once (a parser that indexes the whole text);
+  /// without it pages come in as they are read (a reader that walks the text once, see release_before).
+  [[nodiscard]] static std::optional<PaddedText> map(const std::filesystem::path& file, bool populate = true);
+  /// Gives the pages of a mapped text before `offset` back (they stay readable: touched again, they are
+  /// read again from the file): a reader that has passed them keeps the resident size of the text small.
+  /// Does nothing for a text held in memory.
+  void release_before(std::size_t offset) const noexcept;
   explicit PaddedText(simdjson::padded_string text) : copy_(std::move(text)) {}
   PaddedText(PaddedText&& o) noexcept { swap(o); }
   PaddedText& operator=(PaddedText&& o) noexcept {
@@ -179,6 +184,9 @@ class JsonDocument {
   explicit JsonDocument(const std::filesystem::path& file);
   /// Copies `text` (padded) and names it `source` in errors.
   JsonDocument(std::string_view text, std::string source);
+  /// Replaces the text by a copy of `text`, keeping the parser (and the memory it has grown): a reader
+  /// parsing a large file piece by piece.
+  void reset(std::string_view text);
   JsonDocument(const JsonDocument&) = delete;
   JsonDocument& operator=(const JsonDocument&) = delete;
 

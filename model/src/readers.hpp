@@ -11,6 +11,11 @@
 namespace streamlab::model::detail {
 
 [[nodiscard]] Workload read_workload(JsonDocument& doc, const ShapeLimits& limits, ProgressCounter* progress);
+/// A workload file laid out one op per line (as streamlab writes them), read a few thousand ops at a
+/// time with the file's pages given back behind the reader; nothing for any other layout or for any
+/// problem, which the whole-file reader (read_workload) then reads and reports as always.
+[[nodiscard]] std::optional<Workload> read_workload_by_lines(const std::filesystem::path& file,
+                                                             const ShapeLimits& limits, ProgressCounter* progress);
 [[nodiscard]] Trace read_trace(JsonDocument& doc, ProgressCounter* progress);
 [[nodiscard]] DeviceProfile read_device_profile(JsonDocument& doc);
 

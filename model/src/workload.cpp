@@ -1212,9 +1212,145 @@ struct WorkloadBuilder {
       w.dep_name_.push_back(deps[k]);
     });
   }
+  /// Appends `op` with deps named by `names`, copied into the table.
+  static void add_named(Workload& w, const Op& op, std::span<const Text> names) {
+    w.append(op, names.size(), [&](std::size_t k) {
+      w.dep_name_.resize(w.dep_index_.size());
+      w.dep_index_.push_back(Workload::kUnresolved);
+      w.dep_name_.push_back(w.intern(names[k]));
+    });
+  }
+  static void reserve_more(Workload& w, std::size_t ops) {
+    if (ops <= w.ops.capacity()) return;
+    w.ops.reserve(ops);
+    w.dep_begin_.reserve(ops + 1);
+  }
 };
 
+namespace {
+
+std::string_view trim(std::string_view s) {
+  const auto first = s.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
+}
+
+// Signals "not this reader's layout, or a problem": the whole-file reader takes over.
+struct NotByLines {};
+
+/// Reads a workload file written one op per line (as streamlab writes them) in pieces of a few thousand
+/// ops, giving the file's pages back behind it: reading holds the workload, not the file plus a parse
+/// index of all of it. Any other layout, and any problem at all, returns nothing: the whole-file reader
+/// then reads the file and reports the problem as it always has (same message, place and precedence).
+}  // namespace
+
 namespace detail {
+
+std::optional<Workload> read_workload_by_lines(const std::filesystem::path& file, const ShapeLimits& limits,
+                                               ProgressCounter* progress) {
+  const auto mapped = detail::PaddedText::map(file, /*populate=*/false);
+  if (!mapped) return std::nullopt;
+  const std::string source = file.string();
+  const std::string_view t(mapped->data(), mapped->size());
+  try {
+    // The line opening the ops array: `"ops": [` alone on its line (a raw newline is never inside a
+    // string, so this is structure; that it is the top level's "ops" the head's own parse confirms).
+    // Looked for near the top only: a file that has no such line there (a trace, say) costs little.
+    constexpr std::size_t kHeadLimit = std::size_t{16} << 20;
+    const std::string_view head = t.substr(0, kHeadLimit);
+    std::size_t lines = std::string_view::npos;
+    std::size_t head_end = 0;
+    for (std::size_t at = head.find("\"ops\""); at != std::string_view::npos; at = head.find("\"ops\"", at + 1)) {
+      const std::size_t line_start = t.rfind('\n', at) == std::string_view::npos ? 0 : t.rfind('\n', at) + 1;
+      const std::size_t line_end = t.find('\n', at);
+      if (line_end == std::string_view::npos) break;
+      if (!trim(t.substr(line_start, at - line_start)).empty()) continue;
+      std::string_view rest = trim(t.substr(at + 5, line_end - at - 5));
+      if (rest.empty() || rest.front() != ':') continue;
+      rest = trim(rest.substr(1));
+      if (rest != "[") continue;
+      head_end = t.find('[', at) + 1;
+      lines = line_end + 1;
+      break;
+    }
+    if (lines == std::string_view::npos) return std::nullopt;
+
+    Workload w;
+    detail::Reader r(source);
+    detail::JsonDocument doc(std::string_view(), source);
+    detail::JsonArena arena;
+    std::vector<Text> names;
+    std::string chunk;
+    constexpr std::size_t kChunk = std::size_t{1} << 20;
+    std::size_t read = 0;  // ops
+    std::size_t close = std::string_view::npos;
+    bool comma = true;  // the previous element ended with a comma (or there is none)
+    std::size_t elements = 0;
+    const auto parse_chunk = [&](std::size_t end_offset) {
+      if (chunk.size() <= 1) return;
+      chunk.back() = ']';  // the last element's comma
+      doc.reset(chunk);
+      const JsonRef root = doc.build_root(arena);
+      if (read == 0) {
+        // Ops yet to come, from the bytes per op so far: one reservation, no regrowth of the ops.
+        const double per_op = static_cast<double>(end_offset - lines) / static_cast<double>(root.size());
+        const auto expected = static_cast<std::size_t>(static_cast<double>(t.size() - lines) / per_op * 1.02) + 16;
+        WorkloadBuilder::reserve_more(w, expected);
+      }
+      for (JsonRef element : root) {
+        // The deps' ids are copied too: the chunk's strings go with it. resolve_and_check resolves them
+        // all at once, its index built once over every id.
+        const Op op = parse_op(element, read, r, names);
+        WorkloadBuilder::add_named(w, op, names);
+        ++read;
+      }
+      chunk.assign(1, '[');
+      mapped->release_before(end_offset);
+      if (progress != nullptr) progress->set_done(end_offset);
+    };
+    if (progress != nullptr) progress->set_total(t.size());
+    chunk.assign(1, '[');
+    for (std::size_t at = lines; at < t.size();) {
+      std::size_t end = t.find('\n', at);
+      if (end == std::string_view::npos) end = t.size();
+      const std::string_view line = trim(t.substr(at, end - at));
+      if (!line.empty() && line.front() == ']') {
+        close = t.find(']', at);
+        break;
+      }
+      if (!comma || line.size() < 2 || line.front() != '{') throw NotByLines{};
+      comma = line.back() == ',';
+      const std::string_view element = comma ? line.substr(0, line.size() - 1) : line;
+      if (element.back() != '}') throw NotByLines{};
+      chunk += element;
+      chunk += ',';
+      ++elements;
+      at = end + 1;
+      if (chunk.size() >= kChunk) parse_chunk(at);
+    }
+    // A closing bracket on a line of its own, and no comma after the last op.
+    if (close == std::string_view::npos || (elements > 0 && comma)) throw NotByLines{};
+    parse_chunk(close);
+
+    // The rest of the document with an empty ops array: its top level read and checked as always.
+    std::string rest(t.substr(0, head_end));
+    rest += ']';
+    rest += t.substr(close + 1);
+    detail::JsonDocument top_doc(rest, source);
+    const Workload top = detail::read_workload(top_doc, limits, nullptr);
+    w.name = top.name;
+    w.description = top.description;
+    w.program = top.program;
+    w.streams = top.streams;
+    resolve_and_check(w, source, limits);
+    if (progress != nullptr) progress->set_done(t.size());
+    return w;
+  } catch (const NotByLines&) {
+    return std::nullopt;
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+}
 
 Workload read_workload(JsonDocument& doc, const ShapeLimits& limits, ProgressCounter* progress) {
   Reader r(doc.source());
@@ -1287,6 +1423,8 @@ Workload parse_workload(std::string_view json_text, const std::string& source, c
 }
 
 Workload load_workload(const std::filesystem::path& file, const ShapeLimits& limits, ProgressCounter* progress) {
+  if (auto w = with_step(file.string(), "parsing", [&] { return detail::read_workload_by_lines(file, limits, progress); }))
+    return std::move(*w);
   return detail::read_json_file(file,
                                 [&](detail::JsonDocument& doc) { return detail::read_workload(doc, limits, progress); });
 }
