@@ -10,6 +10,7 @@
 
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
+#include "streamlab/model/generators.hpp"
 #include "streamlab/model/workload.hpp"
 #include "workload_error_helpers.hpp"
 
@@ -196,6 +197,60 @@ TEST(Workload, ErrorsInLoadedFilesNameThePath) {
     EXPECT_EQ(e.file(), file.string());
     EXPECT_EQ(e.place(), "/ops/0/deps/0");
   }
+  std::filesystem::remove(file);
+}
+
+// A file laid out one op per line is read piece by piece (1 MiB at a time): a workload spanning many
+// pieces reads back equal to the one saved, and any problem in such a file reads exactly as the
+// whole-text parse reports it (message, place, op), wherever it sits.
+TEST(Workload, OpPerLineFilesReadInPiecesAsTheWholeTextDoes) {
+  const auto file = std::filesystem::temp_directory_path() / ("streamlab_lines_" + std::to_string(::getpid()) + ".json");
+  gen::RandomDag p;
+  p.ops = 30'000;  // about 7 MB: seven pieces
+  const Workload w = gen::random_dag(p);
+  save_workload(w, file);
+  const Workload back = load_workload(file);
+  EXPECT_EQ(back, w);
+  EXPECT_EQ(back.hash(), w.hash());
+  EXPECT_EQ(workload_to_json(back), workload_to_json(w));
+
+  const std::string text = workload_to_json(w);
+  const auto expect_same_error = [&](const std::string& bad, const std::string& what) {
+    write_file_atomically(file, bad);
+    std::string whole, pieces;
+    try {
+      (void)parse_workload(bad, file.string());
+    } catch (const InputError& e) {
+      whole = std::string(e.what()) + " @" + e.place() + " op " + e.op();
+    }
+    try {
+      (void)load_workload(file);
+    } catch (const InputError& e) {
+      pieces = std::string(e.what()) + " @" + e.place() + " op " + e.op();
+    }
+    EXPECT_FALSE(whole.empty()) << what;
+    EXPECT_EQ(pieces, whole) << what;
+  };
+  const std::size_t late = text.find("\"id\":\"op_29000\"");  // in the last piece
+  ASSERT_NE(late, std::string::npos);
+  std::string bad = text;
+  bad.replace(bad.find("\"kind\":\"kernel\"", late), 17, "\"kind\":\"kernal\"");
+  expect_same_error(bad, "unknown kind late in the file");
+  bad = text;
+  bad.replace(bad.find("\"deps\":[\"", late), 9, "\"deps\":[\"op_x\",\"");
+  expect_same_error(bad, "dangling dep");
+  bad = text;
+  bad.insert(bad.find('}', late), ",}");
+  expect_same_error(bad, "syntax error inside an op");
+  bad = text;
+  bad.replace(bad.find("\"format_version\": 1"), 19, "\"format_version\": 3");
+  expect_same_error(bad + "", "newer version");
+  bad = text;
+  bad.replace(bad.find("\"id\":\"op_29000\""), 16, "\"id\":\"op_28999\"");
+  expect_same_error(bad, "duplicate id");
+  bad = text;
+  bad.insert(bad.rfind(']'), "  ,\n");
+  expect_same_error(bad, "comma after the last op");
   std::filesystem::remove(file);
 }
 
