@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <span>
@@ -47,52 +48,99 @@ std::int32_t clamp_room(std::int64_t v) {
 /// common level per SM, one more on the first ones), so SMs stay in few runs: about 10 for 132 SMs on
 /// bench_import's trace, where every kernel meets three or four others. Every step of a replay then costs
 /// the runs it touches, not a pass over every SM, and SM order (which the spreading depends on) is kept.
+/// A run also remembers how many blocks of the replayed grid fit its room, until the room changes.
 class Room {
  public:
   struct Run {
     std::uint32_t end = 0;  ///< one past the run's last SM; a run begins where the previous one ends
     SmRoom room;
+    std::int32_t fit = 0;    ///< blocks of the grid in hand that fit one SM of the run, if fit_known
+    bool fit_known = false;
   };
 
   Room() = default;
-  Room(std::uint32_t sms, const SmResources& capacity)
-      : runs_{Run{sms, SmRoom{clamp_room(capacity.threads), clamp_room(capacity.blocks),
-                              clamp_room(capacity.registers), clamp_room(capacity.shared_mem)}}} {}
+  Room(std::uint32_t sms, const SmResources& capacity) {
+    const Run all{sms, SmRoom{clamp_room(capacity.threads), clamp_room(capacity.blocks),
+                              clamp_room(capacity.registers), clamp_room(capacity.shared_mem)}};
+    assign({&all, 1});
+  }
 
-  [[nodiscard]] std::span<const Run> runs() const { return runs_; }
+  [[nodiscard]] std::span<const Run> runs() const { return {buf_[cur_].data(), size_}; }
+  [[nodiscard]] std::span<Run> runs() { return {buf_[cur_].data(), size_}; }
   /// Takes `runs` as the room (keeps this object's storage).
-  void assign(std::span<const Run> runs) { runs_.assign(runs.begin(), runs.end()); }
+  void assign(std::span<const Run> runs) {
+    std::vector<Run>& b = buf_[cur_];
+    if (b.size() < runs.size()) b.resize(runs.size());
+    std::copy(runs.begin(), runs.end(), b.begin());
+    size_ = runs.size();
+  }
+  /// The grid in hand changed: no run's fit is known.
+  void forget_fits() {
+    for (Run& r : runs()) r.fit_known = false;
+  }
 
-  /// Adds `sign` x `need` for each block of `shares` (sorted by SM, disjoint).
+  /// Adds `sign` x `need` for each block of `shares` (sorted by SM, disjoint). Runs the shares leave alone
+  /// are copied as they are: only a piece next to a changed one can merge with it.
   void add(const SmResources& need, std::span<const Share> shares, std::int64_t sign) {
     if (shares.empty()) return;
-    next_.clear();
-    auto emit = [&](std::uint32_t end, const SmRoom& r) {
-      if (!next_.empty() && next_.back().room == r) next_.back().end = end;
-      else next_.push_back(Run{end, r});
-    };
-    std::size_t r = 0;
-    std::uint32_t at = 0;  // next_ covers [0, at)
-    for (const Share& s : shares) {
-      for (; at < s.begin; r += at == runs_[r].end ? 1 : 0) {
-        at = std::min(runs_[r].end, s.begin);
-        emit(at, runs_[r].room);
+    // The two buffers only grow (to the most pieces the shares can cut the runs into), so a replay step
+    // allocates nothing.
+    std::vector<Run>& next = buf_[cur_ ^ 1];
+    if (next.size() < size_ + 2 * shares.size() + 1) next.resize(size_ + 2 * shares.size() + 1);
+    Run* const out = next.data();
+    std::size_t w = 0;
+    auto emit = [&](std::uint32_t end, const SmRoom& room, std::int32_t fit, bool fit_known) {
+      if (w > 0 && out[w - 1].room == room) {
+        Run& b = out[w - 1];
+        b.end = end;
+        if (!b.fit_known && fit_known) b.fit = fit, b.fit_known = true;  // equal room: equal fit
+      } else {
+        out[w++] = Run{end, room, fit, fit_known};
       }
+    };
+    const Run* r = buf_[cur_].data();
+    const Run* const last = r + size_;
+    std::uint32_t at = 0;  // out covers [0, at)
+    auto copy_until = [&](std::uint32_t to) {
+      if (at >= to) return;
+      at = std::min(r->end, to);  // the first piece may merge with a changed one before it
+      emit(at, r->room, r->fit, r->fit_known);
+      if (at == r->end) ++r;
+      const Run* q = r;
+      while (q < last && q->end <= to) ++q;
+      if (q > r) {  // whole runs: they differ from their neighbours already
+        std::memcpy(out + w, r, static_cast<std::size_t>(q - r) * sizeof(Run));
+        w += static_cast<std::size_t>(q - r);
+        at = (q - 1)->end;
+        r = q;
+      }
+      if (at < to) {  // the start of a run the next share cuts
+        out[w] = *r;
+        out[w++].end = to;
+        at = to;
+      }
+    };
+    for (const Share& s : shares) {
+      copy_until(s.begin);
       const std::int64_t k = sign * s.count;
-      for (; at < s.end; r += at == runs_[r].end ? 1 : 0) {
-        at = std::min(runs_[r].end, s.end);
-        const SmRoom& a = runs_[r].room;
-        emit(at, SmRoom{clamp_room(a.threads + k * need.threads), clamp_room(a.blocks + k * need.blocks),
-                        clamp_room(a.registers + k * need.registers), clamp_room(a.shared_mem + k * need.shared_mem)});
+      for (; at < s.end; r += at == r->end ? 1 : 0) {
+        at = std::min(r->end, s.end);
+        const SmRoom& a = r->room;
+        emit(at,
+             SmRoom{clamp_room(a.threads + k * need.threads), clamp_room(a.blocks + k * need.blocks),
+                    clamp_room(a.registers + k * need.registers), clamp_room(a.shared_mem + k * need.shared_mem)},
+             0, false);
       }
     }
-    for (; r < runs_.size(); ++r) emit(runs_[r].end, runs_[r].room);
-    runs_.swap(next_);
+    copy_until((last - 1)->end);
+    cur_ ^= 1;
+    size_ = w;
   }
   void add(const Grant& g, std::int64_t sign) { add(g.need, g.shares, sign); }
 
  private:
-  std::vector<Run> runs_, next_;
+  std::vector<Run> buf_[2];  ///< the runs are buf_[cur_][0, size_); the other buffer is scratch
+  std::size_t cur_ = 0, size_ = 0;
 };
 
 /// How many blocks of one footprint fit into an SM's room: the least over resources of room / need,
@@ -173,7 +221,9 @@ void place(std::int64_t& pending, std::span<const FitRun> fits, std::vector<Shar
 /// A kernel's block time is found by bisection, each probe a replay of its grid with another block time.
 /// Until the grid's first block ends, every probe follows the same steps as a replay in which no block
 /// ends at all; that open replay is recorded step by step, and a probe resumes from its last step before
-/// its own first block ends (about half of all replay steps on bench_import's trace).
+/// its own first block ends (about half of all replay steps on bench_import's trace). A probe that only
+/// has to tell whether the grid starts by a deadline stops once it is past it, and a probe repeated with
+/// the same block time is answered from memory.
 class BlockScheduler {
  public:
   /// A block time no replay reaches: blocks placed with it never end while their grid is placed.
@@ -191,7 +241,7 @@ class BlockScheduler {
       if (events_[k].release) release_grant(events_[k].grant);
     }
     events_.erase(events_.begin(), events_.begin() + static_cast<std::ptrdiff_t>(k));
-    steps_.clear();
+    forget_grid();
   }
 
   /// Places `blocks` blocks of footprint `need` from now on as room comes, none ending while the grid
@@ -201,37 +251,42 @@ class BlockScheduler {
     need_ = need;
     blocks_ = blocks;
     fit_ = FitCounter(need);
-    steps_.clear();
-    saved_room_.clear();
+    forget_grid();
     // A replay is recorded for resuming where every time is >= 0, so that an open block's end (its start +
     // kOpen) is never reached.
     open_last_ = replay_from_now(kOpen, now_ >= 0);
     open_own_ = own_;
     open_shares_ = own_shares_;
+    own_for_ = kOpen;
     return open_last_;
   }
 
-  /// The grid of the last open_grid() (with no advance() or keep() since) with each block running
-  /// `block_ns` (kOpen: none ends while the grid waits); returns when its last block starts.
-  Nanos last_start(Nanos block_ns) {
-    if (block_ns >= kOpen) {
-      own_ = open_own_;
-      own_shares_ = open_shares_;
-      return open_last_;
-    }
-    // The last recorded step before the grid's first block ends: the probe is the open replay until then.
-    const Nanos first_end = open_own_.empty() ? kNever : open_own_.front().from + block_ns;
-    const auto after = std::partition_point(steps_.begin(), steps_.end(),
-                                            [&](const Step& s) { return s.t < first_end; });
-    if (after == steps_.begin()) return replay_from_now(block_ns, false);
-    const Step& s = *(after - 1);
-    own_.assign(open_own_.begin(), open_own_.begin() + static_cast<std::ptrdiff_t>(s.own));
-    own_shares_.assign(open_shares_.begin(), open_shares_.begin() + static_cast<std::ptrdiff_t>(s.shares));
-    free_.assign(std::span<const Room::Run>(saved_room_).subspan(s.room_begin, s.room_end - s.room_begin));
-    return follow(s.t, s.pending, s.next_event, block_ns, false);
+  /// When the last block of the grid of the last open_grid() (with no advance() or keep() since) starts
+  /// if each block runs `block_ns` (kOpen: none ends while the grid waits). A replay that gets past
+  /// `give_up_after` stops there and returns kNever: the last block would start later still.
+  Nanos last_start(Nanos block_ns, Nanos give_up_after = kNever) {
+    if (block_ns >= kOpen) return open_last_;
+    for (const auto& [ns, last] : probes_)
+      if (ns == block_ns) return last;
+    const Nanos last = replay(block_ns, give_up_after);
+    if (own_for_ == block_ns) probes_.emplace_back(block_ns, last);
+    return last;
   }
 
-  /// Keeps the blocks of the last last_start() or open_grid() on their SMs for later kernels, each running
+  /// Makes the grid's blocks those of its replay with blocks of `block_ns`, for keep().
+  void settle(Nanos block_ns) {
+    if (block_ns >= kOpen) block_ns = kOpen;
+    if (own_for_ == block_ns) return;
+    if (block_ns == kOpen) {
+      own_ = open_own_;
+      own_shares_ = open_shares_;
+      own_for_ = kOpen;
+      return;
+    }
+    (void)replay(block_ns, kNever);
+  }
+
+  /// Keeps the blocks of the last settle() (or open_grid()) on their SMs for later kernels, each running
   /// `block_ns`, none past `limit`, the kernel's measured end: where the trace and the occupancy rules
   /// disagree, the replay must not carry a backlog the device never had into later kernels.
   void keep(Nanos block_ns, Nanos limit) {
@@ -244,11 +299,11 @@ class BlockScheduler {
       if (o.from != now_) insert(Event{o.from, id, false});
       insert(Event{to, id, true});
     }
-    steps_.clear();
+    forget_grid();
   }
 
-  /// When the first block of the last replay started.
-  [[nodiscard]] Nanos first_start() const { return own_.empty() ? now_ : own_.front().from; }
+  /// When the first block of the open replay started.
+  [[nodiscard]] Nanos first_start() const { return open_own_.empty() ? now_ : open_own_.front().from; }
 
   /// No block of an earlier kernel holds an SM now or will take one later.
   [[nodiscard]] bool idle() const { return events_.empty(); }
@@ -277,25 +332,60 @@ class BlockScheduler {
     std::size_t room_begin = 0, room_end = 0;
   };
 
-  Nanos replay_from_now(Nanos block_ns, bool record) {
+  void forget_grid() {
+    steps_.clear();
+    saved_room_.clear();
+    probes_.clear();
+    own_for_ = -1;
+  }
+
+  /// The grid with blocks of `block_ns` (< kOpen), from the open replay's last step before its first block
+  /// ends. own_ holds its grants unless it gave up.
+  Nanos replay(Nanos block_ns, Nanos give_up_after) {
+    own_for_ = -1;
+    const Nanos first_end = open_own_.empty() ? kNever : open_own_.front().from + block_ns;
+    const auto after = std::partition_point(steps_.begin(), steps_.end(),
+                                            [&](const Step& s) { return s.t < first_end; });
+    Nanos last;
+    if (after == steps_.begin()) {
+      last = replay_from_now(block_ns, false, give_up_after);
+    } else {
+      const Step& s = *(after - 1);
+      own_.assign(open_own_.begin(), open_own_.begin() + static_cast<std::ptrdiff_t>(s.own));
+      own_shares_.assign(open_shares_.begin(), open_shares_.begin() + static_cast<std::ptrdiff_t>(s.shares));
+      free_.assign(std::span<const Room::Run>(saved_room_).subspan(s.room_begin, s.room_end - s.room_begin));
+      last = follow(s.t, s.pending, s.next_event, block_ns, false, give_up_after);
+    }
+    if (last != kNever || !gave_up_) own_for_ = block_ns;
+    return last;
+  }
+
+  Nanos replay_from_now(Nanos block_ns, bool record, Nanos give_up_after = kNever) {
     own_.clear();
     own_shares_.clear();
     free_.assign(room_.runs());
+    free_.forget_fits();
     std::int64_t pending = blocks_;
     place_at(now_, pending);
     if (record) save(now_, pending, 0);
-    return follow(now_, pending, 0, block_ns, record);
+    return follow(now_, pending, 0, block_ns, record, give_up_after);
   }
 
   /// From a placement at `t` on: room comes as the grid's own blocks end (each `block_ns` after it
   /// started) and earlier kernels' grants start and end; places as it comes until no block is pending.
-  Nanos follow(Nanos t, std::int64_t pending, std::size_t next_event, Nanos block_ns, bool record) {
+  Nanos follow(Nanos t, std::int64_t pending, std::size_t next_event, Nanos block_ns, bool record,
+               Nanos give_up_after) {
+    gave_up_ = false;
     std::size_t own_next = 0;  // no own block ended before `t`
     while (pending > 0) {
       const Nanos own_end = own_next < own_.size() ? own_[own_next].from + block_ns : kNever;
       const Nanos other = next_event < events_.size() ? events_[next_event].at : kNever;
       t = std::min(own_end, other);
       if (t >= kOpen) return kNever;
+      if (t > give_up_after) {  // the last block starts at t or later
+        gave_up_ = true;
+        return kNever;
+      }
       for (; own_next < own_.size() && own_[own_next].from + block_ns == t; ++own_next)
         free_.add(need_, shares(own_[own_next]), +1);
       for (; next_event < events_.size() && events_[next_event].at == t; ++next_event)
@@ -310,8 +400,9 @@ class BlockScheduler {
   void place_at(Nanos t, std::int64_t& pending) {
     fits_.clear();
     std::uint32_t begin = 0;
-    for (const Room::Run& r : free_.runs()) {
-      const std::int32_t f = fit_(r.room);
+    for (Room::Run& r : free_.runs()) {
+      if (!r.fit_known) r.fit = fit_(r.room), r.fit_known = true;
+      const std::int32_t f = r.fit;
       if (f > 0) {
         if (!fits_.empty() && fits_.back().end == begin && fits_.back().fit == f) fits_.back().end = r.end;
         else fits_.push_back(FitRun{begin, r.end, f});
@@ -322,7 +413,7 @@ class BlockScheduler {
     place(pending, fits_, own_shares_);
     if (own_shares_.size() == first) return;
     own_.push_back(OwnGrant{t, first, own_shares_.size()});
-    free_.add(need_, shares(own_.back()), -1);
+    if (pending > 0) free_.add(need_, shares(own_.back()), -1);  // the grid's last placement needs no room after it
   }
 
   void save(Nanos t, std::int64_t pending, std::size_t next_event) {
@@ -376,6 +467,9 @@ class BlockScheduler {
   std::vector<OwnGrant> own_, open_own_;
   std::vector<Share> own_shares_, open_shares_;
   Nanos open_last_ = kNever;
+  Nanos own_for_ = -1;     ///< the block time of the replay own_ holds (kOpen: the open one; -1: none)
+  bool gave_up_ = false;   ///< the last follow() stopped at its deadline
+  std::vector<std::pair<Nanos, Nanos>> probes_;  ///< block time -> last start, this grid's finished probes
   std::vector<Step> steps_;
   std::vector<Room::Run> saved_room_;
 };
@@ -426,14 +520,18 @@ BlockTimes kernel_block_times(std::span<const MeasuredKernel> kernels, const mod
     // One wave: its blocks started as room came. Where no block ended before the last one started, the
     // block time is the end minus that last start. Where some did (blocks shorter than the wait), the
     // room they gave back may have let the last start earlier: the block time T is then the largest with
-    // end - last_start(T) >= T, found by bisection.
+    // end - last_start(T) >= T, found by bisection. The placement kept for later kernels is that of the
+    // last replay the search needed.
     Nanos last = scheduler.open_grid(blocks, need);
-    const bool exact = last != kNever && end - last >= 1 &&
-                       (end - last >= last - scheduler.first_start() ||
-                        scheduler.last_start(end - last) == last);
+    Nanos placed = BlockScheduler::kOpen;
+    bool exact = last != kNever && end - last >= 1 && end - last >= last - scheduler.first_start();
+    if (!exact && last != kNever && end - last >= 1) {
+      placed = end - last;
+      exact = scheduler.last_start(placed, last) == last;
+    }
     if (!exact) {
       auto fits = [&](Nanos t) {  // blocks of t ns end the grid by its measured end
-        const Nanos l = scheduler.last_start(t);
+        const Nanos l = scheduler.last_start(t, end - t);
         return l != kNever && end - l >= t;
       };
       // Room only grows when blocks end sooner, so T0 = end - last (no block ending early) fits, and
@@ -450,21 +548,24 @@ BlockTimes kernel_block_times(std::span<const MeasuredKernel> kernels, const mod
           const Nanos mid = lo + (hi - lo) / 2;
           if (fits(mid)) lo = mid; else hi = mid;
         }
-        (void)scheduler.last_start(lo);  // the placement to keep
+        placed = lo;
         last = end - lo;
       }
     }
     if (last == kNever || end - last < 1) {
       ++out.inconsistent;
       if (met_later) {
-        (void)scheduler.last_start(BlockScheduler::kOpen);
+        scheduler.settle(BlockScheduler::kOpen);
         scheduler.keep(alone, k.end);
       }
       continue;
     }
     result = std::min(alone, end - last);
     if (result < alone) ++out.contended;
-    if (met_later) scheduler.keep(result, k.end);
+    if (met_later) {
+      scheduler.settle(placed);
+      scheduler.keep(result, k.end);
+    }
   }
   return out;
 }
