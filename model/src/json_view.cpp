@@ -229,6 +229,19 @@ void JsonDocument::reset(std::string_view text) {
   failed_ = false;
 }
 
+void PaddedText::load_ahead(std::size_t offset, std::size_t length) const noexcept {
+#ifdef MADV_POPULATE_READ
+  if (mapping_ == nullptr || offset >= mapped_size_) return;
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t begin = offset / page * page;
+  const std::size_t end = std::min(offset + length, mapped_size_);
+  (void)::madvise(static_cast<char*>(mapping_) + begin, end - begin, MADV_POPULATE_READ);  // best effort
+#else
+  (void)offset;
+  (void)length;
+#endif
+}
+
 void PaddedText::release_before(std::size_t offset) const noexcept {
   if (mapping_ == nullptr) return;
   const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));

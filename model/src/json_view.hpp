@@ -145,6 +145,9 @@ class PaddedText {
   /// read again from the file): a reader that has passed them keeps the resident size of the text small.
   /// Does nothing for a text held in memory.
   void release_before(std::size_t offset) const noexcept;
+  /// Reads the pages of [offset, offset + length) of a mapped text in at once (one request instead of a
+  /// fault per few pages), for a reader about to walk them. Does nothing for a text held in memory.
+  void load_ahead(std::size_t offset, std::size_t length) const noexcept;
   explicit PaddedText(simdjson::padded_string text) : copy_(std::move(text)) {}
   PaddedText(PaddedText&& o) noexcept { swap(o); }
   PaddedText& operator=(PaddedText&& o) noexcept {

@@ -4,6 +4,9 @@
 #include "streamlab/model/trace.hpp"
 
 #include <array>
+#include <cstring>
+#include <limits>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -340,9 +343,189 @@ BlockPlacement parse_block(const Reader& r, JsonRef b, const Place& p) {
   return bp;
 }
 
+// A span event exactly as write_chrome_json writes it, read straight from its line: the fixed keys in
+// their order, plain strings (printable ASCII, no escapes), integers and simple decimals. Anything else
+// (other tools' events, metadata events, escapes, exponents) is not this reader's: it returns false and
+// the line is parsed as JSON instead. What it accepts it checks as parse_span does.
+class SpanLine {
+ public:
+  explicit SpanLine(std::string_view line) : at_(line.data()), end_(line.data() + line.size()) {}
+
+  bool read(Span& s) {
+    std::string_view name, cat, op_id, engine;
+    std::uint64_t pid = 0, tid = 0, op = 0, stream = 0;
+    std::int64_t start = 0, end = 0;
+    if (!(lit("{\"name\":") && str(name) && lit(",\"cat\":") && str(cat) && lit(",\"ph\":\"X\",\"ts\":") && decimal() &&
+          lit(",\"dur\":") && decimal() && lit(",\"pid\":") && uint(pid) && lit(",\"tid\":") && uint(tid) &&
+          lit(",\"args\":{\"op\":") && uint(op) && lit(",\"op_id\":") && str(op_id) && lit(",\"engine\":") &&
+          str(engine) && lit(",\"stream\":") && uint(stream) && lit(",\"start_ns\":") && integer(start) &&
+          lit(",\"end_ns\":") && integer(end)))
+      return false;
+    bool host_call = false;
+    if (lit(",\"host_call\":true"))
+      host_call = true;
+    else
+      (void)lit(",\"host_call\":false");
+    if (!lit("}}") || at_ != end_) return false;
+    constexpr std::uint64_t kU32 = std::numeric_limits<std::uint32_t>::max();
+    const auto kind = parse_op_kind(cat);
+    const auto eng = parse_engine(engine);
+    if (!kind || !eng || pid > kU32 || op > kU32 || stream > kU32 || start < -kMaxTraceNs || start > kMaxTraceNs ||
+        end < -kMaxTraceNs || end > kMaxTraceNs || end < start || (host_call && *eng != Engine::host))
+      return false;  // parse_span says what is wrong
+    s.op = static_cast<OpIndex>(op);
+    s.op_id = op_id;
+    s.name = name;
+    s.kind = *kind;
+    s.device = static_cast<std::uint32_t>(pid);
+    s.stream = static_cast<std::uint32_t>(stream);
+    s.engine = *eng;
+    s.host_call = host_call;
+    s.start_ns = start;
+    s.end_ns = end;
+    return true;
+  }
+
+ private:
+  bool lit(std::string_view l) {
+    if (static_cast<std::size_t>(end_ - at_) < l.size() || std::memcmp(at_, l.data(), l.size()) != 0) return false;
+    at_ += l.size();
+    return true;
+  }
+  bool str(std::string_view& out) {
+    if (at_ == end_ || *at_ != '"') return false;
+    const char* begin = ++at_;
+    while (at_ != end_ && *at_ != '"') {
+      const auto c = static_cast<unsigned char>(*at_);
+      if (c < 0x20 || c > 0x7e || c == '\\') return false;
+      ++at_;
+    }
+    if (at_ == end_) return false;
+    out = std::string_view(begin, static_cast<std::size_t>(at_ - begin));
+    ++at_;
+    return true;
+  }
+  // Digits of a JSON integer without sign: 0, or no leading zero; at most 18 (no overflow).
+  bool digits(std::uint64_t& v) {
+    const char* begin = at_;
+    v = 0;
+    while (at_ != end_ && *at_ >= '0' && *at_ <= '9') v = v * 10 + static_cast<std::uint64_t>(*at_++ - '0');
+    const auto n = at_ - begin;
+    return n >= 1 && n <= 18 && (n == 1 || *begin != '0');
+  }
+  bool uint(std::uint64_t& v) { return digits(v); }
+  bool integer(std::int64_t& v) {
+    const bool negative = at_ != end_ && *at_ == '-';
+    if (negative) ++at_;
+    std::uint64_t u = 0;
+    if (!digits(u)) return false;
+    v = negative ? -static_cast<std::int64_t>(u) : static_cast<std::int64_t>(u);
+    return true;
+  }
+  // A JSON number the reader ignores (ts, dur): an integer with an optional fraction, no exponent.
+  bool decimal() {
+    std::int64_t ignored = 0;
+    if (!integer(ignored)) return false;
+    if (at_ != end_ && *at_ == '.') {
+      ++at_;
+      const char* begin = at_;
+      while (at_ != end_ && *at_ >= '0' && *at_ <= '9') ++at_;
+      if (at_ == begin || at_ - begin > 18) return false;
+    }
+    return true;
+  }
+
+  const char* at_;
+  const char* end_;
+};
+
+std::string_view trim_line(std::string_view s) {
+  const auto first = s.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
+}
+
+// Signals "not this reader's layout, or a problem": the whole-file reader takes over.
+struct NotByLines {};
+
 }  // namespace
 
 namespace detail {
+
+std::optional<Trace> read_trace_by_lines(std::string_view t, const std::string& source, const PaddedText* mapped,
+                                         ProgressCounter* progress) {
+  constexpr std::string_view kOpen = "{\"traceEvents\": [\n";
+  if (t.substr(0, kOpen.size()) != kOpen) return std::nullopt;
+  try {
+    Trace trace;
+    Reader r(source);
+    JsonDocument doc(std::string_view(), source);
+    JsonArena arena;
+    std::size_t close = std::string_view::npos;
+    std::size_t i = 0;  // events
+    bool comma = true;
+    const auto reserve = [&](std::size_t at) {
+      const double per_line = static_cast<double>(at - kOpen.size()) / static_cast<double>(i);
+      trace.spans.reserve(static_cast<std::size_t>(static_cast<double>(t.size()) / per_line * 1.02) + 16);
+    };
+    if (progress != nullptr) progress->set_total(t.size());
+    constexpr std::size_t kWindow = std::size_t{8} << 20;  // read in ahead, given back behind
+    std::size_t loaded = 0;
+    for (std::size_t at = kOpen.size(); at < t.size();) {
+      if (mapped != nullptr && at + kWindow / 2 > loaded) {
+        mapped->load_ahead(loaded, kWindow);
+        loaded += kWindow;
+      }
+      std::size_t end = t.find('\n', at);
+      if (end == std::string_view::npos) end = t.size();
+      const std::string_view line = trim_line(t.substr(at, end - at));
+      if (!line.empty() && line.front() == ']') {
+        close = t.find(']', at);
+        break;
+      }
+      if (!comma || line.size() < 2 || line.front() != '{') throw NotByLines{};
+      comma = line.back() == ',';
+      const std::string_view element = comma ? line.substr(0, line.size() - 1) : line;
+      Span s;
+      if (SpanLine(element).read(s)) {
+        trace.spans.push_back(std::move(s));
+      } else {
+        // Any other event: parsed as JSON, read as the whole-file reader reads an event.
+        doc.reset(element);
+        const JsonRef e = doc.build_root(arena);
+        const Place p("/traceEvents/" + std::to_string(i));
+        r.expect_object(e, p);
+        EventFields ev;
+        (void)e.members(kEventFieldNames, ev);
+        const std::string_view ph = r.get_string(need(r, e, p, ev, kEventFieldNames, e_ph), Place(p, "/ph"));
+        if (ph == "X") trace.spans.push_back(parse_span(r, e, ev, p));
+      }
+      ++i;
+      at = end + 1;
+      if (i == 4096) reserve(at);
+      if (i % 65536 == 0) {
+        if (mapped != nullptr) mapped->release_before(at);
+        if (progress != nullptr) progress->set_done(at);
+      }
+    }
+    if (close == std::string_view::npos || (i > 0 && comma)) throw NotByLines{};
+
+    // The rest of the document with an empty event list: metadata and block placements read as always.
+    std::string rest(t.substr(0, kOpen.size() - 1));
+    rest += ']';
+    rest += t.substr(close + 1);
+    JsonDocument top_doc(rest, source);
+    Trace top = read_trace(top_doc, nullptr);
+    trace.meta = std::move(top.meta);
+    trace.blocks = std::move(top.blocks);
+    if (progress != nullptr) progress->set_done(t.size());
+    return trace;
+  } catch (const NotByLines&) {
+    return std::nullopt;
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+}
 
 Trace read_trace(JsonDocument& doc, ProgressCounter* progress) {
   Reader r(doc.source());
@@ -417,11 +600,19 @@ Trace read_trace(JsonDocument& doc, ProgressCounter* progress) {
 }  // namespace detail
 
 Trace parse_chrome_trace(std::string_view json_text, const std::string& source) {
+  if (auto t = detail::read_trace_by_lines(json_text, source, nullptr, nullptr)) return std::move(*t);
   detail::JsonDocument doc(json_text, source);
   return detail::read_trace(doc, nullptr);
 }
 
 Trace load_trace(const std::filesystem::path& file, ProgressCounter* progress) {
+  if (auto t = with_step(file.string(), "parsing", [&]() -> std::optional<Trace> {
+        const auto mapped = detail::PaddedText::map(file, /*populate=*/false);
+        if (!mapped) return std::nullopt;
+        return detail::read_trace_by_lines(std::string_view(mapped->data(), mapped->size()), file.string(), &*mapped,
+                                           progress);
+      }))
+    return std::move(*t);
   return detail::read_json_file(file, [&](detail::JsonDocument& doc) { return detail::read_trace(doc, progress); });
 }
 

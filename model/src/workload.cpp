@@ -1310,7 +1310,13 @@ std::optional<Workload> read_workload_by_lines(const std::filesystem::path& file
     };
     if (progress != nullptr) progress->set_total(t.size());
     chunk.assign(1, '[');
+    constexpr std::size_t kWindow = std::size_t{8} << 20;  // read in ahead, given back behind
+    std::size_t loaded = 0;
     for (std::size_t at = lines; at < t.size();) {
+      if (at + kWindow / 2 > loaded) {
+        mapped->load_ahead(loaded, kWindow);
+        loaded += kWindow;
+      }
       std::size_t end = t.find('\n', at);
       if (end == std::string_view::npos) end = t.size();
       const std::string_view line = trim(t.substr(at, end - at));

@@ -2,6 +2,7 @@
 // need (X events in microseconds, thread names), and clear errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
@@ -161,6 +162,53 @@ TEST(TraceIoErrors, BadSpanFieldsNameTheEventAndOp) {
   bad = j;
   bad["streamlabBlocks"][1] = {1, 2, 3};
   expect_error(bad.dump(), "/streamlabBlocks/1", "", "expected [op, block, sm, start_ns, end_ns]");
+}
+
+// A trace laid out as streamlab writes it (one event per line) has its span lines read directly; every
+// other line (metadata, escapes, non-ASCII names) is parsed as JSON. Both give what the whole-text parse
+// of the same trace on one line gives, and a bad span line is refused with the same place, op and reason.
+TEST(TraceIoErrors, LineLaidOutTracesReadAsTheWholeTextDoes) {
+  Trace t = sample_trace();
+  t.spans.push_back(Span{3, "call", "cudaLaunchKernel", OpKind::kernel, 0, 2, Engine::host, -5, 7, true});
+  t.spans.push_back(Span{4, "k\u00e9", "na\u00efve \\ kernel", OpKind::kernel, 0, 3, Engine::sm, 10, 20});
+  for (std::uint32_t i = 0; i < 70'000; ++i)  // past the readers' reservation and give-back points
+    t.spans.push_back(Span{5 + i, "op_" + std::to_string(i), "k", OpKind::kernel, 0, 1 + i % 7, Engine::sm,
+                           std::int64_t{i} * 10, std::int64_t{i} * 10 + 9});
+  const std::string text = trace_to_chrome_json(t);
+  std::string one_line = text;
+  std::replace(one_line.begin(), one_line.end(), '\n', ' ');
+  EXPECT_EQ(parse_chrome_trace(text, "t.json"), t);
+  EXPECT_EQ(parse_chrome_trace(one_line, "t.json"), t);
+  const auto file = std::filesystem::temp_directory_path() / ("streamlab_lines_" + std::to_string(::getpid()) + ".json");
+  save_trace(t, file);
+  EXPECT_EQ(load_trace(file), t);
+  std::filesystem::remove(file);
+
+  const std::size_t first_x = text.find("\"ph\":\"X\"");
+  ASSERT_NE(first_x, std::string::npos);
+  // The event's index: the lines before it.
+  const auto index = static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(first_x), '\n')) - 1;
+  const std::string p = "/traceEvents/" + std::to_string(index);
+  const auto edited = [&](std::string_view from, std::string_view to) {
+    std::string bad = text;
+    const auto at = bad.find(from, text.rfind('\n', first_x));  // in the event's line
+    EXPECT_NE(at, std::string::npos) << from;
+    return bad.replace(at, from.size(), to);
+  };
+  expect_error(edited("\"engine\":\"copy_h2d\"", "\"engine\":\"dma\""), p + "/args/engine", "h2d_0", "unknown engine 'dma'");
+  expect_error(edited("\"end_ns\":2500", "\"end_ns\":10"), p + "/args/end_ns", "h2d_0",
+               "ends (10 ns) before it starts (1000 ns)");
+  expect_error(edited("\"cat\":\"h2d\"", "\"cat\":\"copy\""), p + "/cat", "h2d_0", "unknown op kind 'copy'");
+  expect_error(edited(",\"start_ns\":1000", ""), p + "/args", "h2d_0", "missing required key 'start_ns'");
+  expect_error(edited("\"stream\":1", "\"stream\":\"1\""), p + "/args/stream", "h2d_0", "expected an integer");
+  expect_error(edited("\"stream\":1", "\"stream\":4294967296"), p + "/args/stream", "h2d_0", "");
+  try {  // not JSON (a leading zero): the syntax error's line is the event's
+    (void)parse_chrome_trace(edited("\"op\":0", "\"op\":00"), "t.json");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.place().rfind("line " + std::to_string(index + 2) + ", column ", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("malformed JSON"), std::string::npos) << e.what();
+  }
 }
 
 TEST(TraceIoErrors, MalformedJson) {
