@@ -1,6 +1,7 @@
 #include "gzip_file.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -14,15 +15,51 @@
 
 namespace streamlab::import::detail {
 
+PaddedText::~PaddedText() {
+  if (mapping_ != nullptr) ::munmap(mapping_, capacity_);
+}
+
+std::optional<PaddedText> PaddedText::map(const std::filesystem::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  const auto size = static_cast<std::size_t>(st.st_size);
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t length = (size + kPadding + page - 1) / page * page;
+  // Zero pages for the whole length first, then the file over their start: the bytes past the end of the
+  // file, in its last page and beyond, read as zeros.
+  void* base = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  void* at = ::mmap(base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, fd, 0);
+  ::close(fd);
+  if (at == MAP_FAILED) {
+    ::munmap(base, length);
+    return std::nullopt;
+  }
+  PaddedText t;
+  t.mapping_ = base;
+  t.mapped_ = static_cast<const char*>(base);
+  t.size_ = size;
+  t.capacity_ = length;
+  return t;
+}
+
 char* PaddedText::reserve_more(std::size_t n) {
   if (capacity_ - size_ < n + kPadding) {
     const std::size_t want = std::max(size_ + n + kPadding, capacity_ + capacity_ / 2);
     auto grown = std::make_unique_for_overwrite<char[]>(want);  // not zeroed: the text overwrites it
-    if (size_ > 0) std::memcpy(grown.get(), data_.get(), size_);
-    data_ = std::move(grown);
+    if (size_ > 0) std::memcpy(grown.get(), buffer_.get(), size_);
+    buffer_ = std::move(grown);
     capacity_ = want;
   }
-  return data_.get() + size_;
+  return buffer_.get() + size_;
 }
 
 namespace {
@@ -62,7 +99,8 @@ PaddedText read_raw(const std::filesystem::path& file) {
 }  // namespace
 
 PaddedText read_maybe_gzip(const std::filesystem::path& file) {
-  PaddedText raw = read_raw(file);
+  std::optional<PaddedText> mapped = PaddedText::map(file);
+  PaddedText raw = mapped ? std::move(*mapped) : read_raw(file);
   if (raw.size() < 2 || static_cast<unsigned char>(raw.data()[0]) != 0x1f ||
       static_cast<unsigned char>(raw.data()[1]) != 0x8b)
     return raw;

@@ -3,28 +3,55 @@
 #include <cstddef>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 namespace streamlab::import::detail {
 
-/// A file's text followed by room for simdjson's padding (at least kPadding bytes), so the JSON reader
-/// parses it where it lies instead of copying a gigabyte-sized trace once more.
+/// A file's text followed by room for simdjson's padding (at least kPadding readable bytes), so the JSON
+/// reader parses it where it lies instead of copying a gigabyte-sized trace once more. Either a regular
+/// file mapped (private, read-only, populated in one call rather than a page fault per page) over zero
+/// pages that provide the padding, or a buffer filled by reserve_more() and commit().
 class PaddedText {
  public:
   static constexpr std::size_t kPadding = 64;
 
-  [[nodiscard]] const char* data() const noexcept { return data_.get(); }
+  PaddedText() = default;
+  PaddedText(PaddedText&& o) noexcept { swap(o); }
+  PaddedText& operator=(PaddedText&& o) noexcept {
+    PaddedText(std::move(o)).swap(*this);
+    return *this;
+  }
+  PaddedText(const PaddedText&) = delete;
+  PaddedText& operator=(const PaddedText&) = delete;
+  ~PaddedText();
+
+  /// The file mapped, or nothing where it cannot be (not a regular file, empty, no mapping): the caller
+  /// reads it instead.
+  [[nodiscard]] static std::optional<PaddedText> map(const std::filesystem::path& file);
+
+  [[nodiscard]] const char* data() const noexcept { return mapping_ != nullptr ? mapped_ : buffer_.get(); }
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
-  /// Bytes allocated: size() + kPadding or more.
+  /// Readable bytes from data(): size() + kPadding or more.
   [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
-  [[nodiscard]] std::string_view text() const noexcept { return {data_.get(), size_}; }
+  [[nodiscard]] std::string_view text() const noexcept { return {data(), size_}; }
 
   /// Where `n` more bytes of text go (the buffer grows as needed); commit() then counts those written.
+  /// Not for a mapped file.
   char* reserve_more(std::size_t n);
   void commit(std::size_t n) noexcept { size_ += n; }
 
  private:
-  std::unique_ptr<char[]> data_;
+  void swap(PaddedText& o) noexcept {
+    std::swap(buffer_, o.buffer_);
+    std::swap(mapping_, o.mapping_);
+    std::swap(mapped_, o.mapped_);
+    std::swap(size_, o.size_);
+    std::swap(capacity_, o.capacity_);
+  }
+  std::unique_ptr<char[]> buffer_;
+  void* mapping_ = nullptr;  ///< the file's pages, then zero pages; capacity_ bytes
+  const char* mapped_ = nullptr;
   std::size_t size_ = 0, capacity_ = 0;
 };
 

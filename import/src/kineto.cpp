@@ -8,6 +8,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <new>
 #include <unordered_map>
 
 #include "gzip_file.hpp"
@@ -224,6 +225,14 @@ Capture parse_padded(simdjson::padded_string_view padded, const std::string& sou
   std::vector<Pending> unlinked;
   std::vector<std::pair<std::int64_t, std::string>> device_names;
   bool saw_events = false;
+  // A GPU record and its API call take several hundred bytes of Kineto JSON each: room for as many as the
+  // text could hold, so the arrays do not grow by copying (untouched capacity costs no memory).
+  try {
+    const std::size_t most_records = std::min<std::size_t>(padded.length() / 256, std::size_t{1} << 26);
+    cap.activities.reserve(most_records);
+    cap.calls.reserve(most_records);
+  } catch (const std::bad_alloc&) {  // no address space for that much: grow as needed
+  }
 
   try {
     for (auto top : root) {

@@ -2,6 +2,11 @@
 // Scenarios small enough to work out by hand on the bundled H100 profile with CUPTI's span pad set to 0.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+
 #include "streamlab/import/block_time.hpp"
 #include "streamlab/model/device_profile.hpp"
 #include "streamlab/model/occupancy.hpp"
@@ -98,6 +103,83 @@ TEST(BlockTime, ChainsOfOverlappingGemmsRecoverEachOwnTime) {
       EXPECT_LE(t.ns[i], k[i].end - k[i].start);
     }
     EXPECT_EQ(t.inconsistent, 0u) << offset;
+  }
+}
+
+
+/// A busy timeline, the same on every platform (SplitMix64, no std distributions): one-wave and
+/// many-wave grids of several footprints (GEMM-like one block per SM, small blocks, shared-memory-heavy
+/// blocks), spans from a microsecond to 200 us, and `overlap` kernels in flight on average, so that most
+/// kernels meet earlier ones and many need the bisection.
+std::vector<MeasuredKernel> busy_timeline(std::uint64_t seed, std::size_t n, model::Nanos first, int overlap) {
+  std::uint64_t x = seed;
+  auto next = [&] {
+    std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  auto in = [&](std::uint64_t lo, std::uint64_t hi) { return lo + next() % (hi - lo + 1); };
+  std::vector<MeasuredKernel> k;
+  model::Nanos t = first;
+  for (std::size_t i = 0; i < n; ++i) {
+    model::KernelShape s;
+    switch (in(0, 4)) {
+      case 0: s = {{static_cast<std::uint32_t>(in(1, 140)), 1, 1}, {256, 1, 1}, 202, 48 * 1024}; break;
+      case 1: s = {{static_cast<std::uint32_t>(in(1, 2000)), 1, 1}, {128, 1, 1}, 32, 0}; break;
+      case 2: s = {{static_cast<std::uint32_t>(66 + in(0, 999)), 1, 1}, {256, 1, 1},
+                   static_cast<std::uint32_t>(32 + 16 * in(0, 4)), static_cast<std::uint32_t>(8192 * in(0, 2))}; break;
+      case 3: s = {{static_cast<std::uint32_t>(in(1, 264)), 1, 1}, {1024, 1, 1}, 64,
+                   static_cast<std::uint32_t>(1024 * in(0, 200))}; break;
+      default: s = {{static_cast<std::uint32_t>(in(1, 600)), static_cast<std::uint32_t>(in(1, 3)), 1},
+                    {static_cast<std::uint32_t>(32 * in(1, 32)), 1, 1}, static_cast<std::uint32_t>(in(16, 128)),
+                    static_cast<std::uint32_t>(1024 * in(0, 64))}; break;
+    }
+    const auto span = static_cast<model::Nanos>(in(0, 2) == 0 ? in(1, 3'000) : in(2'000, 200'000));
+    k.push_back({t, t + span, s});
+    t += static_cast<model::Nanos>(in(0, static_cast<std::uint64_t>(span / overlap)));
+  }
+  return k;
+}
+
+/// Every block time and count, one per line, as block_times_reference.txt holds them.
+std::string listing(const BlockTimes& t) {
+  std::ostringstream out;
+  out << "contended " << t.contended << " inconsistent " << t.inconsistent << " uncorrected " << t.uncorrected
+      << "\n";
+  for (model::Nanos ns : t.ns) out << ns << "\n";
+  return out.str();
+}
+
+TEST(BlockTime, BusyTimelinesGiveTheReferenceBlockTimes) {
+  // block_times_reference.txt was written by the per-SM scheduler this one replaced (ed0439d: one room
+  // entry per SM, every bisection probe replayed from the kernel's start, no probe given up or
+  // remembered). The run-length room, resumed probes, deadlines and cached fits are speed only: the
+  // block times and counts must be these, to the nanosecond.
+  model::DeviceProfile few_sms = model::bundled_h100_profile();
+  few_sms.sm_count.value = 7;
+  const struct {
+    const char* name;
+    model::DeviceProfile profile;
+    std::vector<MeasuredKernel> kernels;
+  } cases[] = {
+      {"h100", model::bundled_h100_profile(), busy_timeline(1, 600, 1'000'000, 4)},
+      {"h100 no pad", h100(), busy_timeline(2, 600, 0, 8)},
+      {"h100 negative times", model::bundled_h100_profile(), busy_timeline(3, 400, -3'000'000, 3)},
+      {"7 SMs", few_sms, busy_timeline(4, 400, 0, 12)},
+  };
+  std::ifstream in(STREAMLAB_SOURCE_DIR "/tests/unit/block_times_reference.txt");
+  ASSERT_TRUE(in) << "tests/unit/block_times_reference.txt";
+  std::stringstream all;
+  all << in.rdbuf();
+  std::string expected = all.str();
+  for (const auto& c : cases) {
+    const std::string head = std::string("# ") + c.name + "\n";
+    const auto at = expected.find(head);
+    ASSERT_NE(at, std::string::npos) << c.name;
+    const auto from = at + head.size();
+    const auto to = expected.find("# ", from);
+    EXPECT_EQ(listing(kernel_block_times(c.kernels, c.profile)), expected.substr(from, to - from)) << c.name;
   }
 }
 
