@@ -103,8 +103,7 @@ void GpuModel::prepare(const model::Workload& w, const std::string& source) {
   w_ = &w;
   source_ = source;
   const std::size_t n = w.ops.size();
-  op_start_.assign(n, -1);
-  op_end_.assign(n, -1);
+  op_times_.assign(n, OpTimes{});
   op_stream_.assign(n, kNone);
   if (explain_) exps_.assign(n, OpExplanation{});
   // Refuse, before anything runs, a kernel that could never be placed; the per-kernel numbers themselves
@@ -437,7 +436,7 @@ void GpuModel::complete(std::uint32_t c) {
   Command& x = cmds_[c];
   x.state = ActivityState::finished;
   if (x.kind == CmdKind::op) {
-    op_end_[x.payload] = now_;
+    op_times_[x.payload].end = now_;
     if (OpExplanation* e = exp(c)) e->ended = now_;
     // Batched: an atomic add per op costs more than the rest of completing it.
     if (progress_ != nullptr && ++unreported_ops_ == kProgressBatch) flush_progress();
@@ -645,7 +644,7 @@ void GpuModel::dispatch(std::uint32_t c) {
     case Work::none:
       x.state = ActivityState::running;
       if (x.kind == CmdKind::op) {
-        op_start_[x.payload] = now_;
+        op_times_[x.payload].start = now_;
         if (OpExplanation* e = exp(c)) e->started = now_;
       }
       complete(c);
@@ -653,7 +652,7 @@ void GpuModel::dispatch(std::uint32_t c) {
     case Work::fixed: {
       x.state = ActivityState::running;
       const model::Op& op = w_->ops[x.payload];
-      op_start_[x.payload] = now_;
+      op_times_[x.payload].start = now_;
       if (OpExplanation* e = exp(c)) e->started = now_;
       queue_.push(now_ + ceil_ns(static_cast<double>(op.bytes) / p_.memset), kFixedDone, c, 0);
       return;
@@ -854,7 +853,7 @@ void GpuModel::start_block(std::uint32_t r, std::uint32_t sm, Nanos start) {
   }
   if (!k.started) {
     k.started = true;
-    op_start_[k.op] = start;
+    op_times_[k.op].start = start;
     cmds_[k.cmd].state = ActivityState::running;
   }
   ++stats_.blocks;
@@ -1063,7 +1062,7 @@ void GpuModel::copy_start(std::uint32_t ei) {
   e.base_rate = rate;
   e.rate = opposite_busy(dir) ? rate * p_.bidirectional_factor[dir] : rate;
   e.last_update = now_ + latency;
-  op_start_[cmds_[c].payload] = now_;
+  op_times_[cmds_[c].payload].start = now_;
   if (OpExplanation* x = exp(c)) {
     x->started = now_;
     if (x->dequeued < now_) {
@@ -1139,7 +1138,7 @@ void GpuModel::worker_start() {
   Nanos d = p_.host_func_roundtrip;
   if (x.kind == CmdKind::op) {
     d += w_->ops[x.payload].host_ns;
-    op_start_[x.payload] = now_;
+    op_times_[x.payload].start = now_;
     if (OpExplanation* e = exp(c)) {
       e->started = now_;
       if (e->dequeued < now_) {
@@ -1191,7 +1190,7 @@ std::vector<model::Span> GpuModel::take_spans() {
   if (w_ == nullptr) return out;
   out.reserve(w_->ops.size());
   for (std::size_t i = 0; i < w_->ops.size(); ++i) {
-    if (op_stream_[i] == kNone || op_end_[i] < 0) continue;
+    if (op_stream_[i] == kNone || op_times_[i].end < 0) continue;
     const model::Op& op = w_->ops[i];
     model::Span& s = out.emplace_back();
     s.op = static_cast<model::OpIndex>(i);
@@ -1200,15 +1199,14 @@ std::vector<model::Span> GpuModel::take_spans() {
     s.kind = op.kind;
     s.stream = op_stream_[i];
     s.engine = model::engine_for(op.kind);
-    s.start_ns = op_start_[i];
-    s.end_ns = op_end_[i];
+    s.start_ns = op_times_[i].start;
+    s.end_ns = op_times_[i].end;
     // A traced kernel's record is wider than its blocks' span (reporting only). All of the width goes
     // before the first block: the kernel's completion, which the host and later work see, stays the
     // record's end, so no host wait is reported as resuming before the kernel it waited for ended.
     if (p_.span_pad > 0 && model::runs_on_sms(op.kind)) s.start_ns = std::max<Nanos>(0, s.start_ns - p_.span_pad);
   }
-  release(op_start_);
-  release(op_end_);
+  release(op_times_);
   release(op_stream_);
   return out;
 }

@@ -269,7 +269,7 @@ class GpuModel {
   [[nodiscard]] std::uint64_t event_completions() const noexcept { return event_completions_; }
   [[nodiscard]] bool stream_idle(std::uint32_t s) const noexcept { return streams_[s].tail == kNone; }
   [[nodiscard]] bool device_idle() const noexcept { return live_ == 0; }
-  [[nodiscard]] bool op_finished(model::OpIndex op) const noexcept { return op_end_[op] >= 0; }
+  [[nodiscard]] bool op_finished(model::OpIndex op) const noexcept { return op_times_[op].end >= 0; }
   [[nodiscard]] bool op_issued(model::OpIndex op) const noexcept { return op_stream_[op] != kNone; }
   [[nodiscard]] Nanos device_now() const noexcept { return now_; }
 
@@ -386,7 +386,12 @@ class GpuModel {
   std::vector<std::function<void()>> callbacks_;
 
   // Per op.
-  std::vector<Nanos> op_start_, op_end_;
+  /// An op's start and end side by side: it ends soon after it starts in event order, so the end finds
+  /// the line the start brought in (the host issued it long before: its stream is kept apart).
+  struct OpTimes {
+    Nanos start = -1, end = -1;
+  };
+  std::vector<OpTimes> op_times_;
   std::vector<std::uint32_t> op_stream_;
   std::unordered_map<model::OpIndex, std::vector<Nanos>> static_sums_;  ///< static task pools' per-block sums
   std::vector<OpExplanation> exps_;
