@@ -196,6 +196,7 @@ void SimBackend::enqueue(StreamId stream, model::OpIndex op) {
     throw std::logic_error("sim backend: op '" + m.workload->ops[op].id + "' enqueued twice");
   const model::Op& o = m.workload->ops[op];
   Nanos cost = 0, latency = 0;
+  bool host_may_wait = false;  // copies, memsets, prefetch: only these can be blocking (the workload checks say so)
   switch (o.kind) {
     case model::OpKind::kernel:
     case model::OpKind::task_pool:
@@ -206,7 +207,10 @@ void SimBackend::enqueue(StreamId stream, model::OpIndex op) {
     case model::OpKind::d2h:
     case model::OpKind::d2d:
     case model::OpKind::memset:
-    case model::OpKind::prefetch: cost = m.params.memcpy_issue; break;
+    case model::OpKind::prefetch:
+      cost = m.params.memcpy_issue;
+      host_may_wait = true;
+      break;
     case model::OpKind::host_func: cost = m.params.host_func_issue; break;
     case model::OpKind::barrier: break;  // a position in the stream; no API call of its own
     case model::OpKind::event_record:
@@ -222,9 +226,10 @@ void SimBackend::enqueue(StreamId stream, model::OpIndex op) {
   // cudaMemcpyAsync from/to pageable memory is synchronous for the host: it returns only once the copy
   // (and so everything before it on its stream) has completed. No wake-up: the calling thread drives it.
   // A program's blocking copy or memset (Op::blocking) returns the same way: the host waits in the call.
+  // (Kernels skip both fields: `blocking` lies on another cache line of the op than its kind.)
   const bool pageable_copy = o.host_memory == model::HostMemory::pageable &&
                              (o.kind == model::OpKind::h2d || o.kind == model::OpKind::d2h);
-  if (pageable_copy || o.blocking)
+  if (host_may_wait && (pageable_copy || o.blocking))
     (void)m.block_until([&] { return m.gpu.op_finished(op); }, std::numeric_limits<Nanos>::max(), 0, false);
 }
 
