@@ -100,12 +100,12 @@ def cli_rows(build, before, data, sizes, generators, repeats, large_repeats):
     return rows
 
 
-def cli_lines(rows):
+def cli_lines(rows, with_before):
     """The table; above 1M ops, `x 1M` is sim's CPU time (and sim - validate) over the 1M row's."""
     lines = [
-        "| workload | ops | build | input MiB | validate CPU s | sim CPU s | sim - validate | x 1M | "
-        "validate peak MiB | sim peak MiB |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| workload | ops |" + (" build |" if with_before else "") + " input MiB | validate CPU s | sim CPU s | "
+        "sim - validate | x 1M | validate peak MiB | sim peak MiB |",
+        "|---|---|" + ("---|" if with_before else "") + "---|---|---|---|---|---|---|",
     ]
     one_m = {(gen, tag): got for gen, n, _, tag, got in rows if n == 1000000}
     for gen, n, size, tag, got in rows:
@@ -115,7 +115,8 @@ def cli_lines(rows):
         if base is not None:
             (bvc, _), (bsc, _) = base["validate"], base["sim"]
             times = f"{sc / bsc:.1f} ({(sc - vc) / (bsc - bvc):.1f})"
-        lines.append(f"| {gen} | {scale_table.label(n)} | {tag} | {size / 2**20:.0f} | {vc:.2f} | {sc:.2f} | "
+        build = f" {tag} |" if with_before else ""
+        lines.append(f"| {gen} | {scale_table.label(n)} |{build} {size / 2**20:.0f} | {vc:.2f} | {sc:.2f} | "
                      f"{sc - vc:.2f} | {times} | {vr / 2**20:.0f} | {sr / 2**20:.0f} |")
     return lines
 
@@ -169,10 +170,12 @@ def main():
     lines = header(build) + [""] + bench_lines(run_bench(build.path)) + [""]
     sizes = [scale_table.parse_size(s) for s in args.sizes.split(",")]
     runs = f"{args.repeats} times each" + (f" ({args.large_repeats} above 1M ops)" if max(sizes) > 1000000 else "")
-    lines += [f"`validate` and `sim` ran {runs}, the builds taking turns: the fewest CPU seconds (user + system) "
-              "and the largest peak resident memory of the runs.", ""]
+    turns = ", the builds taking turns" if before else ""
+    lines += [f"`validate` and `sim` ran {runs}{turns}: the fewest CPU seconds (user + system) and the largest "
+              "peak resident memory of the runs. `x 1M`: sim's CPU time over the 1M row's (in brackets, sim - "
+              "validate over the 1M row's).", ""]
     lines += cli_lines(cli_rows(build, before, args.data, sizes, args.generators.split(","), args.repeats,
-                                args.large_repeats))
+                                args.large_repeats), before is not None)
     print("\n".join(lines))
     if args.write:
         write_section(args.write, lines)
