@@ -13,7 +13,7 @@ AnyFile load_any(const std::filesystem::path& file, const ShapeLimits& limits, s
   // parse of the whole file.
   if (!kind || *kind == FileKind::workload) {
     if (auto w = with_step(file.string(), "parsing",
-                           [&] { return detail::read_workload_by_lines(file, limits, progress); })) {
+                           [&] { return detail::read_workload_file_by_lines(file, limits, progress); })) {
       AnyFile out;
       out.kind = FileKind::workload;
       out.workload = std::move(*w);

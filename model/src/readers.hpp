@@ -11,11 +11,15 @@
 namespace streamlab::model::detail {
 
 [[nodiscard]] Workload read_workload(JsonDocument& doc, const ShapeLimits& limits, ProgressCounter* progress);
-/// A workload file laid out one op per line (as streamlab writes them), read a few thousand ops at a
+/// A workload text laid out one op per line (as streamlab writes them), read a few thousand ops at a
 /// time with the file's pages given back behind the reader; nothing for any other layout or for any
 /// problem, which the whole-file reader (read_workload) then reads and reports as always.
-[[nodiscard]] std::optional<Workload> read_workload_by_lines(const std::filesystem::path& file,
-                                                             const ShapeLimits& limits, ProgressCounter* progress);
+[[nodiscard]] std::optional<Workload> read_workload_by_lines(std::string_view text, const std::string& source,
+                                                             const PaddedText* mapped, const ShapeLimits& limits,
+                                                             ProgressCounter* progress);
+/// read_workload_by_lines of a file, mapped (pages read in as the reader goes).
+[[nodiscard]] std::optional<Workload> read_workload_file_by_lines(const std::filesystem::path& file,
+                                                                  const ShapeLimits& limits, ProgressCounter* progress);
 [[nodiscard]] Trace read_trace(JsonDocument& doc, ProgressCounter* progress);
 /// A trace as write_chrome_json lays it out (one event per line), its span events read straight from
 /// their lines and the text's pages given back behind the reader (`mapped`, when the text is a mapped

@@ -14,6 +14,7 @@
 #include "json_view.hpp"
 #include "readers.hpp"
 #include "json_write.hpp"
+#include "line_scanner.hpp"
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
 #include "streamlab/model/input_limits.hpp"
@@ -347,106 +348,45 @@ BlockPlacement parse_block(const Reader& r, JsonRef b, const Place& p) {
 // their order, plain strings (printable ASCII, no escapes), integers and simple decimals. Anything else
 // (other tools' events, metadata events, escapes, exponents) is not this reader's: it returns false and
 // the line is parsed as JSON instead. What it accepts it checks as parse_span does.
-class SpanLine {
- public:
-  explicit SpanLine(std::string_view line) : at_(line.data()), end_(line.data() + line.size()) {}
-
-  bool read(Span& s) {
-    std::string_view name, cat, op_id, engine;
-    std::uint64_t pid = 0, tid = 0, op = 0, stream = 0;
-    std::int64_t start = 0, end = 0;
-    if (!(lit("{\"name\":") && str(name) && lit(",\"cat\":") && str(cat) && lit(",\"ph\":\"X\",\"ts\":") && decimal() &&
-          lit(",\"dur\":") && decimal() && lit(",\"pid\":") && uint(pid) && lit(",\"tid\":") && uint(tid) &&
-          lit(",\"args\":{\"op\":") && uint(op) && lit(",\"op_id\":") && str(op_id) && lit(",\"engine\":") &&
-          str(engine) && lit(",\"stream\":") && uint(stream) && lit(",\"start_ns\":") && integer(start) &&
-          lit(",\"end_ns\":") && integer(end)))
-      return false;
-    bool host_call = false;
-    if (lit(",\"host_call\":true"))
-      host_call = true;
-    else
-      (void)lit(",\"host_call\":false");
-    if (!lit("}}") || at_ != end_) return false;
-    constexpr std::uint64_t kU32 = std::numeric_limits<std::uint32_t>::max();
-    const auto kind = parse_op_kind(cat);
-    const auto eng = parse_engine(engine);
-    if (!kind || !eng || pid > kU32 || op > kU32 || stream > kU32 || start < -kMaxTraceNs || start > kMaxTraceNs ||
-        end < -kMaxTraceNs || end > kMaxTraceNs || end < start || (host_call && *eng != Engine::host))
-      return false;  // parse_span says what is wrong
-    s.op = static_cast<OpIndex>(op);
-    s.op_id = op_id;
-    s.name = name;
-    s.kind = *kind;
-    s.device = static_cast<std::uint32_t>(pid);
-    s.stream = static_cast<std::uint32_t>(stream);
-    s.engine = *eng;
-    s.host_call = host_call;
-    s.start_ns = start;
-    s.end_ns = end;
-    return true;
-  }
-
- private:
-  bool lit(std::string_view l) {
-    if (static_cast<std::size_t>(end_ - at_) < l.size() || std::memcmp(at_, l.data(), l.size()) != 0) return false;
-    at_ += l.size();
-    return true;
-  }
-  bool str(std::string_view& out) {
-    if (at_ == end_ || *at_ != '"') return false;
-    const char* begin = ++at_;
-    while (at_ != end_ && *at_ != '"') {
-      const auto c = static_cast<unsigned char>(*at_);
-      if (c < 0x20 || c > 0x7e || c == '\\') return false;
-      ++at_;
-    }
-    if (at_ == end_) return false;
-    out = std::string_view(begin, static_cast<std::size_t>(at_ - begin));
-    ++at_;
-    return true;
-  }
-  // Digits of a JSON integer without sign: 0, or no leading zero; at most 18 (no overflow).
-  bool digits(std::uint64_t& v) {
-    const char* begin = at_;
-    v = 0;
-    while (at_ != end_ && *at_ >= '0' && *at_ <= '9') v = v * 10 + static_cast<std::uint64_t>(*at_++ - '0');
-    const auto n = at_ - begin;
-    return n >= 1 && n <= 18 && (n == 1 || *begin != '0');
-  }
-  bool uint(std::uint64_t& v) { return digits(v); }
-  bool integer(std::int64_t& v) {
-    const bool negative = at_ != end_ && *at_ == '-';
-    if (negative) ++at_;
-    std::uint64_t u = 0;
-    if (!digits(u)) return false;
-    v = negative ? -static_cast<std::int64_t>(u) : static_cast<std::int64_t>(u);
-    return true;
-  }
-  // A JSON number the reader ignores (ts, dur): an integer with an optional fraction, no exponent.
-  bool decimal() {
-    std::int64_t ignored = 0;
-    if (!integer(ignored)) return false;
-    if (at_ != end_ && *at_ == '.') {
-      ++at_;
-      const char* begin = at_;
-      while (at_ != end_ && *at_ >= '0' && *at_ <= '9') ++at_;
-      if (at_ == begin || at_ - begin > 18) return false;
-    }
-    return true;
-  }
-
-  const char* at_;
-  const char* end_;
-};
-
-std::string_view trim_line(std::string_view s) {
-  const auto first = s.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos) return {};
-  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
+/// A span event exactly as write_chrome_json writes it, read straight from its line (LineScanner's
+/// plain values); anything else returns false and the line is parsed as JSON instead. What it accepts it
+/// checks as parse_span does.
+bool read_span_line(std::string_view line, Span& s) {
+  detail::LineScanner in(line);
+  std::string_view name, cat, op_id, engine;
+  std::uint64_t pid = 0, tid = 0, op = 0, stream = 0;
+  std::int64_t start = 0, end = 0;
+  if (!(in.lit("{\"name\":") && in.str(name) && in.lit(",\"cat\":") && in.str(cat) &&
+        in.lit(",\"ph\":\"X\",\"ts\":") && in.decimal() && in.lit(",\"dur\":") && in.decimal() &&
+        in.lit(",\"pid\":") && in.uint(pid) && in.lit(",\"tid\":") && in.uint(tid) &&
+        in.lit(",\"args\":{\"op\":") && in.uint(op) && in.lit(",\"op_id\":") && in.str(op_id) &&
+        in.lit(",\"engine\":") && in.str(engine) && in.lit(",\"stream\":") && in.uint(stream) &&
+        in.lit(",\"start_ns\":") && in.integer(start) && in.lit(",\"end_ns\":") && in.integer(end)))
+    return false;
+  bool host_call = false;
+  if (in.lit(",\"host_call\":true"))
+    host_call = true;
+  else
+    (void)in.lit(",\"host_call\":false");
+  if (!in.lit("}}") || !in.at_end()) return false;
+  constexpr std::uint64_t kU32 = std::numeric_limits<std::uint32_t>::max();
+  const auto kind = parse_op_kind(cat);
+  const auto eng = parse_engine(engine);
+  if (!kind || !eng || pid > kU32 || op > kU32 || stream > kU32 || start < -kMaxTraceNs || start > kMaxTraceNs ||
+      end < -kMaxTraceNs || end > kMaxTraceNs || end < start || (host_call && *eng != Engine::host))
+    return false;  // parse_span says what is wrong
+  s.op = static_cast<OpIndex>(op);
+  s.op_id = op_id;
+  s.name = name;
+  s.kind = *kind;
+  s.device = static_cast<std::uint32_t>(pid);
+  s.stream = static_cast<std::uint32_t>(stream);
+  s.engine = *eng;
+  s.host_call = host_call;
+  s.start_ns = start;
+  s.end_ns = end;
+  return true;
 }
-
-// Signals "not this reader's layout, or a problem": the whole-file reader takes over.
-struct NotByLines {};
 
 }  // namespace
 
@@ -487,7 +427,7 @@ std::optional<Trace> read_trace_by_lines(std::string_view t, const std::string& 
       comma = line.back() == ',';
       const std::string_view element = comma ? line.substr(0, line.size() - 1) : line;
       Span s;
-      if (SpanLine(element).read(s)) {
+      if (read_span_line(element, s)) {
         trace.spans.push_back(std::move(s));
       } else {
         // Any other event: parsed as JSON, read as the whole-file reader reads an event.

@@ -22,6 +22,7 @@
 #include "json_util.hpp"
 #include "json_view.hpp"
 #include "json_write.hpp"
+#include "line_scanner.hpp"
 #include "readers.hpp"
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
@@ -1011,35 +1012,35 @@ void check_program(const Workload& w, Reader& r) {
 }
 
 // Op ids -> their first op, for resolving millions of deps. Open addressing over one flat array of
-// (hash tag, op) slots, and the ids themselves copied into one contiguous block: a lookup touches a slot
-// and a few bytes of that block. Comparing against Op::id instead read a random 300-byte Op per dep, a
-// cache and TLB miss each once the ops outgrow the cache (resolve_and_check grew 19x from 100k to 1M ops,
-// most of it in that one load).
+// slots that hold the id itself when it is short (16 bytes or less, the usual case) and its length: a
+// lookup reads one slot, one cache miss, and compares there. An earlier index kept the ids in a separate
+// block and cost three misses per dep (slot, offsets, text), which is why resolving grew faster than the
+// workload once its ids outgrew the cache (548 ns per op at 1M ops, 262 at 100k).
 class IdIndex {
  public:
   static constexpr OpIndex kNone = std::numeric_limits<OpIndex>::max();
 
   explicit IdIndex(const Workload& w) {
-    std::size_t chars = 0;
-    for (const Op& op : w.ops) chars += op.id.size();
-    text_.reserve(chars);
-    begin_.reserve(w.ops.size() + 1);
-    for (const Op& op : w.ops) {
-      begin_.push_back(text_.size());
-      text_ += op.id;
-    }
-    begin_.push_back(text_.size());
-
     std::size_t capacity = 16;
     while (capacity < 2 * w.ops.size()) capacity *= 2;
-    slots_.assign(capacity, Slot{0, kNone});
+    slots_.assign(capacity, Slot{});
     mask_ = capacity - 1;
+    // Each op's slot starts loading kAhead ops before it is filled (the misses overlap).
+    constexpr std::size_t kAhead = 16;
+    std::array<std::uint64_t, kAhead> ahead{};
+    const auto start_loading = [&](std::size_t i) {
+      if (i >= w.ops.size()) return;
+      ahead[i % kAhead] = hash(w.ops[i].id);
+      prefetch(ahead[i % kAhead]);
+    };
+    for (std::size_t i = 0; i < kAhead; ++i) start_loading(i);
     for (OpIndex i = 0; i < w.ops.size(); ++i) {
-      const std::uint64_t h = hash(id(i));
-      std::size_t s = h & mask_;
-      while (slots_[s].op != kNone && !(slots_[s].tag == tag(h) && id(slots_[s].op) == id(i))) s = (s + 1) & mask_;
+      const std::string_view id = w.ops[i].id;
+      std::size_t s = ahead[i % kAhead] & mask_;
+      start_loading(std::size_t{i} + kAhead);
+      while (slots_[s].op != kNone && !slots_[s].holds(id)) s = (s + 1) & mask_;
       if (slots_[s].op == kNone)
-        slots_[s] = Slot{tag(h), i};
+        slots_[s].set(i, id);
       else if (!duplicate_)
         duplicate_ = std::pair{slots_[s].op, i};  // a repeated id keeps its first op
     }
@@ -1048,32 +1049,42 @@ class IdIndex {
   /// The first op (in order) whose id an earlier op already has, and that earlier op.
   [[nodiscard]] std::optional<std::pair<OpIndex, OpIndex>> first_duplicate() const noexcept { return duplicate_; }
 
-  /// The first op with this id, or kNone.
-  [[nodiscard]] OpIndex find(std::string_view id) const {
-    const std::uint64_t h = hash(id);
+  static std::uint64_t hash(std::string_view s) noexcept { return std::hash<std::string_view>{}(s); }
+  /// The first op with this id (whose hash is `h`), or kNone.
+  [[nodiscard]] OpIndex find(std::string_view id, std::uint64_t h) const noexcept {
     for (std::size_t s = h & mask_;; s = (s + 1) & mask_) {
       const Slot& slot = slots_[s];
       if (slot.op == kNone) return kNone;
-      if (slot.tag == tag(h) && this->id(slot.op) == id) return slot.op;
+      if (slot.holds(id)) return slot.op;
     }
   }
-
-  /// Starts loading the slot `id` probes first (resolving a batch of deps overlaps their misses).
-  void prefetch(std::string_view id) const noexcept { __builtin_prefetch(&slots_[hash(id) & mask_]); }
+  [[nodiscard]] OpIndex find(std::string_view id) const noexcept { return find(id, hash(id)); }
+  /// Starts loading the slot a lookup of hash `h` reads first (resolving overlaps the misses).
+  void prefetch(std::uint64_t h) const noexcept { __builtin_prefetch(&slots_[h & mask_]); }
 
  private:
+  static constexpr std::size_t kInline = 16;
   struct Slot {
-    std::uint32_t tag;  ///< the hash's high bits: most mismatches end here, without reading the id
-    OpIndex op;
+    OpIndex op = kNone;
+    std::uint32_t size = 0;
+    union {
+      char chars[kInline];
+      const char* text;  ///< an id longer than kInline: the op's interned id
+    } id{};
+    void set(OpIndex i, std::string_view s) noexcept {
+      op = i;
+      size = static_cast<std::uint32_t>(s.size());
+      if (s.size() <= kInline)
+        std::memcpy(id.chars, s.data(), s.size());
+      else
+        id.text = s.data();
+    }
+    [[nodiscard]] bool holds(std::string_view s) const noexcept {
+      if (s.size() != size) return false;
+      return std::memcmp(s.size() <= kInline ? id.chars : id.text, s.data(), s.size()) == 0;
+    }
   };
-  static std::uint64_t hash(std::string_view s) noexcept { return std::hash<std::string_view>{}(s); }
-  static std::uint32_t tag(std::uint64_t h) noexcept { return static_cast<std::uint32_t>(h >> 32); }
-  [[nodiscard]] std::string_view id(OpIndex i) const noexcept {
-    return std::string_view(text_).substr(begin_[i], begin_[i + 1] - begin_[i]);
-  }
 
-  std::string text_;                 ///< every op's id, back to back
-  std::vector<std::size_t> begin_;   ///< op i's id is text_[begin_[i], begin_[i + 1])
   std::vector<Slot> slots_;
   std::size_t mask_ = 0;
   std::optional<std::pair<OpIndex, OpIndex>> duplicate_;
@@ -1110,7 +1121,7 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
   w.pad_deps();
   const std::size_t n = w.ops.size();
   std::vector<std::uint32_t> indegree(n, 0);
-  std::vector<std::size_t> succ_begin(n + 1, 0);  // successors in CSR form, filled below
+  std::vector<std::uint32_t> succ_begin(n + 1, 0);  // successors in CSR form (edges < 2^32: Workload::append)
   const bool named = !w.dep_name_.empty();
   // The id an edge was written with: its name until resolved, then its op's id.
   const auto dep_id = [&](std::size_t e) -> std::string_view {
@@ -1118,25 +1129,35 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
     if (d == Workload::kUnresolved) return w.dep_name_[e];
     return d < n ? std::string_view(w.ops[d].id) : std::string_view();
   };
+  // Unresolved deps are looked up kAhead edges after their slot starts loading: the hashes of the
+  // edges in between wait in a ring.
+  constexpr std::size_t kAhead = 16;
+  std::array<std::uint64_t, kAhead> ahead{};
+  const std::size_t edges = w.dep_index_.size();
+  const auto start_loading = [&](std::size_t e) {
+    if (!named || e >= edges || w.dep_index_[e] != Workload::kUnresolved) return;
+    ahead[e % kAhead] = IdIndex::hash(w.dep_name_[e]);
+    index.prefetch(ahead[e % kAhead]);
+  };
+  for (std::size_t e = 0; e < kAhead; ++e) start_loading(e);
   for (OpIndex i = 0; i < n; ++i) {
     const std::uint32_t begin = w.dep_begin_[i];
     const std::uint32_t end = w.dep_begin_[i + 1];
     if (begin == end) continue;
     r.set_op(w.ops[i].id);
-    // The next op's deps start loading while this op's resolve.
-    if (named && i + 1 < n)
-      for (std::uint32_t e = end; e < w.dep_begin_[i + 2]; ++e)
-        if (w.dep_index_[e] == Workload::kUnresolved) index.prefetch(w.dep_name_[e]);
     for (std::uint32_t e = begin; e < end; ++e) {
       const auto ptr = [&] { return "/ops/" + std::to_string(i) + "/deps/" + std::to_string(e - begin); };
       OpIndex dep = w.dep_index_[e];
       if (dep == Workload::kUnresolved) {
-        dep = index.find(w.dep_name_[e]);
+        dep = index.find(w.dep_name_[e], ahead[e % kAhead]);
+        start_loading(e + kAhead);
         if (dep == IdIndex::kNone)
           r.fail(ptr(), "dep '" + w.dep_name_[e] + "' names no op of this workload" + did_you_mean(w, w.dep_name_[e]));
         w.dep_index_[e] = dep;
-      } else if (dep >= n) {
-        r.fail(ptr(), "dep index " + std::to_string(dep) + " names no op (the workload has " + std::to_string(n) +
+      } else {
+        start_loading(e + kAhead);
+        if (dep >= n)
+          r.fail(ptr(), "dep index " + std::to_string(dep) + " names no op (the workload has " + std::to_string(n) +
                           " ops)");
       }
       if (dep == i) r.fail(ptr(), "op depends on itself");
@@ -1177,7 +1198,7 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
   for (std::size_t v = 0; v < w.ops.size(); ++v) succ_begin[v + 1] += succ_begin[v];
   std::vector<OpIndex> succ(succ_begin.back());
   {
-    std::vector<std::size_t> fill(succ_begin.begin(), succ_begin.end() - 1);
+    std::vector<std::uint32_t> fill(succ_begin.begin(), succ_begin.end() - 1);
     for (OpIndex i = 0; i < n; ++i)
       for (std::uint32_t e = w.dep_begin_[i]; e < w.dep_begin_[i + 1]; ++e) succ[fill[w.dep_index_[e]]++] = i;
   }
@@ -1229,29 +1250,119 @@ struct WorkloadBuilder {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-  const auto first = s.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos) return {};
-  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
+using detail::LineScanner;
+using detail::NotByLines;
+using detail::trim_line;
+
+bool read_u32(LineScanner& in, std::uint32_t& v) {
+  std::uint64_t u = 0;
+  if (!in.uint(u) || u > std::numeric_limits<std::uint32_t>::max()) return false;
+  v = static_cast<std::uint32_t>(u);
+  return true;
 }
 
-// Signals "not this reader's layout, or a problem": the whole-file reader takes over.
-struct NotByLines {};
+// A dimension as append_dim3 writes it: x, [x, y] or [x, y, z].
+bool read_dim3(LineScanner& in, Dim3& d) {
+  if (!in.lit("[")) return read_u32(in, d.x);
+  if (!read_u32(in, d.x) || !in.lit(",") || !read_u32(in, d.y)) return false;
+  if (in.lit(",") && !read_u32(in, d.z)) return false;
+  return in.lit("]");
+}
 
-/// Reads a workload file written one op per line (as streamlab writes them) in pieces of a few thousand
-/// ops, giving the file's pages back behind it: reading holds the workload, not the file plus a parse
-/// index of all of it. Any other layout, and any problem at all, returns nothing: the whole-file reader
-/// then reads the file and reports the problem as it always has (same message, place and precedence).
+/// An op exactly as append_op writes it, read straight from its line with LineScanner's plain values:
+/// the common keys, then the kind's own in the writer's order (kernels with a fixed per-block time),
+/// "blocking" where the kind takes it, then the deps. Returns false for anything else (task pools,
+/// per-block lists, cost models, escapes, other layouts), which parse_op then reads. What it accepts,
+/// parse_op accepts with the same values; the meaning is checked later for both (resolve_and_check).
+bool read_op_line(std::string_view line, Op& op, std::vector<Text>& deps) {
+  LineScanner in(line);
+  std::string_view id, name, kind, priority, type;
+  if (!(in.lit("{\"id\":") && in.str(id) && in.lit(",\"name\":") && in.str(name) && in.lit(",\"kind\":") &&
+        in.str(kind) && in.lit(",\"priority\":") && in.str(priority) && in.lit(",\"type\":") && in.str(type)))
+    return false;
+  const auto k = parse_op_kind(kind);
+  const auto pr = parse_priority(priority);
+  const auto ty = parse_workload_type(type);
+  if (!k || !pr || !ty) return false;
+  op = Op{};
+  op.id = Text::borrow(id);
+  op.name = Text::borrow(name);
+  op.kind = *k;
+  op.priority = *pr;
+  op.type = *ty;
+  if (in.lit(",\"stream\":")) {
+    std::uint32_t stream = 0;
+    if (!read_u32(in, stream)) return false;
+    op.stream_hint = stream;
+  }
+  if (in.lit(",\"host_gap_ns\":") && !in.integer(op.host_gap_ns)) return false;
+  bool takes_blocking = false;
+  switch (op.kind) {
+    case OpKind::kernel: {
+      KernelShape s;
+      std::int64_t ns = 0;
+      if (!(in.lit(",\"grid\":") && read_dim3(in, s.grid) && in.lit(",\"block\":") && read_dim3(in, s.block) &&
+            in.lit(",\"registers\":") && read_u32(in, s.registers_per_thread) && in.lit(",\"shared_mem\":") &&
+            read_u32(in, s.shared_mem_bytes) && in.lit(",\"duration\":{\"per_block_ns\":") && in.integer(ns) &&
+            in.lit("}")))
+        return false;
+      op.shape = s;
+      op.duration = FixedPerBlock{ns};
+      break;
+    }
+    case OpKind::h2d:
+    case OpKind::d2h: {
+      std::string_view memory;
+      if (!(in.lit(",\"bytes\":") && in.uint(op.bytes) && in.lit(",\"host_memory\":") && in.str(memory))) return false;
+      const auto m = parse_host_memory(memory);
+      if (!m) return false;
+      op.host_memory = *m;
+      takes_blocking = true;
+      break;
+    }
+    case OpKind::d2d:
+    case OpKind::memset:
+      if (!(in.lit(",\"bytes\":") && in.uint(op.bytes))) return false;
+      takes_blocking = true;
+      break;
+    case OpKind::prefetch:
+      if (!(in.lit(",\"bytes\":") && in.uint(op.bytes))) return false;
+      break;
+    case OpKind::host_func:
+      if (!(in.lit(",\"host_ns\":") && in.integer(op.host_ns))) return false;
+      break;
+    case OpKind::event_record:
+    case OpKind::event_wait:
+    case OpKind::event_sync: {
+      std::string_view event;
+      if (!(in.lit(",\"event\":") && in.str(event))) return false;
+      op.event = Text::borrow(event);
+      break;
+    }
+    case OpKind::barrier:
+    case OpKind::stream_sync:
+    case OpKind::device_sync: break;
+    case OpKind::task_pool: return false;
+  }
+  if (takes_blocking && in.lit(",\"blocking\":true")) op.blocking = true;
+  if (!in.lit(",\"deps\":[")) return false;
+  deps.clear();
+  if (!in.peek(']')) {
+    do {
+      std::string_view dep;
+      if (!in.str(dep)) return false;
+      deps.push_back(Text::borrow(dep));
+    } while (in.lit(","));
+  }
+  return in.lit("]}") && in.at_end();
+}
+
 }  // namespace
 
 namespace detail {
 
-std::optional<Workload> read_workload_by_lines(const std::filesystem::path& file, const ShapeLimits& limits,
-                                               ProgressCounter* progress) {
-  const auto mapped = detail::PaddedText::map(file, /*populate=*/false);
-  if (!mapped) return std::nullopt;
-  const std::string source = file.string();
-  const std::string_view t(mapped->data(), mapped->size());
+std::optional<Workload> read_workload_by_lines(std::string_view t, const std::string& source, const PaddedText* mapped,
+                                               const ShapeLimits& limits, ProgressCounter* progress) {
   try {
     // The line opening the ops array: `"ops": [` alone on its line (a raw newline is never inside a
     // string, so this is structure; that it is the top level's "ops" the head's own parse confirms).
@@ -1264,10 +1375,10 @@ std::optional<Workload> read_workload_by_lines(const std::filesystem::path& file
       const std::size_t line_start = t.rfind('\n', at) == std::string_view::npos ? 0 : t.rfind('\n', at) + 1;
       const std::size_t line_end = t.find('\n', at);
       if (line_end == std::string_view::npos) break;
-      if (!trim(t.substr(line_start, at - line_start)).empty()) continue;
-      std::string_view rest = trim(t.substr(at + 5, line_end - at - 5));
+      if (!trim_line(t.substr(line_start, at - line_start)).empty()) continue;
+      std::string_view rest = trim_line(t.substr(at + 5, line_end - at - 5));
       if (rest.empty() || rest.front() != ':') continue;
-      rest = trim(rest.substr(1));
+      rest = trim_line(rest.substr(1));
       if (rest != "[") continue;
       head_end = t.find('[', at) + 1;
       lines = line_end + 1;
@@ -1280,46 +1391,20 @@ std::optional<Workload> read_workload_by_lines(const std::filesystem::path& file
     detail::JsonDocument doc(std::string_view(), source);
     detail::JsonArena arena;
     std::vector<Text> names;
-    std::string chunk;
-    constexpr std::size_t kChunk = std::size_t{1} << 20;
     std::size_t read = 0;  // ops
     std::size_t close = std::string_view::npos;
-    bool comma = true;  // the previous element ended with a comma (or there is none)
-    std::size_t elements = 0;
-    const auto parse_chunk = [&](std::size_t end_offset) {
-      if (chunk.size() <= 1) return;
-      chunk.back() = ']';  // the last element's comma
-      doc.reset(chunk);
-      const JsonRef root = doc.build_root(arena);
-      if (read == 0) {
-        // Ops yet to come, from the bytes per op so far: one reservation, no regrowth of the ops.
-        const double per_op = static_cast<double>(end_offset - lines) / static_cast<double>(root.size());
-        const auto expected = static_cast<std::size_t>(static_cast<double>(t.size() - lines) / per_op * 1.02) + 16;
-        WorkloadBuilder::reserve_more(w, expected);
-      }
-      for (JsonRef element : root) {
-        // The deps' ids are copied too: the chunk's strings go with it. resolve_and_check resolves them
-        // all at once, its index built once over every id.
-        const Op op = parse_op(element, read, r, names);
-        WorkloadBuilder::add_named(w, op, names);
-        ++read;
-      }
-      chunk.assign(1, '[');
-      mapped->release_before(end_offset);
-      if (progress != nullptr) progress->set_done(end_offset);
-    };
+    bool comma = true;  // the previous op ended with a comma (or there is none)
     if (progress != nullptr) progress->set_total(t.size());
-    chunk.assign(1, '[');
     constexpr std::size_t kWindow = std::size_t{8} << 20;  // read in ahead, given back behind
     std::size_t loaded = 0;
     for (std::size_t at = lines; at < t.size();) {
-      if (at + kWindow / 2 > loaded) {
+      if (mapped != nullptr && at + kWindow / 2 > loaded) {
         mapped->load_ahead(loaded, kWindow);
         loaded += kWindow;
       }
       std::size_t end = t.find('\n', at);
       if (end == std::string_view::npos) end = t.size();
-      const std::string_view line = trim(t.substr(at, end - at));
+      const std::string_view line = trim_line(t.substr(at, end - at));
       if (!line.empty() && line.front() == ']') {
         close = t.find(']', at);
         break;
@@ -1327,16 +1412,28 @@ std::optional<Workload> read_workload_by_lines(const std::filesystem::path& file
       if (!comma || line.size() < 2 || line.front() != '{') throw NotByLines{};
       comma = line.back() == ',';
       const std::string_view element = comma ? line.substr(0, line.size() - 1) : line;
-      if (element.back() != '}') throw NotByLines{};
-      chunk += element;
-      chunk += ',';
-      ++elements;
+      Op op;
+      if (!read_op_line(element, op, names)) {
+        // Any other op: parsed as JSON and read as the whole-file reader reads an op.
+        doc.reset(element);
+        op = parse_op(doc.build_root(arena), read, r, names);
+      }
+      // The texts are copied into the workload's table (the line's, or the parse's, go away).
+      WorkloadBuilder::add_named(w, op, names);
+      ++read;
       at = end + 1;
-      if (chunk.size() >= kChunk) parse_chunk(at);
+      if (read == 4096) {
+        // Ops yet to come, from the bytes per op so far: one reservation, no regrowth of the ops.
+        const double per_op = static_cast<double>(at - lines) / static_cast<double>(read);
+        WorkloadBuilder::reserve_more(w, static_cast<std::size_t>(static_cast<double>(t.size() - lines) / per_op * 1.02) + 16);
+      }
+      if (read % 65536 == 0) {
+        if (mapped != nullptr) mapped->release_before(at);
+        if (progress != nullptr) progress->set_done(at);
+      }
     }
     // A closing bracket on a line of its own, and no comma after the last op.
-    if (close == std::string_view::npos || (elements > 0 && comma)) throw NotByLines{};
-    parse_chunk(close);
+    if (close == std::string_view::npos || (read > 0 && comma)) throw NotByLines{};
 
     // The rest of the document with an empty ops array: its top level read and checked as always.
     std::string rest(t.substr(0, head_end));
@@ -1356,6 +1453,14 @@ std::optional<Workload> read_workload_by_lines(const std::filesystem::path& file
   } catch (const InputError&) {
     return std::nullopt;
   }
+}
+
+std::optional<Workload> read_workload_file_by_lines(const std::filesystem::path& file, const ShapeLimits& limits,
+                                                    ProgressCounter* progress) {
+  const auto mapped = PaddedText::map(file, /*populate=*/false);
+  if (!mapped) return std::nullopt;
+  return read_workload_by_lines(std::string_view(mapped->data(), mapped->size()), file.string(), &*mapped, limits,
+                                progress);
 }
 
 Workload read_workload(JsonDocument& doc, const ShapeLimits& limits, ProgressCounter* progress) {
@@ -1424,12 +1529,13 @@ Workload read_workload(JsonDocument& doc, const ShapeLimits& limits, ProgressCou
 }  // namespace detail
 
 Workload parse_workload(std::string_view json_text, const std::string& source, const ShapeLimits& limits) {
+  if (auto w = detail::read_workload_by_lines(json_text, source, nullptr, limits, nullptr)) return std::move(*w);
   detail::JsonDocument doc(json_text, source);
   return detail::read_workload(doc, limits, nullptr);
 }
 
 Workload load_workload(const std::filesystem::path& file, const ShapeLimits& limits, ProgressCounter* progress) {
-  if (auto w = with_step(file.string(), "parsing", [&] { return detail::read_workload_by_lines(file, limits, progress); }))
+  if (auto w = with_step(file.string(), "parsing", [&] { return detail::read_workload_file_by_lines(file, limits, progress); }))
     return std::move(*w);
   return detail::read_json_file(file,
                                 [&](detail::JsonDocument& doc) { return detail::read_workload(doc, limits, progress); });
