@@ -1233,12 +1233,13 @@ struct WorkloadBuilder {
       w.dep_name_.push_back(deps[k]);
     });
   }
-  /// Appends `op` with deps named by `names`, copied into the table.
-  static void add_named(Workload& w, const Op& op, std::span<const Text> names) {
+  /// Appends `op` with deps named by `names`, copied into `dep_ids`: a table the reader keeps until
+  /// resolve_and_check has resolved them, then drops (the workload keeps indices, not the ids again).
+  static void add_named(Workload& w, const Op& op, std::span<const Text> names, StringTable& dep_ids) {
     w.append(op, names.size(), [&](std::size_t k) {
       w.dep_name_.resize(w.dep_index_.size());
       w.dep_index_.push_back(Workload::kUnresolved);
-      w.dep_name_.push_back(w.intern(names[k]));
+      w.dep_name_.push_back(dep_ids.intern(names[k]));
     });
   }
   static void reserve_more(Workload& w, std::size_t ops) {
@@ -1387,6 +1388,7 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
     if (lines == std::string_view::npos) return std::nullopt;
 
     Workload w;
+    StringTable dep_ids;  // outlives resolve_and_check below
     detail::Reader r(source);
     detail::JsonDocument doc(std::string_view(), source);
     detail::JsonArena arena;
@@ -1419,7 +1421,7 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
         op = parse_op(doc.build_root(arena), read, r, names);
       }
       // The texts are copied into the workload's table (the line's, or the parse's, go away).
-      WorkloadBuilder::add_named(w, op, names);
+      WorkloadBuilder::add_named(w, op, names, dep_ids);
       ++read;
       at = end + 1;
       if (read == 4096) {
