@@ -51,6 +51,13 @@ std::optional<PaddedText> PaddedText::map(const std::filesystem::path& file) {
   return t;
 }
 
+void PaddedText::release_before(std::size_t offset) const noexcept {
+  if (mapping_ == nullptr) return;
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t length = std::min(offset, size_) / page * page;
+  if (length > 0) (void)::madvise(mapping_, length, MADV_DONTNEED);
+}
+
 char* PaddedText::reserve_more(std::size_t n) {
   if (capacity_ - size_ < n + kPadding) {
     const std::size_t want = std::max(size_ + n + kPadding, capacity_ + capacity_ / 2);

@@ -36,6 +36,10 @@ class PaddedText {
   [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
   [[nodiscard]] std::string_view text() const noexcept { return {data(), size_}; }
 
+  /// Gives the pages of a mapped file wholly before `offset` back (a reader done with them); they read
+  /// the same again if touched. Nothing for a buffer.
+  void release_before(std::size_t offset) const noexcept;
+
   /// Where `n` more bytes of text go (the buffer grows as needed); commit() then counts those written.
   /// Not for a mapped file.
   char* reserve_more(std::size_t n);

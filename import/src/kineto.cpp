@@ -203,8 +203,10 @@ std::string json_error(const char* where, simdjson::error_code e) {
   return std::string(where) + ": " + simdjson::error_message(e);
 }
 
-/// The reader proper, on text followed by simdjson's padding.
-Capture parse_padded(simdjson::padded_string_view padded, const std::string& source) {
+/// The reader proper, on text followed by simdjson's padding. `text`, where given, is the padded text's
+/// owner: its pages behind the reader are given back as it goes (the capture keeps no view into them).
+Capture parse_padded(simdjson::padded_string_view padded, const std::string& source,
+                     const detail::PaddedText* text = nullptr) {
   Capture cap;
   cap.source = source;
   cap.format = "kineto";
@@ -263,6 +265,9 @@ Capture parse_padded(simdjson::padded_string_view padded, const std::string& sou
         throw model::InputError(source, "/traceEvents", "", "is not an array");
       std::size_t index = 0;
       for (auto ev_value : events) {
+        const char* at = nullptr;
+        if (text != nullptr && index % 4096 == 0 && !doc.current_location().get(at))
+          text->release_before(static_cast<std::size_t>(at - text->data()));
         od::object ev;
         if (auto e = ev_value.get_object().get(ev)) {
           if (e != simdjson::INCORRECT_TYPE) throw simdjson::simdjson_error(e);
@@ -455,7 +460,7 @@ Capture parse_kineto(std::string_view json_text, const std::string& source) {
 Capture read_kineto(const std::filesystem::path& file) {
   const detail::PaddedText text = detail::read_maybe_gzip(file);
   static_assert(detail::PaddedText::kPadding >= simdjson::SIMDJSON_PADDING);
-  return parse_padded(simdjson::padded_string_view(text.data(), text.size(), text.capacity()), file.string());
+  return parse_padded(simdjson::padded_string_view(text.data(), text.size(), text.capacity()), file.string(), &text);
 }
 
 }  // namespace streamlab::import
