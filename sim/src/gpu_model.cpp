@@ -106,6 +106,10 @@ void GpuModel::prepare(const model::Workload& w, const std::string& source) {
   op_times_.assign(n, OpTimes{});
   op_stream_.assign(n, kNone);
   if (explain_) exps_.assign(n, OpExplanation{});
+  // Room for an op, its record and a wait per op, reserved, not touched: a host that issues far ahead of the
+  // device (all ops, when it never waits) grows the table without copying it, and one that stays close
+  // uses only the first pages.
+  cmds_.reserve(std::max<std::size_t>(cmds_.capacity(), 3 * n));
   // Refuse, before anything runs, a kernel that could never be placed; the per-kernel numbers themselves
   // are worked out when the kernel is issued (cheaper than a table per op).
   for (std::size_t i = 0; i < n; ++i)
