@@ -33,6 +33,7 @@ struct RunCommandOptions {
   std::string decisions;
   int device = 0;
   bool graph = false;
+  bool nvtx = false;
   std::size_t replays = 50;
   double timeout_ms = 60'000;
   PolicyOptions policy;
@@ -47,7 +48,8 @@ executor::TimingMode parse_timing(const std::string& s) {
   if (s == "cupti") return executor::TimingMode::cupti;
   if (s == "events") return executor::TimingMode::events;
   if (s == "none") return executor::TimingMode::none;
-  throw model::InputError("", "--timing", "", "unknown timing source '" + s + "' (auto, cupti, events, none)");
+  if (s == "gpu-timer") return executor::TimingMode::gpu_timer;
+  throw model::InputError("", "--timing", "", "unknown timing source '" + s + "' (auto, gpu-timer, cupti, events, none)");
 }
 
 void run(const RunCommandOptions& o) {
@@ -77,6 +79,7 @@ void run(const RunCommandOptions& o) {
   bo.device = o.device;
   bo.timing = parse_timing(o.timing);
   bo.capture_graph = o.graph;
+  bo.nvtx = o.nvtx;
   executor::CudaBackend backend(bo);
 
   policies::DispatchOptions d;
@@ -135,12 +138,15 @@ const bool registered = register_command(
        add_policy_options(app, o->policy);
        app.add_option("--profile", o->profile,
                       "Device profile for the policies' duration estimates (default: the bundled H100 profile)");
-       app.add_option("--timing", o->timing, "Per-op device times from: auto (CUPTI, else events), cupti, events, none")
+       app.add_option("--timing", o->timing, "Per-op device times from: auto (gpu-timer for programs without copies or memsets, else CUPTI, else events), gpu-timer, cupti, events, none")
            ->capture_default_str();
        app.add_option("--device", o->device, "CUDA device ordinal")->capture_default_str();
        app.add_flag("--graph", o->graph,
                     "Capture what the Dispatcher issues into a CUDA graph and replay it (static policies, --window 0); "
                     "the trace is one traced replay");
+       app.add_flag("--nvtx", o->nvtx,
+                    "Push an NVTX range named after each op around its call (for Nsight Systems); off by default: "
+                    "the ranges are host calls the program does not make");
        app.add_option("--replays", o->replays, "Graph replays to time with --graph")->capture_default_str();
        app.add_option("--decisions", o->decisions, "Also write the Dispatcher's decision log to this file");
        app.add_option("--timeout-ms", o->timeout_ms, "Limit of every blocking wait on the GPU")->capture_default_str();

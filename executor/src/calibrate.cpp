@@ -1,5 +1,6 @@
 // streamlab calibrate: every DeviceProfile field measured on the device at hand (see calibrate.hpp).
 #include "streamlab/executor/calibrate.hpp"
+#include "streamlab/executor/clock_link.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -509,29 +510,10 @@ void Calibrator::host_api_costs(model::DeviceProfile& p) {
 }
 
 double Calibrator::correlate_clocks(std::int64_t& offset) {
-  constexpr std::uint32_t kRounds = 200;
-  MappedHost req(64), resp(kRounds * sizeof(std::uint64_t));
-  auto* request = req.as<std::uint32_t>();
-  auto* response = resp.as<std::uint64_t>();
   stream s(StreamFlags::non_blocking, 0);
-  check(kernels::launch_clock_service(s.get(), request, response, kRounds, 2'000'000'000ull), "calibrate (clock service)");
-  double best = 1e18;
-  offset = 0;
-  std::this_thread::sleep_for(std::chrono::milliseconds(2));  // let the service kernel start
-  for (std::uint32_t r = 0; r < kRounds; ++r) {
-    const std::int64_t h0 = steady_now_ns();
-    reinterpret_cast<volatile std::uint32_t*>(request)[0] = r + 1;
-    while (reinterpret_cast<volatile std::uint64_t*>(response)[r] == 0) {
-    }
-    const std::int64_t h1 = steady_now_ns();
-    const auto g = static_cast<std::int64_t>(reinterpret_cast<volatile std::uint64_t*>(response)[r]);
-    if (static_cast<double>(h1 - h0) < best) {
-      best = static_cast<double>(h1 - h0);
-      offset = g - (h0 + h1) / 2;
-    }
-  }
-  s.sync("calibrate (clock service)");
-  return best / 2;
+  const ClockLink link = link_clocks(s.get(), 200, std::chrono::seconds(2));
+  offset = link.offset_ns();
+  return link.uncertainty_ns;
 }
 
 void Calibrator::device_latencies(model::DeviceProfile& p) {

@@ -1,4 +1,6 @@
 #include "streamlab/executor/cuda_backend.hpp"
+#include "streamlab/executor/clock_link.hpp"
+#include "streamlab/model/errors.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -89,6 +91,7 @@ std::string_view to_string(TimingMode m) noexcept {
   switch (m) {
     case TimingMode::automatic: return "auto";
     case TimingMode::cupti: return "cupti";
+    case TimingMode::gpu_timer: return "gpu-timer";
     case TimingMode::events: return "events";
     case TimingMode::none: return "none";
   }
@@ -183,13 +186,29 @@ void CudaBackend::prepare(const model::Workload& workload) {
 
   // Timing source first: the trace needs it, and CUPTI must be on before the work it records.
   timing_ = options_.timing;
-  if (timing_ == TimingMode::automatic || timing_ == TimingMode::cupti) {
+  // What only CUPTI can time: copies and memsets (copy engines run no code of ours), cost-model kernels
+  // (their own code, no block records), and the graph / fault-hook paths.
+  std::string needs_cupti;
+  for (const auto& o : workload.ops) {
+    if (!needs_cupti.empty()) break;
+    if ((is_copy(o.kind) || o.kind == OpKind::memset) && o.bytes > 0) needs_cupti = "op '" + o.id + "' is a copy or memset";
+    else if (o.kind == OpKind::kernel && std::holds_alternative<model::CostModel>(o.duration))
+      needs_cupti = "op '" + o.id + "' is a cost-model kernel";
+  }
+  if (options_.capture_graph) needs_cupti = "graph capture";
+  if (options_.fault_op) needs_cupti = "the fault hook";
+  if (timing_ == TimingMode::gpu_timer && !needs_cupti.empty())
+    throw model::InputError("", "--timing", "", "gpu-timer cannot time this run: " + needs_cupti + " (use auto or cupti)");
+  if (timing_ == TimingMode::automatic && needs_cupti.empty() && options_.auto_gpu_timer) timing_ = TimingMode::gpu_timer;
+  if (timing_ == TimingMode::gpu_timer) {
+    tracer_.reset();
+  } else if (timing_ == TimingMode::automatic || timing_ == TimingMode::cupti) {
     try {
       // Graph replays are matched through node ids; every other run joins records in call order.
       const auto correlation = CuptiCorrelation::issue_order;
-      if (!tracer_ || tracer_->correlation() != correlation) {
+      if (!tracer_ || tracer_->correlation() != correlation || (options_.capture_graph && !tracer_->graph_callbacks())) {
         tracer_.reset();
-        tracer_ = std::make_unique<CuptiTracer>(correlation, false);
+        tracer_ = std::make_unique<CuptiTracer>(correlation, false, options_.capture_graph);
       }
       timing_ = TimingMode::cupti;
     } catch (const CuptiUnavailable& e) {
@@ -203,10 +222,17 @@ void CudaBackend::prepare(const model::Workload& workload) {
 
   // Kernels time themselves (%globaltimer block records) unless one cannot (a cost-model kernel, the
   // fault hook) or a graph is captured: then CUPTI's kernel records stay on for the whole run.
-  self_timed_ = timing_ == TimingMode::cupti && !options_.capture_graph && !options_.fault_op;
+  self_timed_ = timing_ == TimingMode::gpu_timer || (timing_ == TimingMode::cupti && !options_.capture_graph && !options_.fault_op);
   for (const auto& o : workload.ops)
     if (o.kind == OpKind::kernel && std::holds_alternative<model::CostModel>(o.duration)) self_timed_ = false;
-  if (tracer_) tracer_->set_kernel_records(!self_timed_);
+  if (tracer_) {
+    tracer_->set_kernel_records(!self_timed_);
+    // Copy and memset records only when the program has copies or memsets: with no activity kind on, CUPTI
+    // costs the program's launches nothing.
+    bool copies = false;
+    for (const auto& o : workload.ops) copies = copies || is_copy(o.kind) || o.kind == OpKind::memset;
+    tracer_->set_copy_records(copies || options_.capture_graph);
+  }
   std::size_t task_pools = 0;
   for (const auto& o : workload.ops) task_pools += o.kind == OpKind::task_pool ? 1 : 0;
   // One state per task pool, plus a spare for the warm-up launch.
@@ -287,7 +313,8 @@ void CudaBackend::prepare(const model::Workload& workload) {
     // record for (prefetch, barrier).
     const bool needs_events =
         !model::is_program_call(o.kind) &&
-        (timing_ == TimingMode::events || (timing_ == TimingMode::cupti && (o.kind == OpKind::prefetch || o.kind == OpKind::barrier)));
+        (timing_ == TimingMode::events || ((timing_ == TimingMode::cupti || timing_ == TimingMode::gpu_timer) &&
+                                            (o.kind == OpKind::prefetch || o.kind == OpKind::barrier)));
     if (needs_events) {
       STREAMLAB_CUDA_CHECK_OP(cudaEventCreate(&r.start_ev), label);
       STREAMLAB_CUDA_CHECK_OP(cudaEventCreate(&r.end_ev), label);
@@ -304,7 +331,8 @@ void CudaBackend::prepare(const model::Workload& workload) {
                             "prepare (kernel load)");
   }
   if (timing_ == TimingMode::events) STREAMLAB_CUDA_CHECK_OP(cudaEventCreate(&origin_ev_), "prepare");
-  if (timing_ == TimingMode::cupti) STREAMLAB_CUDA_CHECK_OP(cudaEventCreate(&closing_ev_), "prepare");
+  if (timing_ == TimingMode::cupti || timing_ == TimingMode::gpu_timer)
+    STREAMLAB_CUDA_CHECK_OP(cudaEventCreate(&closing_ev_), "prepare");
   STREAMLAB_CUDA_CHECK_OP(cudaDeviceSynchronize(), "prepare");
   if (tracer_) (void)tracer_->take();  // drop prepare()'s own copies
 
@@ -318,6 +346,8 @@ void CudaBackend::prepare(const model::Workload& workload) {
     t0_cupti_ = CuptiTracer::timestamp();
     if (anchor_records_.data() == nullptr) anchor_records_ = device_buffer(2 * sizeof(kernels::BlockRecord), "anchor kernels");
     anchor0_ = run_anchor(0);
+  } else if (timing_ == TimingMode::gpu_timer) {
+    anchor0_ = link_anchor(0);
   }
   if (origin_ev_ != nullptr) STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(origin_ev_, cudaStreamLegacy), "prepare");
   // The run starts on an idle device, as a program does after its setup.
@@ -356,6 +386,23 @@ CudaBackend::Anchor CudaBackend::run_anchor(int slot) {
   a.cupti_mid = (static_cast<double>(k->start_ns) + static_cast<double>(k->end_ns)) / 2;
   a.device_mid = (static_cast<double>(b.start_ns) + static_cast<double>(b.end_ns)) / 2;
   a.correlation = k->correlation;
+  return a;
+}
+
+CudaBackend::Anchor CudaBackend::link_anchor(int slot) {
+  // The clock service kernel on the idle device; the closing event right behind it (as behind the CUPTI
+  // closing anchor), so event-timed spans map through it.
+  const ClockLink link = link_clocks(cudaStreamLegacy, 32, std::chrono::seconds(2));
+  Anchor a;
+  a.cupti_mid = static_cast<double>(link.host_ns);
+  a.device_mid = static_cast<double>(link.device_ns);
+  a.uncertainty = link.uncertainty_ns;
+  a.cupti_end = static_cast<std::uint64_t>(link.last_reply_host_ns);
+  if (slot == 1 && closing_ev_ != nullptr) {
+    STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(closing_ev_, cudaStreamLegacy), "finish");
+    a.cupti_end = static_cast<std::uint64_t>(steady_ns(Clock::now()));
+    STREAMLAB_CUDA_CHECK_OP(cudaDeviceSynchronize(), "finish");
+  }
   return a;
 }
 
@@ -400,6 +447,15 @@ StreamId CudaBackend::create_stream(const policies::StreamDesc& desc) {
       slot.owned = std::make_unique<stream>(StreamFlags::non_blocking, slot.priority);
       slot.handle = slot.owned->get();
       break;
+  }
+  // A stream's first launch pays first-use costs (with CUPTI attached, 20-40 us more than the plain
+  // program's first launch on the H100: executor/validation/h100-2026-11-24/run10). Before time 0 the
+  // backend pays them instead of the program's first call: one empty launch of the spin kernel on the new
+  // stream, waited for, so the device is idle again when the program starts.
+  if (slot.owned && !capturing_ && !started_) {
+    STREAMLAB_CUDA_CHECK_OP(kernels::launch_spin(dim3(1), dim3(32), 0, slot.handle, 0, nullptr), "stream warm-up");
+    STREAMLAB_CUDA_CHECK_OP(cudaStreamSynchronize(slot.handle), "stream warm-up");
+    if (tracer_ && tracer_->kernel_records()) (void)tracer_->take();  // the warm-up is not an op
   }
   streams_.push_back(std::move(slot));
   return StreamId{static_cast<std::uint32_t>(streams_.size() - 1)};
@@ -810,6 +866,8 @@ model::Trace CudaBackend::finish() {
   if (timing_ == TimingMode::cupti) {
     anchor1_ = run_anchor(1);
     records = std::move(anchor1_->records);
+  } else if (timing_ == TimingMode::gpu_timer) {
+    anchor1_ = link_anchor(1);
   }
   STREAMLAB_CUDA_CHECK_OP(cudaDeviceSynchronize(), "finish");
 
@@ -822,6 +880,14 @@ model::Trace CudaBackend::finish() {
                       "run's first call";
     trace.meta.extra["cupti_dropped_records"] = std::to_string(tracer_->dropped());
     build_spans(trace, records, t0_cupti_, false);
+  } else if (timing_ == TimingMode::gpu_timer) {
+    trace.meta.extra["clock"] =
+        "kernels: their blocks' %globaltimer reads, mapped onto the host's steady clock through two clock-link "
+        "handshakes (before and after the run; no CUPTI); 0 = the run's first call";
+    trace.meta.extra["clock_link_uncertainty_ns"] =
+        std::to_string(static_cast<long long>(std::max(anchor0_ ? anchor0_->uncertainty : 0.0,
+                                                       anchor1_ ? anchor1_->uncertainty : 0.0)));
+    build_spans(trace, records, static_cast<std::uint64_t>(steady_ns(t0_host_)), false);
   } else if (timing_ == TimingMode::events) {
     trace.meta.extra["clock"] =
         "cudaEventElapsedTime from an origin event recorded in prepare(), shifted by the host time to the run's first "
@@ -893,10 +959,13 @@ void CudaBackend::build_spans(model::Trace& trace, const std::vector<ActivityRec
         ++unjoined;
       }
     }
-    trace.meta.extra["cupti_records"] = std::to_string(records.size());
-    if (unjoined > 0) trace.meta.extra["cupti_records_unjoined"] = std::to_string(unjoined);
-    if (k < device_calls_.size()) trace.meta.extra["ops_without_cupti_record"] = std::to_string(device_calls_.size() - k);
-    // Self-timed kernels: %globaltimer -> CUPTI's clock, linear between the two anchors.
+    if (timing_ == TimingMode::cupti) {
+      trace.meta.extra["cupti_records"] = std::to_string(records.size());
+      if (unjoined > 0) trace.meta.extra["cupti_records_unjoined"] = std::to_string(unjoined);
+      if (k < device_calls_.size()) trace.meta.extra["ops_without_cupti_record"] = std::to_string(device_calls_.size() - k);
+    }
+    // Self-timed kernels: %globaltimer -> CUPTI's clock (gpu_timer: the host's steady clock), linear between
+    // the two anchors.
     if (self_timed_ && anchor0_ && anchor1_) {
       const double slope = device_rate;
       std::vector<kernels::BlockRecord> blocks;

@@ -50,7 +50,7 @@ void CUPTIAPI resource_callback(void* user, CUpti_CallbackDomain domain, CUpti_C
 
 }  // namespace
 
-CuptiTracer::CuptiTracer(CuptiCorrelation correlation, bool kernel_records)
+CuptiTracer::CuptiTracer(CuptiCorrelation correlation, bool kernel_records, bool graph_callbacks)
     : correlation_(correlation), kernel_records_(kernel_records) {
   CuptiTracer* expected = nullptr;
   if (!g_active.compare_exchange_strong(expected, this)) {
@@ -79,7 +79,7 @@ CuptiTracer::CuptiTracer(CuptiCorrelation correlation, bool kernel_records)
   // Optional: node clone notifications, to match graph replays to ops. Another subscriber may hold the
   // callback API; tracing works without it.
   CUpti_SubscriberHandle sub = nullptr;
-  if (cuptiSubscribe(&sub, &resource_callback, this) == CUPTI_SUCCESS) {
+  if (graph_callbacks && cuptiSubscribe(&sub, &resource_callback, this) == CUPTI_SUCCESS) {
     if (cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) == CUPTI_SUCCESS) {
       subscriber_ = sub;
     } else {
@@ -94,6 +94,15 @@ void CuptiTracer::set_kernel_records(bool on) {
                            : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   if (r != CUPTI_SUCCESS) throw CuptiUnavailable(cupti_message(on ? "cuptiActivityEnable" : "cuptiActivityDisable", r));
   kernel_records_ = on;
+}
+
+void CuptiTracer::set_copy_records(bool on) {
+  if (on == copy_records_) return;
+  for (const CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET}) {
+    const CUptiResult r = on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind);
+    if (r != CUPTI_SUCCESS) throw CuptiUnavailable(cupti_message(on ? "cuptiActivityEnable" : "cuptiActivityDisable", r));
+  }
+  copy_records_ = on;
 }
 
 void CuptiTracer::on_node_cloned(std::uint64_t clone, std::uint64_t original) {

@@ -1,5 +1,6 @@
 #include "program.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -40,6 +41,7 @@ struct Program::Call {
   bool dynamic = false;
   std::int64_t host_gap = 0;
   // Run mode.
+  std::int64_t at = 0;  ///< when the call started (steady clock), with set_call_times only
   void* device = nullptr;
   void* host = nullptr;
   cudaEvent_t ev = nullptr;
@@ -88,6 +90,7 @@ Program::Call& Program::next(int kind) {
   }
   Call& c = calls_[at_++];
   if (c.kind != kind) throw std::logic_error("plain program: run mode made a different call than planned");
+  if (call_times_) c.at = now_ns();
   return c;
 }
 
@@ -110,6 +113,14 @@ void Program::host(std::int64_t ns) {
 }
 
 void Program::synced(const std::string& id) { sync_ns_[id] = now_ns() - t0_; }
+
+std::vector<std::int64_t> Program::call_times() const {
+  std::vector<std::int64_t> out;
+  if (!call_times_) return out;
+  out.reserve(at_);
+  for (std::size_t i = 0; i < at_; ++i) out.push_back(std::max<std::int64_t>(0, calls_[i].at - t0_));
+  return out;
+}
 
 void Program::h2d(int s, std::size_t bytes, bool blocking) {
   Call& c = next(kH2d);

@@ -55,6 +55,11 @@ class Program {
   /// Dispatcher does for its non-replay policies (one event per op, made before time 0). Measures whether
   /// those records change what the GPU does; off for the plain baseline.
   void set_completion_records(bool on) { completion_records_ = on; }
+  /// Diagnostic switch: read the steady clock as each call starts (one clock read per call, ~20-30 ns on a
+  /// TSC host), to see where a program's host time goes. Off for the baseline.
+  void set_call_times(bool on) { call_times_ = on; }
+  /// With set_call_times: when each call started, ns since time 0, in call order.
+  [[nodiscard]] std::vector<std::int64_t> call_times() const;
 
  private:
   struct Call;
@@ -76,6 +81,7 @@ class Program {
   std::size_t at_stream_ = 0;  ///< run mode: streams handed out again
   std::int64_t pending_gap_ = 0;
   bool started_ = false;
+  bool call_times_ = false;
   std::int64_t t0_ = 0;
   std::map<std::string, std::int64_t> sync_ns_;
   std::map<std::string, cudaEvent_t> events_;

@@ -6,6 +6,7 @@
       writes DIR/<label>.json (the program workload each plain program makes) and DIR/suite.json.
   program_suite.py measure --plain BIN --streamlab BIN --dir DIR --out FILE [--repeats 5]
                            [--variants plain,run,records] [--only SUBSTR]
+                           [--keep-traces DIR] [--plain-call-times]
       on the GPU: `repeats` rounds, each running every configuration once per variant, each run a fresh
       process under the configuration's CUDA_DEVICE_MAX_CONNECTIONS; the variants alternate their order
       from round to round. plain = the hand-written program; run = `streamlab run` of its workload (replay,
@@ -25,6 +26,7 @@ host-lane span. Standard library only (the GPU host has no extra Python packages
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -122,6 +124,8 @@ def cmd_measure(a):
     extra = {c["label"]: {v: [] for v in variants} for c in cfgs}
     failures = []
     tmp = tempfile.mkdtemp(prefix="program-suite-")
+    if a.keep_traces:
+        os.makedirs(a.keep_traces, exist_ok=True)
     meta = {}
     t_start = time.monotonic()
     for r in range(a.repeats):
@@ -143,6 +147,8 @@ def cmd_measure(a):
                     if p.returncode != 0:
                         failures.append(f"{label} run r{r}: exit {p.returncode}: {p.stderr.strip()[-300:]}")
                         continue
+                    if a.keep_traces:
+                        shutil.copy(trace, os.path.join(a.keep_traces, f"{label}-{v}-r{r + 1}.json"))
                     host_end, dev_end, dev_start = trace_metric(trace, cfg["metric"])
                     if host_end is None:
                         failures.append(f"{label} run r{r}: no host span for '{cfg['metric']}' in the trace")
@@ -154,6 +160,8 @@ def cmd_measure(a):
                                             "process_s": round(wall, 3)})
                 else:
                     argv = [a.plain] + plain_args(cfg) + (["--completion-records"] if v == "records" else [])
+                    if a.plain_call_times:
+                        argv.append("--call-times")
                     p, wall = run_once(argv, env)
                     if p.returncode != 0:
                         failures.append(f"{label} {v} r{r}: exit {p.returncode}: {p.stderr.strip()[-300:]}")
@@ -161,6 +169,8 @@ def cmd_measure(a):
                     out = json.loads(p.stdout.strip().splitlines()[-1])
                     runs[label][v].append(out["sync_ns"][cfg["metric"]])
                     extra[label][v].append({"process_s": round(wall, 3)})
+                    if "call_start_ns" in out:
+                        extra[label][v][-1]["call_start_ns"] = out["call_start_ns"]
         print(f"round {r + 1}/{a.repeats} done after {time.monotonic() - t_start:.0f} s", flush=True)
         # Written after every round: a run cut short by its time limit keeps the rounds it finished.
         result = {"meta": meta, "repeats": r + 1, "variants": variants, "configs": cfgs, "runs": runs, "extra": extra,
@@ -249,6 +259,9 @@ def main():
     m.add_argument("--variants", default="plain,run,records")
     m.add_argument("--only", default="")
     m.add_argument("--policy", default="")
+    m.add_argument("--keep-traces", default="", help="copy every run's trace here (LABEL-VARIANT-rN.json)")
+    m.add_argument("--plain-call-times", action="store_true",
+                   help="plain runs also report when each call started (extra[...].call_start_ns; a clock read per call)")
     p = sub.add_parser("predict")
     p.add_argument("--streamlab", required=True)
     p.add_argument("--dir", required=True)

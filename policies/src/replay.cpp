@@ -4,7 +4,6 @@
 #include "replay.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <string>
 #include <unordered_map>
@@ -16,10 +15,15 @@
 namespace streamlab::policies::detail {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using model::Nanos;
 using model::OpIndex;
 using model::OpKind;
+
+/// When one call of the program started and returned (backend host clock).
+struct CallTimes {
+  Nanos start = 0;
+  Nanos end = 0;
+};
 
 std::string ms_text(Nanos ns) {
   char buf[32];
@@ -39,39 +43,47 @@ class Replay {
     event_ids_.reserve(events.names.size());
     for (std::size_t e = 0; e < events.names.size(); ++e)
       event_ids_.push_back(be_.create_event(EventTiming::untimed));  // cudaEventDisableTiming, as sync-only events are
+    // Everything a call needs is looked up now, so the loop between two calls does only what a program's
+    // own code would: read the next call and make it.
+    const std::size_t n = w_.ops.size();
+    op_stream_.reserve(n);
+    for (const model::Op& op : w_.ops) op_stream_.push_back(stream_of(op.stream_hint.value_or(0)));
+    std::vector<CallTimes> times(n);  // touched now, not on the first write inside the timed loop
+    if (opt_.keep_log) result_.log.reserve(n);
+    // A program makes its streams and events, then its device is idle before its first call: the plain
+    // programs synchronize after creating theirs, and so does the replay, before time 0.
+    ++result_.stats.blocking_waits;
+    if (be_.synchronize_device(opt_.timeout_ns) == WaitStatus::timed_out)
+      throw DispatchTimeout(0, n == 0 ? std::string() : w_.ops.front().id,
+                            opt_.source + ": timed out after " + ms_text(opt_.timeout_ns) +
+                                " waiting for the device before the program's first call");
 
     // Trace time 0 is the start of the program: after its streams and events exist, before its first
-    // host gap and call.
+    // host gap and call. Two clock reads per call and nothing else; spans and log entries are made after
+    // the last call.
     const Nanos origin = be_.now();
-    std::vector<model::Span> calls;
-    calls.reserve(w_.ops.size());
-    if (opt_.keep_log) result_.log.reserve(w_.ops.size());
-    for (OpIndex i = 0; i < w_.ops.size(); ++i) {
+    for (OpIndex i = 0; i < n; ++i) {
       const model::Op& op = w_.ops[i];
       if (op.host_gap_ns > 0) be_.host_work(op.host_gap_ns);
-      const auto c0 = opt_.measure_cpu ? Clock::now() : Clock::time_point{};
-      const Nanos t0 = be_.now();
+      times[i].start = be_.now();
       call(i, events.of_op[i]);
-      const Nanos t1 = be_.now();
-      const std::uint32_t declared = op.stream_hint.value_or(0);
-      calls.push_back(model::Span{i, op.id, std::string(model::cuda_call_name(op)), op.kind, 0, declared,
-                                  model::Engine::host, t0, t1, true});
-      auto& st = result_.stats;
+      times[i].end = be_.now();
+    }
+    auto& st = result_.stats;
+    for (OpIndex i = 0; i < n; ++i) {
       ++st.ops;
-      st.coordination_ns += t1 - t0;
-      const Nanos cpu = opt_.measure_cpu ? std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - c0).count() : 0;
-      st.cpu_ns += cpu;
-      if (opt_.keep_log) {
-        Decision d;
-        d.op = i;
-        d.stream = stream_of(declared);
-        d.logical_stream = logical_[declared];
-        d.reason.code = ReasonCode::program;
-        d.reason.a = declared;
-        d.host_ns = t1 - t0;
-        d.cpu_ns = cpu;
-        result_.log.push_back(d);
-      }
+      st.coordination_ns += times[i].end - times[i].start;
+      if (!opt_.keep_log) continue;
+      const std::uint32_t declared = w_.ops[i].stream_hint.value_or(0);
+      Decision d;
+      d.op = i;
+      d.stream = op_stream_[i];
+      d.logical_stream = logical_[declared];
+      d.reason.code = ReasonCode::program;
+      d.reason.a = declared;
+      d.host_ns = times[i].end - times[i].start;
+      d.cpu_ns = 0;  // the replay decides nothing: the call's whole host time is the program's own call
+      result_.log.push_back(d);
     }
     ++result_.stats.blocking_waits;
     if (be_.synchronize_device(opt_.timeout_ns) == WaitStatus::timed_out)
@@ -79,7 +91,7 @@ class Replay {
                             opt_.source + ": timed out after " + ms_text(opt_.timeout_ns) +
                                 " waiting for the device at the end of the program");
     if (opt_.on_complete)
-      for (OpIndex i = 0; i < w_.ops.size(); ++i)
+      for (OpIndex i = 0; i < n; ++i)
         if (model::does_device_work(w_.ops[i].kind)) opt_.on_complete(i);
     for (EventId e : event_ids_) be_.destroy_event(e);
 
@@ -87,7 +99,15 @@ class Replay {
     // Device spans carry backend stream ids; a program's trace speaks of its own stream ids.
     for (auto& s : result_.trace.spans)
       if (const auto it = declared_of_.find(s.stream); it != declared_of_.end()) s.stream = it->second;
-    if (opt_.host_call_spans) result_.trace.spans.insert(result_.trace.spans.end(), calls.begin(), calls.end());
+    if (opt_.host_call_spans) {
+      result_.trace.spans.reserve(result_.trace.spans.size() + n);
+      for (OpIndex i = 0; i < n; ++i) {
+        const model::Op& op = w_.ops[i];
+        result_.trace.spans.push_back(model::Span{i, op.id, std::string(model::cuda_call_name(op)), op.kind, 0,
+                                                  op.stream_hint.value_or(0), model::Engine::host, times[i].start,
+                                                  times[i].end, true});
+      }
+    }
     for (auto& s : result_.trace.spans) {
       s.start_ns -= origin;
       s.end_ns -= origin;
@@ -136,16 +156,15 @@ class Replay {
 
   void call(OpIndex i, std::uint32_t event) {
     const model::Op& op = w_.ops[i];
-    const std::uint32_t declared = op.stream_hint.value_or(0);
     switch (op.kind) {
       case OpKind::event_record:
-        be_.record_event(event_ids_[event], stream_of(declared));
+        be_.record_event(event_ids_[event], op_stream_[i]);
         ++result_.stats.event_records;
         return;
-      case OpKind::event_wait: be_.stream_wait_event(stream_of(declared), event_ids_[event]); return;
+      case OpKind::event_wait: be_.stream_wait_event(op_stream_[i], event_ids_[event]); return;
       case OpKind::stream_sync:
-        wait(be_.synchronize_stream(stream_of(declared), opt_.timeout_ns), i,
-             "stream " + std::to_string(declared) + " did not finish");
+        wait(be_.synchronize_stream(op_stream_[i], opt_.timeout_ns), i,
+             "stream " + std::to_string(op.stream_hint.value_or(0)) + " did not finish");
         return;
       case OpKind::event_sync:
         wait(be_.synchronize_event(event_ids_[event], opt_.timeout_ns), i, "event '" + op.event + "' did not complete");
@@ -154,7 +173,7 @@ class Replay {
       default: break;
     }
     // A blocking copy or memset returns once it is done: the backend's enqueue waits (Backend contract).
-    be_.enqueue(stream_of(declared), i);
+    be_.enqueue(op_stream_[i], i);
     if (op.blocking) ++result_.stats.blocking_waits;
   }
 
@@ -166,6 +185,7 @@ class Replay {
   std::unordered_map<std::uint32_t, std::uint32_t> logical_;     ///< declared id -> position in result.streams
   std::unordered_map<std::uint32_t, std::uint32_t> declared_of_;  ///< backend stream value -> declared id
   std::vector<EventId> event_ids_;
+  std::vector<StreamId> op_stream_;  ///< op -> the backend stream its call names
 };
 
 }  // namespace

@@ -53,15 +53,16 @@ sp::DispatchResult replay(sp::Backend& be, const sm::Workload& w, sp::DispatchOp
 TEST(Replay, IssuesExactlyTheProgramsCalls) {
   sp::FakeBackend fake;
   const auto r = replay(fake, example());
-  // Streams as declared (priority -9 clamped into the device's 0 .. -5), one untimed event per name, then
-  // the program's calls and nothing else: no completion event after each op, no query; one device
-  // synchronize at the end.
+  // Streams as declared (priority -9 clamped into the device's 0 .. -5), one untimed event per name, the
+  // device idle before time 0 (as a program synchronizes after its set-up), then the program's calls and
+  // nothing else: no completion event after each op, no query; one device synchronize at the end.
   const std::vector<std::string> expected{
       "prepare 'fg-after-bg' 9 ops",
       "legacy_default_stream -> s0",
       "create_stream s1 prio=0 kind=non-blocking label='bg'",
       "create_stream s2 prio=-5 kind=blocking label='fg'",
       "create_event e0 untimed",
+      "synchronize_device -> ready",  // before time 0
       "host_work 5000",
       "enqueue s1 op 'up'",
       "enqueue s1 op 'bg'",

@@ -57,8 +57,13 @@ using policies::EventId;
 using policies::StreamId;
 
 enum class TimingMode : std::uint8_t {
-  automatic,  ///< CUPTI when it starts, else events
+  automatic,  ///< gpu_timer for a workload without copies or memsets, else CUPTI when it starts, else events
   cupti,      ///< CUPTI or fail
+  /// Kernels time themselves (%globaltimer block records); the GPU timer is tied to the host clock by a
+  /// handshake kernel before and after the run (clock_link.hpp). CUPTI is never started: on the H100 an
+  /// attached CUPTI cost each kernel launch about a microsecond of host time even with every activity kind
+  /// off. Needs a workload without copies, memsets or cost-model kernels (refused otherwise).
+  gpu_timer,
   events,     ///< timed events recorded around every op (changes the stream program slightly)
   none,       ///< no per-op timing (benchmarks of the issue path); the trace has no device spans
 };
@@ -67,8 +72,11 @@ enum class TimingMode : std::uint8_t {
 struct CudaBackendOptions {
   int device = 0;
   TimingMode timing = TimingMode::automatic;
-  /// NVTX range per issued op, named after it.
-  bool nvtx = true;
+  /// With TimingMode::automatic: pick gpu_timer where it can time the run. Off: CUPTI, else events.
+  bool auto_gpu_timer = true;
+  /// NVTX range per issued op, named after it (for Nsight). Off by default: a range push and pop per op
+  /// are host calls the program does not make.
+  bool nvtx = false;
   EventPool::Options event_pool{};
   /// How long finish() waits for the device before throwing TimeoutError.
   std::chrono::nanoseconds finish_timeout = std::chrono::seconds(120);
@@ -215,10 +223,13 @@ class CudaBackend final : public policies::Backend {
     std::uint64_t cupti_end = 0;
     double cupti_mid = 0, device_mid = 0;
     std::uint32_t correlation = 0;
+    double uncertainty = 0;  ///< gpu_timer mode: the clock link's half round trip (ns)
     std::vector<ActivityRecord> records;  ///< everything CUPTI had when the anchor was taken
   };
   /// Runs anchor kernel `slot` (0 in prepare, 1 in finish, which also records closing_ev_) and reads it.
   Anchor run_anchor(int slot);
+  /// gpu_timer mode: the same anchor from a clock-link handshake; "cupti" fields hold host steady ns.
+  Anchor link_anchor(int slot);
 
   /// Issues op's CUDA call(s) on `s`; returns the name of the CUDA call made.
   const char* issue(cudaStream_t s, model::OpIndex op);

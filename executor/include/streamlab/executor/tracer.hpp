@@ -54,11 +54,18 @@ class CuptiTracer {
   /// around what needs it (set_kernel_records): CUPTI's kernel records cost the host about 2 us per launch
   /// and slow the device's block dispatch, so a measured run leaves them off and its kernels time
   /// themselves (%globaltimer block records).
-  explicit CuptiTracer(CuptiCorrelation correlation = CuptiCorrelation::external_ids, bool kernel_records = true);
+  /// `graph_callbacks` false: no subscription to CUPTI's callback API (graph node clone notices are needed
+  /// only to match CUDA graph replays to ops).
+  explicit CuptiTracer(CuptiCorrelation correlation = CuptiCorrelation::external_ids, bool kernel_records = true,
+                       bool graph_callbacks = true);
   [[nodiscard]] CuptiCorrelation correlation() const noexcept { return correlation_; }
   [[nodiscard]] bool kernel_records() const noexcept { return kernel_records_; }
   /// Switches kernel activity records on or off (takes effect for launches made after the call).
   void set_kernel_records(bool on);
+  /// Switches memcpy and memset activity records on or off. While no activity kind is on, CUPTI adds
+  /// nothing to the host's CUDA calls: a run whose program has no copies leaves them off.
+  void set_copy_records(bool on);
+  [[nodiscard]] bool copy_records() const noexcept { return copy_records_; }
   ~CuptiTracer();
   CuptiTracer(const CuptiTracer&) = delete;
   CuptiTracer& operator=(const CuptiTracer&) = delete;
@@ -96,6 +103,7 @@ class CuptiTracer {
   void* subscriber_ = nullptr;                                  ///< CUpti_SubscriberHandle
   CuptiCorrelation correlation_ = CuptiCorrelation::external_ids;
   bool kernel_records_ = true;
+  bool copy_records_ = true;
 };
 
 /// RAII NVTX range (push on construction, pop on destruction); free when no tool is attached.
