@@ -52,7 +52,9 @@ inline model::Workload independent(std::uint32_t n, model::Nanos ns = 10'000) {
   w.name = "independent";
   for (std::uint32_t i = 0; i < n; ++i) {
     model::Op op;
-    op.id = op.name = w.intern("k" + std::to_string(i));
+    std::string id = "k";  // not "k" + to_string(i): GCC 12's -Wrestrict misfires on it at -O2 (GCC bug 105329)
+    id += std::to_string(i);
+    op.id = op.name = w.intern(id);
     model::KernelShape shape;
     shape.block.x = 64;
     op.shape = shape;
