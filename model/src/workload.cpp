@@ -724,7 +724,8 @@ void append_key(std::string& out, std::string_view key) {
   out += "\":";
 }
 
-void append_op(std::string& out, const Workload& w, OpIndex i) {
+/// `dep_ids`: op i's deps as the ids to write (the ids of the ops they name).
+void append_op(std::string& out, const Workload& w, OpIndex i, std::span<const std::string_view> dep_ids) {
   const Op& op = w.ops[i];
   out += "{\"id\":";
   append_string(out, op.id);
@@ -816,19 +817,10 @@ void append_op(std::string& out, const Workload& w, OpIndex i) {
   }
   append_key(out, "deps");
   out += '[';
-  // A resolved workload writes each dep as its op's id, which is the id it was written as.
-  const auto write_deps = [&](const auto& ids) {
-    bool first = true;
-    for (const std::string_view id : ids) {
-      if (!first) out += ',';
-      first = false;
-      append_string(out, id);
-    }
-  };
-  if (w.resolved())
-    write_deps(w.deps(i) | std::views::transform([&](OpIndex d) { return std::string_view(w.ops[d].id); }));
-  else
-    write_deps(w.dep_ids(i));
+  for (std::size_t k = 0; k < dep_ids.size(); ++k) {
+    if (k != 0) out += ',';
+    append_string(out, dep_ids[k]);
+  }
   out += "]}";
 }
 
@@ -893,9 +885,38 @@ void write_canonical(const Workload& w, int indent, Sink&& sink) {
   }
   key(buf, "ops");
   buf += '[';
+  // A resolved workload writes each dep as its op's id (the id it was written as). Those ops lie
+  // anywhere in the workload: looked up one dep at a time, nearly every one is a cache miss (most of the
+  // time of hashing a million-op random DAG). So the ids are gathered a window of ops at a time, in the
+  // order of the ops they name: the ops and their ids are then read front to back.
+  constexpr std::size_t kWindow = 32768;
+  std::vector<std::uint64_t> order;        // (dep op << 32 | edge in the window), sorted
+  std::vector<std::string_view> dep_ids;   // the window's deps, in edge order
+  std::vector<std::string_view> unresolved;
+  std::size_t window_end = 0, edge_base = 0;
+  const auto gather = [&](std::size_t first) {
+    window_end = std::min(w.ops.size(), first + kWindow);
+    order.clear();
+    for (std::size_t v = first, e = 0; v < window_end; ++v)
+      for (const OpIndex d : w.deps(static_cast<OpIndex>(v))) order.push_back(std::uint64_t{d} << 32 | e++);
+    std::sort(order.begin(), order.end());
+    dep_ids.resize(order.size());
+    for (const std::uint64_t x : order)
+      dep_ids[x & 0xffffffffu] = w.ops[static_cast<std::size_t>(x >> 32)].id;
+    edge_base = 0;
+  };
   for (std::size_t i = 0; i < w.ops.size(); ++i) {
     item(buf, i);
-    append_op(buf, w, static_cast<OpIndex>(i));
+    const auto v = static_cast<OpIndex>(i);
+    if (w.resolved()) {
+      if (i == window_end) gather(i);
+      const std::size_t count = w.deps(v).size();
+      append_op(buf, w, v, std::span<const std::string_view>(dep_ids).subspan(edge_base, count));
+      edge_base += count;
+    } else {
+      unresolved = w.dep_ids(v);
+      append_op(buf, w, v, unresolved);
+    }
     if (buf.size() > (1u << 16)) {
       sink(std::string_view(buf));
       buf.clear();

@@ -175,4 +175,13 @@ BENCHMARK(BM_ResolveAndCheck)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMi
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  // Which build of streamlab ran: Debian's libbenchmark prints "Library was built as DEBUG" because the
+  // library itself is built without NDEBUG; that says nothing about the code measured here.
+  benchmark::AddCustomContext("streamlab_build_type", STREAMLAB_BUILD_TYPE);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
