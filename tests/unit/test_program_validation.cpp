@@ -47,12 +47,15 @@ TEST(ProgramValidation, ErrorsAreAgainstThePlainProgramsMedian) {
 TEST(ProgramValidation, SummaryRowCountsTargetsAndSectionListsFailures) {
   const ex::ProgramValidation v = ex::parse_program_validation(kResults, "v1.json");
   const std::string row = ex::program_validation_row(v);
-  EXPECT_NE(row.find("1/2 runs within 2%"), std::string::npos) << row;
+  EXPECT_NE(row.find("1/2 runs within 2% of the plain program, 1 more not told apart from its runs"), std::string::npos)
+      << row;  // b: +10%, but its runs sit inside the plain program's 0.8..1.4 ms (p = 0.70)
   EXPECT_NE(row.find("sim: 1/2 within 5%"), std::string::npos) << row;
   EXPECT_NE(row.find("1 more inside the measured range"), std::string::npos) << row;
   EXPECT_NE(row.find("**partly**"), std::string::npos) << row;
   const std::string sec = ex::program_validation_section(v, ".");
-  EXPECT_NE(sec.find("| `a` | 8 | 1.000 | 2.0% | 1.010 | +1.0% | 1.030 | +3.0% | no | +0.0% |"), std::string::npos) << sec;
+  EXPECT_NE(sec.find("| `a` | 8 | 1.000 | 2.0% | 1.010 | 2.0% | +1.0% | 0.50 | 1.030 | +3.0% | no | +0.0% |"),
+            std::string::npos)
+      << sec;
   EXPECT_NE(sec.find("x run r1: exit 1"), std::string::npos);
 }
 
@@ -64,4 +67,17 @@ TEST(ProgramValidation, MalformedFilesAreRefusedNamingThem) {
   } catch (const streamlab::model::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("g.json"), std::string::npos) << e.what();
   }
+}
+
+TEST(ProgramValidation, RankSumTestIsExact) {
+  // Completely separated groups of 5: 2 of the C(10,5) = 252 splits are as extreme (both tails).
+  const auto p = ex::rank_sum_p({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10});
+  ASSERT_TRUE(p.has_value());
+  EXPECT_NEAR(*p, 2.0 / 252.0, 1e-12);
+  // Interleaved groups (rank sum 25 vs mean 27.5): 174 of 252 splits are as far or farther.
+  EXPECT_NEAR(*ex::rank_sum_p({1, 3, 5, 7, 9}, {2, 4, 6, 8, 10}), 174.0 / 252.0, 1e-12);
+  EXPECT_DOUBLE_EQ(*ex::rank_sum_p({4, 4, 4}, {4, 4, 4}), 1.0);  // all tied
+  // Rank sum 7 vs mean 10.5 for 3 of 6: sums 6, 7, 14 and 15 are as far, 4 of the 20 splits.
+  EXPECT_NEAR(*ex::rank_sum_p({1, 2, 4}, {3, 5, 6}), 4.0 / 20.0, 1e-12);
+  EXPECT_FALSE(ex::rank_sum_p({}, {1.0}).has_value());
 }

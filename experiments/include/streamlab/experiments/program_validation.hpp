@@ -37,7 +37,18 @@ struct ProgramConfig {
   [[nodiscard]] std::optional<double> sim_error() const;  ///< predicted / plain - 1
   /// The prediction lies within [min, max] of the plain program's runs.
   [[nodiscard]] bool predicted_inside_measured() const;
+  /// Two-sided p-value of an exact rank-sum (Mann-Whitney) permutation test that `streamlab run`'s runs
+  /// and the plain program's runs come from one distribution; nullopt without runs of both.
+  [[nodiscard]] std::optional<double> run_plain_p() const;
 };
+
+/// Significance level of run_plain_p: at or above it, run and plain are not told apart by their runs.
+inline constexpr double kRunPlainLevel = 0.05;
+
+/// Exact two-sided rank-sum permutation test (ties get average ranks): the share of all ways to split the
+/// pooled values into groups of |a| and |b| whose rank sum for the first group is at least as far from its
+/// mean as `a`'s. Samples of up to 12 values each (every split is enumerated); nullopt beyond or if empty.
+[[nodiscard]] std::optional<double> rank_sum_p(const std::vector<double>& a, const std::vector<double>& b);
 
 struct ProgramValidation {
   std::string device, driver, cuda_version, date, profile, predicted_with;
