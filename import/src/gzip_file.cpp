@@ -19,6 +19,8 @@ PaddedText::~PaddedText() {
   if (mapping_ != nullptr) ::munmap(mapping_, capacity_);
 }
 
+// The same mapping as model's JSON readers make (model/src/json_view.cpp, PaddedText::map), which is private
+// to model; one shared header in model would let both use one.
 std::optional<PaddedText> PaddedText::map(const std::filesystem::path& file) {
   const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
