@@ -1074,46 +1074,37 @@ void Calibrator::scheduling_details(model::DeviceProfile& p) {
 }
 
 void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
-  // Host cost per op as CudaBackend issues one in a measured run: launch, record the op's completion
-  // event; with CUPTI activity tracing on (device records only, joined in call order) vs off. Batches of
-  // 256 ops; the two variants alternate batch by batch (a fresh tracer per traced batch) so that the host's
-  // slow and fast spells, which on a VM last longer than a batch, hit both alike; the overhead is the
-  // median of the per-pair differences. CUPTI buffers are drained between batches (not timed).
+  // Host cost of a kernel launch with CUPTI attached, as `streamlab run` traces a program with copies
+  // (copy and memset activity on, kernel records off): batches of launches of the spin kernel, each batch
+  // under a fresh tracer. The untraced reference is this round's kernel_launch_ns, measured before CUPTI
+  // was ever attached: once attached, CUPTI stays in the process, and every later launch pays for it
+  // whether a tracer exists or not (H100, 2026-11-24: about 1 us per launch, validation run 9), so
+  // untraced batches alternating with traced ones here would measure CUPTI on both sides.
   stream s(StreamFlags::non_blocking, 0);
-  event ue;
   constexpr int kOps = 256;
   auto batch = [&]() {
     const auto t0 = Clock::now();
-    for (int k = 0; k < kOps; ++k) {
-      check(kernels::launch_empty(dim3(1), dim3(32), s.get()), "calibrate (traced launch)");
-      ue.record(s, "calibrate (traced launch)");
-    }
+    for (int k = 0; k < kOps; ++k) check(kernels::launch_spin(dim3(1), dim3(32), 0, s.get(), 0), "calibrate (traced launch)");
     const auto t1 = Clock::now();
     s.sync("calibrate (traced launch)");
     return ns_between(t0, t1) / kOps;
   };
-  std::vector<double> plain_v, traced_v, diff_v;
+  std::vector<double> traced_v;
   std::string why;
   for (int r = -warm_; r < reps_ && why.empty(); ++r) {
-    const double a = batch();
     double b = -1;
     try {
-      CuptiTracer tracer(CuptiCorrelation::issue_order, false);
+      CuptiTracer tracer(CuptiCorrelation::issue_order, false, false);
       b = batch();
       (void)tracer.take();
     } catch (const CuptiUnavailable& e) {
       why = e.what();
       break;
     }
-    if (r >= 0) {
-      plain_v.push_back(a);
-      traced_v.push_back(b);
-      diff_v.push_back(b - a);
-    }
+    if (r >= 0) traced_v.push_back(b);
   }
-  const double plain = plain_v.empty() ? 0 : median(plain_v);
+  const double plain = p.kernel_launch_ns.value;
   double traced = traced_v.empty() ? -1 : median(traced_v);
-  const double pair_diff = diff_v.empty() ? 0 : median(diff_v);
   // Block dispatch with tracing on, as real kernels run in a measured run: 1024-thread blocks, two per SM
   // (no shared memory), the shape whose dispatch tracing slows most. The same probes without tracing give
   // the baseline the per-warp extra is taken against.
@@ -1208,13 +1199,13 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
        fmt(wave_traced, 0) + " ns (" + fmt(wave_short, 0) + " at 25 us, " + fmt(wave_long, 0) + " at 100 us) vs " +
        fmt(wave_plain, 0) + " ns untraced (median same-SM gap " +
        fmt(median_traced, 0) + " vs " + fmt(median_plain, 0) + " ns, " + std::to_string(big) + " threads)");
-  const double extra = std::max(0.0, pair_diff);
+  const double extra = std::max(0.0, traced - plain);
   p.traced_launch_overhead_ns = measured(
-      extra, "median over " + std::to_string(diff_v.size()) + " pairs of (traced - untraced) host ns per op "
-             "(empty-kernel launch + DisableTiming cudaEventRecord; traced = CUPTI activity tracing on through the "
-             "executor's CuptiTracer, device records joined in call order as CudaBackend does), batches of " +
-                 std::to_string(kOps) + " ops alternating traced/untraced after " + std::to_string(warm_) +
-                 " warm-up pairs: medians " + fmt(traced, 0) + " ns traced, " + fmt(plain, 0) + " ns untraced");
+      extra, "median over " + std::to_string(traced_v.size()) + " batches of " + std::to_string(kOps) +
+                 " spin-kernel launches with CUPTI attached (a fresh CuptiTracer per batch: copy and memset records "
+                 "on, kernel records off, as streamlab run traces a program with copies), minus this round's "
+                 "untraced kernel_launch_ns (measured before CUPTI was first attached): " + fmt(traced, 0) +
+                 " ns traced, " + fmt(plain, 0) + " ns untraced");
   note("traced launch overhead: " + fmt(extra) + " ns per op (" + fmt(traced) + " traced vs " + fmt(plain) + ")");
 }
 
