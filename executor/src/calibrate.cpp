@@ -1,6 +1,7 @@
 // streamlab calibrate: every DeviceProfile field measured on the device at hand (see calibrate.hpp).
 #include "streamlab/executor/calibrate.hpp"
 #include "streamlab/executor/clock_link.hpp"
+#include "mapped_host.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -96,27 +97,7 @@ std::string fmt(double v, int digits = 1) {
   return buf;
 }
 
-// Host-visible memory the GPU can write into (mapped pinned memory; with UVA the host pointer works on
-// the device).
-class MappedHost {
- public:
-  explicit MappedHost(std::size_t bytes) : bytes_(bytes) {
-    STREAMLAB_CUDA_CHECK_OP(cudaHostAlloc(&ptr_, bytes, cudaHostAllocMapped), "calibrate (mapped memory)");
-    std::memset(ptr_, 0, bytes);
-  }
-  ~MappedHost() { STREAMLAB_CUDA_LOG(cudaFreeHost(ptr_)); }
-  MappedHost(const MappedHost&) = delete;
-  MappedHost& operator=(const MappedHost&) = delete;
-  template <class T>
-  T* as() {
-    return static_cast<T*>(ptr_);
-  }
-  void clear() { std::memset(ptr_, 0, bytes_); }
-
- private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_;
-};
+using detail::MappedHost;
 
 void check(cudaError_t e, const char* what) { STREAMLAB_CUDA_CHECK_OP(e, what); }
 

@@ -1,11 +1,11 @@
 #include "streamlab/executor/clock_link.hpp"
 
-#include <cstring>
 #include <limits>
 #include <string>
 
 #include "streamlab/executor/error.hpp"
 #include "streamlab/executor/kernels.hpp"
+#include "mapped_host.hpp"
 
 namespace streamlab::executor {
 namespace {
@@ -16,32 +16,13 @@ std::int64_t steady_now() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
 }
 
-/// Mapped, pinned host memory the kernel reads and writes directly.
-class Mapped {
- public:
-  explicit Mapped(std::size_t bytes) {
-    STREAMLAB_CUDA_CHECK_OP(cudaHostAlloc(&ptr_, bytes, cudaHostAllocMapped), "clock link (mapped memory)");
-    std::memset(ptr_, 0, bytes);
-  }
-  ~Mapped() { STREAMLAB_CUDA_LOG(cudaFreeHost(ptr_)); }
-  Mapped(const Mapped&) = delete;
-  Mapped& operator=(const Mapped&) = delete;
-  template <class T>
-  volatile T* as() {
-    return static_cast<volatile T*>(ptr_);
-  }
-
- private:
-  void* ptr_ = nullptr;
-};
-
 }  // namespace
 
 ClockLink link_clocks(cudaStream_t s, std::uint32_t rounds, std::chrono::nanoseconds timeout) {
   if (rounds == 0) rounds = 1;
-  Mapped req(64), resp(rounds * sizeof(std::uint64_t));
-  auto* request = req.as<std::uint32_t>();
-  auto* response = resp.as<std::uint64_t>();
+  detail::MappedHost req(64), resp(rounds * sizeof(std::uint64_t));
+  volatile std::uint32_t* request = req.as<std::uint32_t>();
+  volatile std::uint64_t* response = resp.as<std::uint64_t>();
   const auto t = static_cast<std::uint64_t>(timeout.count());
   STREAMLAB_CUDA_CHECK_OP(kernels::launch_clock_service(s, request, response, rounds, t),
                           "clock link (service kernel)");
