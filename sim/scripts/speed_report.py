@@ -62,7 +62,10 @@ def bench_lines(found):
         f"| BareLoop1M: ratio_vs_heap, fastest (mean) | {bare['ratio_vs_heap']:.2f} ({bare['mean_ratio_vs_heap']:.2f}) |",
         f"| BareLoop1M: simulate_ratio_vs_heap (host calls and device events only) | "
         f"{bare['simulate_ratio_vs_heap']:.2f} |",
-        f"| Dispatcher1M: s per run (the whole `sim` path but file I/O) | {disp['best_s_per_run']:.3f} |",
+        f"| Dispatcher1M: s per run (the whole `sim` path but file I/O and the workload hash) | "
+        f"{disp['best_s_per_run']:.3f} |",
+        f"| Dispatcher1M: Workload::hash() of its workload, which `sim` has the Dispatcher compute, s | "
+        f"{disp['workload_hash_s']:.3f} |",
         f"| WavesRandomDag, {waves['blocks'] / 1e6:.1f}M blocks: merged s, per-block s, speedup | "
         f"{waves['merged_s']:.3f}, {waves['per_block_s']:.3f}, {waves['speedup']:.2f}x |",
         f"| WavesRandomDag: future-event entries merged / per block | {waves['queue_pops_merged'] / 1e6:.2f}M / "
