@@ -9,6 +9,9 @@
 #include <cstring>
 #include <string_view>
 
+#include "json_view.hpp"
+#include "streamlab/model/progress.hpp"
+
 namespace streamlab::model::detail {
 
 class LineScanner {
@@ -82,5 +85,43 @@ inline std::string_view trim_line(std::string_view s) noexcept {
 
 /// Thrown inside a line reader: not its layout, the whole-file reader takes over.
 struct NotByLines {};
+
+/// Walks a JSON array laid out one element per line, from `begin` (the start of the line after the one
+/// that opens it) to the line that closes it: element(line, count, next) for each element's text without
+/// its separating comma (`count` elements before it, `next` where the following line starts). Reads a
+/// mapped text's pages in ahead of the walk and gives them back behind it, and reports progress. Returns
+/// where the closing bracket is; throws NotByLines for anything else (an element not on one line, a
+/// missing or extra comma, no closing line).
+template <class Element>
+std::size_t for_each_element_line(std::string_view t, std::size_t begin, const PaddedText* mapped,
+                                  ProgressCounter* progress, Element&& element) {
+  constexpr std::size_t kWindow = std::size_t{8} << 20;  // read in ahead, given back behind
+  std::size_t loaded = 0;
+  std::size_t count = 0;
+  bool comma = true;  // the previous element ended with a comma (or there is none)
+  if (progress != nullptr) progress->set_total(t.size());
+  for (std::size_t at = begin; at < t.size();) {
+    if (mapped != nullptr && at + kWindow / 2 > loaded) {
+      mapped->load_ahead(loaded, kWindow);
+      loaded += kWindow;
+    }
+    std::size_t end = t.find('\n', at);
+    if (end == std::string_view::npos) end = t.size();
+    const std::string_view line = trim_line(t.substr(at, end - at));
+    if (!line.empty() && line.front() == ']') {
+      if (count > 0 && comma) throw NotByLines{};  // a comma after the last element
+      return t.find(']', at);
+    }
+    if (!comma || line.size() < 2 || line.front() != '{') throw NotByLines{};
+    comma = line.back() == ',';
+    at = end + 1;
+    element(comma ? line.substr(0, line.size() - 1) : line, count, at);
+    if (++count % 65536 == 0) {
+      if (mapped != nullptr) mapped->release_before(at);
+      if (progress != nullptr) progress->set_done(at);
+    }
+  }
+  throw NotByLines{};
+}
 
 }  // namespace streamlab::model::detail

@@ -401,54 +401,28 @@ std::optional<Trace> read_trace_by_lines(std::string_view t, const std::string& 
     Reader r(source);
     JsonDocument doc(std::string_view(), source);
     JsonArena arena;
-    std::size_t close = std::string_view::npos;
-    std::size_t i = 0;  // events
-    bool comma = true;
-    const auto reserve = [&](std::size_t at) {
-      const double per_line = static_cast<double>(at - kOpen.size()) / static_cast<double>(i);
-      trace.spans.reserve(static_cast<std::size_t>(static_cast<double>(t.size()) / per_line * 1.02) + 16);
-    };
-    if (progress != nullptr) progress->set_total(t.size());
-    constexpr std::size_t kWindow = std::size_t{8} << 20;  // read in ahead, given back behind
-    std::size_t loaded = 0;
-    for (std::size_t at = kOpen.size(); at < t.size();) {
-      if (mapped != nullptr && at + kWindow / 2 > loaded) {
-        mapped->load_ahead(loaded, kWindow);
-        loaded += kWindow;
-      }
-      std::size_t end = t.find('\n', at);
-      if (end == std::string_view::npos) end = t.size();
-      const std::string_view line = trim_line(t.substr(at, end - at));
-      if (!line.empty() && line.front() == ']') {
-        close = t.find(']', at);
-        break;
-      }
-      if (!comma || line.size() < 2 || line.front() != '{') throw NotByLines{};
-      comma = line.back() == ',';
-      const std::string_view element = comma ? line.substr(0, line.size() - 1) : line;
-      Span s;
-      if (read_span_line(element, s)) {
-        trace.spans.push_back(std::move(s));
-      } else {
-        // Any other event: parsed as JSON, read as the whole-file reader reads an event.
-        doc.reset(element);
-        const JsonRef e = doc.build_root(arena);
-        const Place p("/traceEvents/" + std::to_string(i));
-        r.expect_object(e, p);
-        EventFields ev;
-        (void)e.members(kEventFieldNames, ev);
-        const std::string_view ph = r.get_string(need(r, e, p, ev, kEventFieldNames, e_ph), Place(p, "/ph"));
-        if (ph == "X") trace.spans.push_back(parse_span(r, e, ev, p));
-      }
-      ++i;
-      at = end + 1;
-      if (i == 4096) reserve(at);
-      if (i % 65536 == 0) {
-        if (mapped != nullptr) mapped->release_before(at);
-        if (progress != nullptr) progress->set_done(at);
-      }
-    }
-    if (close == std::string_view::npos || (i > 0 && comma)) throw NotByLines{};
+    const std::size_t close = for_each_element_line(
+        t, kOpen.size(), mapped, progress, [&](std::string_view element, std::size_t i, std::size_t next) {
+          Span s;
+          if (read_span_line(element, s)) {
+            trace.spans.push_back(std::move(s));
+          } else {
+            // Any other event: parsed as JSON, read as the whole-file reader reads an event.
+            doc.reset(element);
+            const JsonRef e = doc.build_root(arena);
+            const Place p("/traceEvents/" + std::to_string(i));
+            r.expect_object(e, p);
+            EventFields ev;
+            (void)e.members(kEventFieldNames, ev);
+            const std::string_view ph = r.get_string(need(r, e, p, ev, kEventFieldNames, e_ph), Place(p, "/ph"));
+            if (ph == "X") trace.spans.push_back(parse_span(r, e, ev, p));
+          }
+          if (i + 1 == 4096) {
+            // Spans yet to come, from the bytes per line so far: one reservation, no regrowth.
+            const double per_line = static_cast<double>(next - kOpen.size()) / 4096.0;
+            trace.spans.reserve(static_cast<std::size_t>(static_cast<double>(t.size()) / per_line * 1.02) + 16);
+          }
+        });
 
     // The rest of the document with an empty event list: metadata and block placements read as always.
     std::string rest(t.substr(0, kOpen.size() - 1));

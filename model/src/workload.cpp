@@ -1414,49 +1414,22 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
     detail::JsonDocument doc(std::string_view(), source);
     detail::JsonArena arena;
     std::vector<Text> names;
-    std::size_t read = 0;  // ops
-    std::size_t close = std::string_view::npos;
-    bool comma = true;  // the previous op ended with a comma (or there is none)
-    if (progress != nullptr) progress->set_total(t.size());
-    constexpr std::size_t kWindow = std::size_t{8} << 20;  // read in ahead, given back behind
-    std::size_t loaded = 0;
-    for (std::size_t at = lines; at < t.size();) {
-      if (mapped != nullptr && at + kWindow / 2 > loaded) {
-        mapped->load_ahead(loaded, kWindow);
-        loaded += kWindow;
-      }
-      std::size_t end = t.find('\n', at);
-      if (end == std::string_view::npos) end = t.size();
-      const std::string_view line = trim_line(t.substr(at, end - at));
-      if (!line.empty() && line.front() == ']') {
-        close = t.find(']', at);
-        break;
-      }
-      if (!comma || line.size() < 2 || line.front() != '{') throw NotByLines{};
-      comma = line.back() == ',';
-      const std::string_view element = comma ? line.substr(0, line.size() - 1) : line;
-      Op op;
-      if (!read_op_line(element, op, names)) {
-        // Any other op: parsed as JSON and read as the whole-file reader reads an op.
-        doc.reset(element);
-        op = parse_op(doc.build_root(arena), read, r, names);
-      }
-      // The texts are copied into the workload's table (the line's, or the parse's, go away).
-      WorkloadBuilder::add_named(w, op, names, dep_ids);
-      ++read;
-      at = end + 1;
-      if (read == 4096) {
-        // Ops yet to come, from the bytes per op so far: one reservation, no regrowth of the ops.
-        const double per_op = static_cast<double>(at - lines) / static_cast<double>(read);
-        WorkloadBuilder::reserve_more(w, static_cast<std::size_t>(static_cast<double>(t.size() - lines) / per_op * 1.02) + 16);
-      }
-      if (read % 65536 == 0) {
-        if (mapped != nullptr) mapped->release_before(at);
-        if (progress != nullptr) progress->set_done(at);
-      }
-    }
-    // A closing bracket on a line of its own, and no comma after the last op.
-    if (close == std::string_view::npos || (read > 0 && comma)) throw NotByLines{};
+    const std::size_t close = for_each_element_line(
+        t, lines, mapped, progress, [&](std::string_view element, std::size_t op_index, std::size_t next) {
+          Op op;
+          if (!read_op_line(element, op, names)) {
+            // Any other op: parsed as JSON and read as the whole-file reader reads an op.
+            doc.reset(element);
+            op = parse_op(doc.build_root(arena), op_index, r, names);
+          }
+          // The texts are copied into the workload's table (the line's, or the parse's, go away).
+          WorkloadBuilder::add_named(w, op, names, dep_ids);
+          if (op_index + 1 == 4096) {
+            // Ops yet to come, from the bytes per op so far: one reservation, no regrowth of the ops.
+            const double per_op = static_cast<double>(next - lines) / 4096.0;
+            WorkloadBuilder::reserve_more(w, static_cast<std::size_t>(static_cast<double>(t.size() - lines) / per_op * 1.02) + 16);
+          }
+        });
 
     // The rest of the document with an empty ops array: its top level read and checked as always.
     std::string rest(t.substr(0, head_end));

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -198,6 +199,44 @@ TEST(Workload, ErrorsInLoadedFilesNameThePath) {
     EXPECT_EQ(e.place(), "/ops/0/deps/0");
   }
   std::filesystem::remove(file);
+}
+
+// Interned texts stay put as the table grows, a workload's add() keeps its own copies of borrowed
+// texts, and a copy of a workload keeps the texts alive after the original is gone.
+TEST(Workload, TextsLiveAsLongAsTheirWorkload) {
+  StringTable table;
+  std::vector<Text> kept;
+  for (int i = 0; i < 200'000; ++i) kept.push_back(table.intern("id-" + std::to_string(i)));  // many blocks
+  for (int i = 0; i < 200'000; i += 9973) EXPECT_EQ(kept[static_cast<std::size_t>(i)], "id-" + std::to_string(i));
+  const Text fresh = table.intern("fresh");
+  EXPECT_EQ(table.adopt(fresh).data(), fresh.data());  // just interned: kept as it is
+  const std::string elsewhere = "elsewhere";
+  const Text copied = table.adopt(Text::borrow(elsewhere));
+  EXPECT_NE(copied.data(), elsewhere.data());
+  EXPECT_EQ(copied, "elsewhere");
+
+  std::optional<Workload> copy;
+  {
+    Workload w;
+    std::string id = "borrowed-id", dep = "first";
+    Op first;
+    first.id = "first";
+    first.kind = OpKind::barrier;
+    w.add(first);
+    Op op;
+    op.id = Text::borrow(id);
+    op.name = Text::borrow(id);
+    op.kind = OpKind::barrier;
+    w.add(op, {dep});
+    id.assign(id.size(), 'x');  // the caller's characters change: the workload has its own
+    dep.assign(dep.size(), 'y');
+    resolve_and_check(w, "test");
+    EXPECT_EQ(w.ops[1].id, "borrowed-id");
+    EXPECT_EQ(w.dep_ids(1), (std::vector<std::string_view>{"first"}));
+    copy = w;
+  }
+  EXPECT_EQ(copy->ops[1].name, "borrowed-id");  // the original is gone; the shared table is not
+  EXPECT_EQ(workload_to_json(*copy, -1).find("\"deps\":[\"first\"]") != std::string::npos, true);
 }
 
 // A file laid out one op per line is read piece by piece (1 MiB at a time): a workload spanning many
