@@ -1,5 +1,7 @@
 #include "json_write.hpp"
 
+#include <algorithm>
+
 #include <simdjson.h>
 
 #include "json_util.hpp"
@@ -7,6 +9,16 @@
 namespace streamlab::model::detail {
 
 void append_string(std::string& out, std::string_view s) {
+  // The usual id or name: printable ASCII with nothing to escape, copied as it is.
+  if (std::all_of(s.begin(), s.end(), [](char ch) {
+        const auto c = static_cast<unsigned char>(ch);
+        return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+      })) {
+    out += '"';
+    out += s;
+    out += '"';
+    return;
+  }
   // nlohmann's dump throws on invalid UTF-8: keep that behaviour (and its message) for such text.
   if (!simdjson::validate_utf8(s.data(), s.size())) {
     out += Json(std::string(s)).dump();

@@ -22,6 +22,7 @@
 #include "json_util.hpp"
 #include "json_view.hpp"
 #include "json_write.hpp"
+#include "intervals.hpp"
 #include "line_scanner.hpp"
 #include "readers.hpp"
 #include "streamlab/model/errors.hpp"
@@ -899,7 +900,8 @@ void write_canonical(const Workload& w, int indent, Sink&& sink) {
     order.clear();
     for (std::size_t v = first, e = 0; v < window_end; ++v)
       for (const OpIndex d : w.deps(static_cast<OpIndex>(v))) order.push_back(std::uint64_t{d} << 32 | e++);
-    std::sort(order.begin(), order.end());
+    // By dep op, edges of one dep op in edge order (a stable radix sort on the op index).
+    intervals::sort_by_time(order, [](std::uint64_t x) { return static_cast<Nanos>(x >> 32); });
     dep_ids.resize(order.size());
     for (const std::uint64_t x : order)
       dep_ids[x & 0xffffffffu] = w.ops[static_cast<std::size_t>(x >> 32)].id;
