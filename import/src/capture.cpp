@@ -1,6 +1,7 @@
 #include "streamlab/import/capture.hpp"
 
 #include <cctype>
+#include <cstring>
 
 namespace streamlab::import {
 namespace {
@@ -42,6 +43,18 @@ CallKind classify_call(std::string_view api_name) noexcept {
   if (n == "cudaDeviceSynchronize" || n == "cuCtxSynchronize" || n == "cudaThreadSynchronize")
     return CallKind::device_sync;
   return CallKind::other;
+}
+
+std::string_view NameTable::intern(std::string_view s) {
+  // Fingerprint: length and the first and last bytes; a hit is checked in full.
+  std::size_t f = s.size();
+  if (!s.empty()) f = f * 31 + static_cast<unsigned char>(s.front()) * 7 + static_cast<unsigned char>(s.back());
+  std::string_view& recent = recent_[f % recent_.size()];
+  if (recent.size() == s.size() && std::memcmp(recent.data(), s.data(), s.size()) == 0) return recent;
+  auto at = index_.find(s);
+  if (at == index_.end()) at = index_.insert(std::string_view(kept_.emplace_back(s))).first;
+  recent = *at;
+  return *at;
 }
 
 }  // namespace streamlab::import

@@ -353,7 +353,7 @@ Capture parse_padded(simdjson::padded_string_view padded, const std::string& sou
           c.end = ts + dur;
           c.process = static_cast<std::uint32_t>(pid);
           c.thread = static_cast<std::uint32_t>(tid);
-          c.name = std::string(name);
+          c.name = cap.intern(name);
           c.kind = classify_call(name);
           if (args.correlation >= 0) c.correlation = static_cast<std::uint64_t>(args.correlation);
           else unlinked.push_back({cap.calls.size(), true, FlowKey{pid, tid, -ts - 1}});
@@ -390,7 +390,7 @@ Capture parse_padded(simdjson::padded_string_view padded, const std::string& sou
         act.device = static_cast<std::uint32_t>(
             args.device >= 0 ? within(args.device, kMaxU32, "device") : std::clamp<std::int64_t>(pid, 0, kMaxU32));
         act.stream = static_cast<std::uint32_t>(within(args.stream, kMaxU32, "stream"));
-        act.name = std::string(name);
+        act.name = cap.intern(name);
         if (args.priority != INT64_MIN) {
           if (args.priority < -kMaxPriority || args.priority > kMaxPriority)
             throw model::InputError(source, place() + "/args/priority", "",
@@ -440,7 +440,7 @@ Capture parse_padded(simdjson::padded_string_view padded, const std::string& sou
     } else {
       if (it == flow_ids.end())
         throw model::InputError(source, "", "",
-                                "GPU record '" + cap.activities[u.index].name.substr(0, 80) +
+                                "GPU record '" + std::string(cap.activities[u.index].name.substr(0, 80)) +
                                     "' has neither a correlation id nor an ac2g flow linking it to its API call");
       cap.activities[u.index].correlation = static_cast<std::uint64_t>(it->second);
     }

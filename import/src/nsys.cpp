@@ -165,7 +165,7 @@ void read_placement(const Row& row, GpuActivity& a) {
   a.correlation = row.correlation();
 }
 
-void copy_kind(std::int64_t kind, std::int64_t src, std::int64_t dst, GpuActivity& a) {
+void copy_kind(std::int64_t kind, std::int64_t src, std::int64_t dst, GpuActivity& a, Capture& cap) {
   constexpr std::int64_t kHtoD = 1, kDtoH = 2, kPageable = 1;
   a.copy_kind = kind == kHtoD ? model::OpKind::h2d : kind == kDtoH ? model::OpKind::d2h : model::OpKind::d2d;
   a.host_memory = (src == kPageable || dst == kPageable) ? model::HostMemory::pageable : model::HostMemory::pinned;
@@ -174,7 +174,7 @@ void copy_kind(std::int64_t kind, std::int64_t src, std::int64_t dst, GpuActivit
   static constexpr std::array<const char*, 8> kMem{"Unknown", "Pageable", "Pinned", "Device",
                                                    "Array",   "Managed",  "Device Static", "Managed Static"};
   auto at = [](const auto& arr, std::int64_t i) { return arr[i >= 0 && i < std::ssize(arr) ? i : 0]; };
-  a.name = std::string("Memcpy ") + at(kKinds, kind) + " (" + at(kMem, src) + " -> " + at(kMem, dst) + ")";
+  a.name = cap.intern(std::string("Memcpy ") + at(kKinds, kind) + " (" + at(kMem, src) + " -> " + at(kMem, dst) + ")");
 }
 
 }  // namespace
@@ -239,7 +239,7 @@ Capture read_nsys(const std::filesystem::path& file) {
       c.process = pid_of(i64(s, 2));
       c.thread = tid_of(i64(s, 2));
       c.correlation = row.correlation();
-      c.name = name_of(i64(s, 4));
+      c.name = cap.intern(name_of(i64(s, 4)));
       c.kind = classify_call(c.name);
       cap.calls.push_back(std::move(c));
     });
@@ -264,7 +264,7 @@ Capture read_nsys(const std::filesystem::path& file) {
               a.shape.registers_per_thread = static_cast<std::uint32_t>(row.get(11, "registersPerThread", 0, kMaxU32));
               a.shape.shared_mem_bytes =
                   static_cast<std::uint32_t>(row.get(12, "staticSharedMemory + dynamicSharedMemory", 0, kMaxU32));
-              a.name = name_of(i64(s, 13));
+              a.name = cap.intern(name_of(i64(s, 13)));
               cap.activities.push_back(std::move(a));
             });
   if (copies)
@@ -276,7 +276,7 @@ Capture read_nsys(const std::filesystem::path& file) {
               a.kind = ActivityKind::memcpy;
               read_placement(row, a);
               a.bytes = static_cast<std::uint64_t>(row.get(5, "bytes", 0, kMaxBytes));
-              copy_kind(i64(s, 6), i64(s, 7), i64(s, 8), a);
+              copy_kind(i64(s, 6), i64(s, 7), i64(s, 8), a, cap);
               cap.activities.push_back(std::move(a));
             });
   if (memsets)
@@ -287,7 +287,7 @@ Capture read_nsys(const std::filesystem::path& file) {
               a.kind = ActivityKind::memset;
               read_placement(row, a);
               a.bytes = static_cast<std::uint64_t>(row.get(5, "bytes", 0, kMaxBytes));
-              a.name = "Memset (Device)";
+              a.name = cap.intern("Memset (Device)");
               cap.activities.push_back(std::move(a));
             });
   if (!sync_cols.empty()) {

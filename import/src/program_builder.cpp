@@ -192,7 +192,7 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
       const auto acts = work_of(c->correlation);
       if (acts.empty()) {
         if (on_other_device(c->correlation)) continue;
-        fail("API call " + c->name + " (correlation " + std::to_string(c->correlation) + ", thread " +
+        fail("API call " + std::string(c->name) + " (correlation " + std::to_string(c->correlation) + ", thread " +
              std::to_string(c->thread) + ") has no GPU activity: the trace lost GPU records or was cut off");
       }
       called[static_cast<std::size_t>(acts.data() - by_corr.data())] = true;
@@ -396,10 +396,17 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
     // Ids are unique by construction: one correlation id per call, a kind letter per op, ".k" for a call's
     // k-th activity (graph launches); resolve_and_check would still refuse a duplicate.
     auto unique_id = [&w](const std::string& id) { return w.intern(id); };
-    // Names repeat (one kernel launched many times): each distinct one is interned once.
-    std::unordered_map<std::string, model::Text> names;
-    auto name_of = [&](const std::string& name) {
-      const auto [at, fresh] = names.try_emplace(name);
+    // Names repeat (one kernel launched many times): each distinct one is interned once. The capture's
+    // names are each stored once already, so their address identifies them; event names are made here.
+    std::unordered_map<const char*, model::Text> capture_names;
+    auto name_of = [&](std::string_view name) {
+      const auto [at, fresh] = capture_names.try_emplace(name.data());
+      if (fresh) at->second = w.intern(name);
+      return at->second;
+    };
+    std::unordered_map<std::string, model::Text> event_names;
+    auto event_of = [&](const std::string& name) {
+      const auto [at, fresh] = event_names.try_emplace(name);
       if (fresh) at->second = w.intern(name);
       return at->second;
     };
@@ -426,7 +433,7 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
       }
       const std::uint32_t stream = op.stream_hint.value_or(0);
       if (first_of_item && it.call != nullptr)
-        t.spans.push_back(model::Span{index, op.id, it.call->name, op.kind, device, stream, model::Engine::host,
+        t.spans.push_back(model::Span{index, op.id, std::string(it.call->name), op.kind, device, stream, model::Engine::host,
                                       it.call->start - t0, it.call->end - t0, /*host_call=*/true});
       if (act != nullptr)
         t.spans.push_back(model::Span{index, op.id, op.name, op.kind, act->device, act->stream,
@@ -455,7 +462,7 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
               break;
             case ActivityKind::memcpy:
               if (a.name.find("HtoH") != std::string::npos) {
-                st.notes.push_back("host-to-host copy '" + a.name + "' (correlation " + c +
+                st.notes.push_back("host-to-host copy '" + std::string(a.name) + "' (correlation " + c +
                                    ") has no device work: its time stays host time");
                 continue;
               }
@@ -488,7 +495,7 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
           op.id = unique_id("r" + c);
           op.kind = model::OpKind::event_record;
           op.stream_hint = records[r->second].stream;
-          op.event = name_of("e" + c);
+          op.event = event_of("e" + c);
           ++st.event_records;
           break;
         }
@@ -501,7 +508,7 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
           op.id = unique_id((wait ? "w" : "s") + c);
           op.kind = wait ? model::OpKind::event_wait : model::OpKind::event_sync;
           op.stream_hint = wait ? static_cast<std::uint32_t>(item_stream[i]) : rec.stream;
-          op.event = name_of("e" + std::to_string(items[rec.item].correlation));
+          op.event = event_of("e" + std::to_string(items[rec.item].correlation));
           if (wait) ++st.event_waits;
           else ++st.host_syncs;
           break;

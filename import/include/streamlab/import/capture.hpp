@@ -4,10 +4,14 @@
 /// SQLite): host API calls, the GPU activities they caused (linked by correlation id) and CUDA's
 /// synchronization records. Times are integer nanoseconds on the profiler's clock.
 
+#include <array>
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "streamlab/model/op.hpp"
@@ -39,6 +43,20 @@ enum class CallKind : std::uint8_t {
          k == CallKind::memset_async || k == CallKind::memset_sync;
 }
 
+/// The names of a capture's calls and activities, each distinct one kept once: a trace repeats a few
+/// hundred kernel and API names over a million records, and a copy per record would be most of the
+/// capture's memory. Views handed out stay valid as long as the table lives.
+class NameTable {
+ public:
+  [[nodiscard]] std::string_view intern(std::string_view s);
+
+ private:
+  std::deque<std::string> kept_;  ///< never moves an element: views into them stay valid
+  std::unordered_set<std::string_view> index_;
+  /// The last name seen for a few cheap fingerprints: consecutive records mostly repeat recent names.
+  std::array<std::string_view, 64> recent_{};
+};
+
 /// One host API call (CUDA runtime or driver).
 struct ApiCall {
   Nanos start = 0;
@@ -47,7 +65,7 @@ struct ApiCall {
   std::uint32_t process = 0;
   std::uint32_t thread = 0;
   CallKind kind = CallKind::other;
-  std::string name;
+  std::string_view name;  ///< in the capture's NameTable
 };
 
 enum class ActivityKind : std::uint8_t { kernel, memcpy, memset };
@@ -60,7 +78,7 @@ struct GpuActivity {
   std::uint32_t device = 0;
   std::uint32_t stream = 0;
   std::uint64_t correlation = 0;
-  std::string name;
+  std::string_view name;                   ///< in the capture's NameTable
   model::KernelShape shape;                ///< kernels
   std::uint64_t bytes = 0;                 ///< copies and memsets
   model::OpKind copy_kind = model::OpKind::d2d;  ///< copies: h2d, d2h or d2d
@@ -92,6 +110,10 @@ struct EventRecordInfo {
 
 /// Everything a reader took from one trace file.
 struct Capture {
+  /// The records' names (shared by copies of the capture, so their views stay valid in each).
+  std::shared_ptr<NameTable> names = std::make_shared<NameTable>();
+  [[nodiscard]] std::string_view intern(std::string_view s) { return names->intern(s); }
+
   std::string source;  ///< the file, for messages
   std::string format;  ///< "kineto" or "nsys"
   std::string device_name;
