@@ -21,6 +21,7 @@
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/estimate.hpp"
 #include "streamlab/model/file_io.hpp"
+#include "streamlab/model/trace.hpp"
 #include "streamlab/policies/dispatcher.hpp"
 #include "streamlab/policies/registry.hpp"
 #include "streamlab/sim/sim_backend.hpp"
@@ -349,6 +350,31 @@ TEST(ImportKineto, TrailingWaitWithoutLaterWorkBindsByTheTimeline) {
   EXPECT_EQ(w.ops[2].id, "w3");
   EXPECT_EQ(w.ops[2].event, "e2");
   EXPECT_EQ(w.ops[2].stream_hint, 2u);
+}
+
+// A Kineto file is mapped and parsed where it lies, its pages given back behind the reader (every 4096
+// events) and its names kept once per capture: the import of the file must be the import of its text. One
+// file ends inside a page, one exactly at a page's end (the padding is then a page of its own).
+TEST(ImportKineto, AFileImportsAsItsText) {
+  std::vector<std::string> events;
+  for (int i = 0; i < 6000; ++i) {
+    events.push_back(runtime_event(i % 3 == 0 ? "cudaLaunchKernel" : "cuLaunchKernel", i + 1, 10.0 * i, 2));
+    events.push_back(kernel_event(i + 1, 1 + i % 3, 10.0 * i + 4, 5 + i % 7));
+  }
+  const std::string body = trace_of(events);
+  for (const bool page_end : {false, true}) {
+    std::string text = body;
+    if (page_end) text.append(4096 - text.size() % 4096, ' ');
+    const fs::path file = temp_path(page_end ? "page-end.json" : "big.json");
+    std::ofstream(file, std::ios::binary) << text;
+    ASSERT_EQ(fs::file_size(file), text.size());
+    const Imported from_file = import_trace(file, {});
+    const Imported from_text = build_program(parse_kineto(text, file.string()), {});
+    EXPECT_EQ(model::workload_to_json(from_file.workload), model::workload_to_json(from_text.workload)) << page_end;
+    EXPECT_EQ(model::trace_to_chrome_json(from_file.measured), model::trace_to_chrome_json(from_text.measured))
+        << page_end;
+    EXPECT_EQ(from_file.workload.ops.size(), 6000u);  // one op per kernel, each at its launch
+  }
 }
 
 TEST(ImportKineto, FlowEventsLinkRecordsWithoutCorrelationArgs) {
