@@ -277,7 +277,11 @@ void write_report(const ExperimentOptions& o) {
   for (const auto& d : dirs) draw_charts(d, {}, false);
   const fs::path out = o.report_out.empty() ? report_home() / "REPORT.md" : fs::path(o.report_out);
   const fs::path report_dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
-  streamlab::model::write_file_atomically(out, ex::generate_report(loaded, report_dir, programs));
+  // The imported real traces' replay report, where `streamlab replay-report` wrote it.
+  std::string trace_replay;
+  if (const fs::path replay = results_root() / "import-replay.md"; fs::exists(replay))
+    trace_replay = streamlab::model::read_text_file(replay);
+  streamlab::model::write_file_atomically(out, ex::generate_report(loaded, report_dir, programs, trace_replay));
   print_line("wrote " + out.string() + " from " + std::to_string(loaded.size()) + " results");
 }
 

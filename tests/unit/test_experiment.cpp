@@ -550,6 +550,20 @@ TEST(ExperimentReport, MeasuredResultsWinAndMissesAreExplained) {
   EXPECT_NE(md.find("- `streams=1`: predicted makespan"), std::string::npos);
 }
 
+TEST(ExperimentReport, TraceReplaySectionAndItsVerdictRow) {
+  const fs::path dir = temp_dir("report_trace_replay");
+  std::vector<ex::LoadedResult> loaded;
+  loaded.push_back({dir / "sim", ex::run_experiment(get("E1"), quick_options(), nullptr, "sim-only")});
+  const std::string replay =
+      "## Replaying real traces\n\n| trace | error |\n| --- | ---: |\n| a.json.gz | +1.00% |\n\n"
+      "Makespan |error|: median 1.00%, max 1.00% (target: median within 3%, max within 5%): **met**.\n";
+  const std::string md = ex::generate_report(loaded, dir, {}, replay);
+  EXPECT_NE(md.find("| R1 Replay of imported real traces |"), std::string::npos) << md;
+  EXPECT_NE(md.find("Makespan \\|error\\|: median 1.00%, max 1.00%"), std::string::npos) << "the verdict line, in a cell";
+  EXPECT_NE(md.find("| a.json.gz | +1.00% |"), std::string::npos) << "the section as written";
+  EXPECT_EQ(ex::generate_report(loaded, dir).find("R1 "), std::string::npos);
+}
+
 TEST(ExperimentResults, DeviceSlugsAndBadFiles) {
   EXPECT_EQ(ex::device_slug("NVIDIA H100 80GB HBM3"), "h100");
   EXPECT_EQ(ex::device_slug("NVIDIA H200"), "h200");

@@ -26,8 +26,11 @@ struct LoadedResult {
 /// relative to `report_dir` and only written when `<dir>/<name>.png` exists (the SVG and PDF beside it are
 /// linked).
 /// `programs`: program validation results (program_validation.hpp), a summary row and a section each.
+/// `trace_replay`: the text `streamlab replay-report` wrote for the imported real traces (empty: none); it
+/// becomes a section as written, with a summary row that carries its makespan verdict line.
 [[nodiscard]] std::string generate_report(const std::vector<LoadedResult>& results,
                                           const std::filesystem::path& report_dir,
-                                          const std::vector<ProgramValidation>& programs = {});
+                                          const std::vector<ProgramValidation>& programs = {},
+                                          const std::string& trace_replay = {});
 
 }  // namespace streamlab::experiments
