@@ -41,6 +41,14 @@ class Text {
   [[nodiscard]] constexpr auto end() const noexcept { return view_.end(); }
   [[nodiscard]] constexpr char operator[](std::size_t i) const noexcept { return view_[i]; }
 
+  // Text against Text and against a literal exactly: with only the string_view forms, clang calls
+  // `a != b` of two Texts ambiguous (C++20 reversed candidates, -Wambiguous-reversed-operator).
+  friend constexpr bool operator==(Text a, Text b) noexcept { return a.view_ == b.view_; }
+  friend constexpr auto operator<=>(Text a, Text b) noexcept { return a.view_ <=> b.view_; }
+  template <std::size_t N>
+  friend constexpr bool operator==(Text a, const char (&b)[N]) noexcept {
+    return a.view_ == std::string_view(b, N - 1);
+  }
   friend constexpr bool operator==(Text a, std::string_view b) noexcept { return a.view_ == b; }
   friend constexpr auto operator<=>(Text a, std::string_view b) noexcept { return a.view_ <=> b; }
   friend std::string operator+(std::string_view a, Text b) { return std::string(a).append(b.view_); }
