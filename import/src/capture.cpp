@@ -50,7 +50,9 @@ std::string_view NameTable::intern(std::string_view s) {
   std::size_t f = s.size();
   if (!s.empty()) f = f * 31 + static_cast<unsigned char>(s.front()) * 7 + static_cast<unsigned char>(s.back());
   std::string_view& recent = recent_[f % recent_.size()];
-  if (recent.size() == s.size() && std::memcmp(recent.data(), s.data(), s.size()) == 0) return recent;
+  // (A slot never filled holds a null view: memcmp must not see it, even for 0 bytes.)
+  if (recent.data() != nullptr && recent.size() == s.size() && (s.empty() || std::memcmp(recent.data(), s.data(), s.size()) == 0))
+    return recent;
   auto at = index_.find(s);
   if (at == index_.end()) at = index_.insert(std::string_view(kept_.emplace_back(s))).first;
   recent = *at;

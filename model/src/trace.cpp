@@ -410,7 +410,8 @@ std::optional<Trace> read_trace_by_lines(std::string_view t, const std::string& 
             // Any other event: parsed as JSON, read as the whole-file reader reads an event.
             doc.reset(element);
             const JsonRef e = doc.build_root(arena);
-            const Place p("/traceEvents/" + std::to_string(i));
+            const std::string at = "/traceEvents/" + std::to_string(i);  // Place keeps a view: not a temporary
+            const Place p(at);
             r.expect_object(e, p);
             EventFields ev;
             (void)e.members(kEventFieldNames, ev);
