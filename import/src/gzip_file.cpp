@@ -1,7 +1,6 @@
 #include "gzip_file.hpp"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -15,49 +14,18 @@
 
 namespace streamlab::import::detail {
 
-PaddedText::~PaddedText() {
-  if (mapping_ != nullptr) ::munmap(mapping_, capacity_);
-}
-
-// The same mapping as model's JSON readers make (model/src/json_view.cpp, PaddedText::map), which is private
-// to model; one shared header in model would let both use one.
 std::optional<PaddedText> PaddedText::map(const std::filesystem::path& file) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-    ::close(fd);
-    return std::nullopt;
-  }
-  const auto size = static_cast<std::size_t>(st.st_size);
-  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  const std::size_t length = (size + kPadding + page - 1) / page * page;
-  // Zero pages for the whole length first, then the file over their start: the bytes past the end of the
-  // file, in its last page and beyond, read as zeros.
-  void* base = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (base == MAP_FAILED) {
-    ::close(fd);
-    return std::nullopt;
-  }
-  void* at = ::mmap(base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, fd, 0);
-  ::close(fd);
-  if (at == MAP_FAILED) {
-    ::munmap(base, length);
-    return std::nullopt;
-  }
+  auto mapped = model::MappedFile::map(file, kPadding, true);
+  if (!mapped) return std::nullopt;
   PaddedText t;
-  t.mapping_ = base;
-  t.mapped_ = static_cast<const char*>(base);
-  t.size_ = size;
-  t.capacity_ = length;
+  t.size_ = mapped->size();
+  t.capacity_ = mapped->length();
+  t.file_ = std::move(mapped);
   return t;
 }
 
 void PaddedText::release_before(std::size_t offset) const noexcept {
-  if (mapping_ == nullptr) return;
-  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  const std::size_t length = std::min(offset, size_) / page * page;
-  if (length > 0) (void)::madvise(mapping_, length, MADV_DONTNEED);
+  if (file_) file_->release_before(offset);
 }
 
 char* PaddedText::reserve_more(std::size_t n) {

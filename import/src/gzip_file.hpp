@@ -6,6 +6,8 @@
 #include <optional>
 #include <string_view>
 
+#include "streamlab/model/mapped_file.hpp"
+
 namespace streamlab::import::detail {
 
 /// A file's text followed by room for simdjson's padding (at least kPadding readable bytes), so the JSON
@@ -24,13 +26,13 @@ class PaddedText {
   }
   PaddedText(const PaddedText&) = delete;
   PaddedText& operator=(const PaddedText&) = delete;
-  ~PaddedText();
+  ~PaddedText() = default;
 
   /// The file mapped, or nothing where it cannot be (not a regular file, empty, no mapping): the caller
   /// reads it instead.
   [[nodiscard]] static std::optional<PaddedText> map(const std::filesystem::path& file);
 
-  [[nodiscard]] const char* data() const noexcept { return mapping_ != nullptr ? mapped_ : buffer_.get(); }
+  [[nodiscard]] const char* data() const noexcept { return file_ ? file_->data() : buffer_.get(); }
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
   /// Readable bytes from data(): size() + kPadding or more.
   [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
@@ -48,14 +50,12 @@ class PaddedText {
  private:
   void swap(PaddedText& o) noexcept {
     std::swap(buffer_, o.buffer_);
-    std::swap(mapping_, o.mapping_);
-    std::swap(mapped_, o.mapped_);
+    std::swap(file_, o.file_);
     std::swap(size_, o.size_);
     std::swap(capacity_, o.capacity_);
   }
   std::unique_ptr<char[]> buffer_;
-  void* mapping_ = nullptr;  ///< the file's pages, then zero pages; capacity_ bytes
-  const char* mapped_ = nullptr;
+  std::optional<model::MappedFile> file_;  ///< the file's pages, then zero pages; capacity_ bytes
   std::size_t size_ = 0, capacity_ = 0;
 };
 

@@ -5,10 +5,6 @@
 #include <cstring>
 #include <unordered_set>
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "json_util.hpp"
 #include "streamlab/model/errors.hpp"
@@ -170,39 +166,11 @@ std::string_view key_of(ondemand::field& f) {
 }  // namespace
 
 std::optional<PaddedText> PaddedText::map(const std::filesystem::path& file, bool populate) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-    ::close(fd);
-    return std::nullopt;
-  }
-  const auto size = static_cast<std::size_t>(st.st_size);
-  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  const std::size_t length = (size + simdjson::SIMDJSON_PADDING + page - 1) / page * page;
-  // Zero pages for the whole length first, then the file over their start: the bytes past the end of
-  // the file, in its last page and beyond, read as zeros.
-  void* base = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (base == MAP_FAILED) {
-    ::close(fd);
-    return std::nullopt;
-  }
-  void* at = ::mmap(base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED | (populate ? MAP_POPULATE : 0), fd, 0);
-  ::close(fd);
-  if (at == MAP_FAILED) {
-    ::munmap(base, length);
-    return std::nullopt;
-  }
+  auto mapped = MappedFile::map(file, simdjson::SIMDJSON_PADDING, populate);
+  if (!mapped) return std::nullopt;
   PaddedText t;
-  t.mapping_ = base;
-  t.mapping_size_ = length;
-  t.mapped_ = static_cast<const char*>(base);
-  t.mapped_size_ = size;
+  t.file_ = std::move(mapped);
   return t;
-}
-
-PaddedText::~PaddedText() {
-  if (mapping_ != nullptr) ::munmap(mapping_, mapping_size_);
 }
 
 JsonDocument::JsonDocument(const std::filesystem::path& file) : source_(file.string()) {
@@ -230,23 +198,11 @@ void JsonDocument::reset(std::string_view text) {
 }
 
 void PaddedText::load_ahead(std::size_t offset, std::size_t length) const noexcept {
-#ifdef MADV_POPULATE_READ
-  if (mapping_ == nullptr || offset >= mapped_size_) return;
-  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  const std::size_t begin = offset / page * page;
-  const std::size_t end = std::min(offset + length, mapped_size_);
-  (void)::madvise(static_cast<char*>(mapping_) + begin, end - begin, MADV_POPULATE_READ);  // best effort
-#else
-  (void)offset;
-  (void)length;
-#endif
+  if (file_) file_->load_ahead(offset, length);
 }
 
 void PaddedText::release_before(std::size_t offset) const noexcept {
-  if (mapping_ == nullptr) return;
-  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  const std::size_t length = std::min(offset, mapped_size_) / page * page;
-  if (length > 0) (void)::madvise(mapping_, length, MADV_DONTNEED);
+  if (file_) file_->release_before(offset);
 }
 
 std::size_t JsonDocument::offset() noexcept {

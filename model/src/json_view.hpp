@@ -23,6 +23,7 @@
 
 #include "json_util.hpp"
 #include "streamlab/model/errors.hpp"
+#include "streamlab/model/mapped_file.hpp"
 #include "streamlab/model/progress.hpp"
 
 namespace streamlab::model::detail {
@@ -156,26 +157,20 @@ class PaddedText {
   }
   PaddedText(const PaddedText&) = delete;
   PaddedText& operator=(const PaddedText&) = delete;
-  ~PaddedText();
+  ~PaddedText() = default;
 
-  [[nodiscard]] const char* data() const noexcept { return mapping_ != nullptr ? mapped_ : copy_.data(); }
-  [[nodiscard]] std::size_t size() const noexcept { return mapping_ != nullptr ? mapped_size_ : copy_.size(); }
+  [[nodiscard]] const char* data() const noexcept { return file_ ? file_->data() : copy_.data(); }
+  [[nodiscard]] std::size_t size() const noexcept { return file_ ? file_->size() : copy_.size(); }
   [[nodiscard]] simdjson::padded_string_view view() const noexcept {
     return simdjson::padded_string_view(data(), size(), size() + simdjson::SIMDJSON_PADDING);
   }
 
  private:
   void swap(PaddedText& o) noexcept {
-    std::swap(mapping_, o.mapping_);
-    std::swap(mapping_size_, o.mapping_size_);
-    std::swap(mapped_, o.mapped_);
-    std::swap(mapped_size_, o.mapped_size_);
+    std::swap(file_, o.file_);
     std::swap(copy_, o.copy_);
   }
-  void* mapping_ = nullptr;  ///< the file's pages, then zero pages for the padding
-  std::size_t mapping_size_ = 0;
-  const char* mapped_ = nullptr;
-  std::size_t mapped_size_ = 0;
+  std::optional<MappedFile> file_;  ///< the file's pages, then zero pages for the padding
   simdjson::padded_string copy_;  ///< a text given as a string (or a file that could not be mapped)
 };
 
