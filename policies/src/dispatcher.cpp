@@ -658,21 +658,25 @@ DispatchResult Dispatcher::run(const model::Workload& workload) {
 }
 
 DispatchResult Dispatcher::run_dag(const model::Workload& workload, const DispatchOptions& options) {
-  State s(backend_, policy_, options, workload);
-  s.setup();
-  // Everything that can refuse the run happens before the backend is touched.
-  s.check_hinted_program();
-  const bool planned = policy_.is_static();
-  if (planned) s.plan_static();
-  backend_.prepare(workload);
-  s.create_streams();
-  if (planned) {
-    s.run_static();
-  } else {
-    s.run_dynamic();
+  DispatchResult r;
+  {
+    // The per-op state goes before finish(): a simulator makes every span there, on top of what is alive.
+    State s(backend_, policy_, options, workload);
+    s.setup();
+    // Everything that can refuse the run happens before the backend is touched.
+    s.check_hinted_program();
+    const bool planned = policy_.is_static();
+    if (planned) s.plan_static();
+    backend_.prepare(workload);
+    s.create_streams();
+    if (planned) {
+      s.run_static();
+    } else {
+      s.run_dynamic();
+    }
+    s.drain();
+    r = std::move(s.result);
   }
-  s.drain();
-  DispatchResult r = std::move(s.result);
   r.trace = backend_.finish();
   const PolicyConfig& cfg = policy_.config();
   const bool all_hinted = !workload.ops.empty() && cfg.hints == HintMode::honor &&

@@ -7,6 +7,10 @@
 #include <string>
 #include <utility>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "streamlab/model/errors.hpp"
 
 namespace streamlab::sim::detail {
@@ -1190,6 +1194,11 @@ std::vector<model::Span> GpuModel::take_spans() {
   release(free_runs_);
   release(waves_);
   release(free_waves_);
+#if defined(__GLIBC__)
+  // What the run freed (the Dispatcher's per-op arrays, say) sits in the middle of the heap, where free()
+  // keeps it: hand its pages back so that the spans' peak is not on top of them.
+  malloc_trim(0);
+#endif
   std::vector<model::Span> out;
   if (w_ == nullptr) return out;
   out.reserve(w_->ops.size());
