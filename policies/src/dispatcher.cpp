@@ -68,11 +68,21 @@ struct Dispatcher::State {
   // Per op.
   std::vector<std::uint32_t> succ_off, succ;  // CSR of dependents
   std::vector<std::uint32_t> pending;         // deps not yet issued (+1 while a hinted predecessor is not)
-  std::vector<std::uint32_t> unissued_succ;
+  /// Only when hints are honored and some op has one (empty otherwise: see hinted()).
   std::vector<std::uint32_t> hint_lane, next_in_lane;
-  std::vector<std::uint32_t> op_lane, op_phys, op_pos, op_seq, op_snap;
-  std::vector<EventId> op_event;
-  std::vector<std::uint8_t> completed;
+  std::vector<std::uint32_t> op_lane;  // kNone until issued
+  /// What issuing an op reads of each of its deps, side by side: the deps of a random DAG lie anywhere in
+  /// the workload, so this is one cache line per dep instead of one per array.
+  struct Slot {
+    std::uint32_t phys = kNone;  // physical stream
+    std::uint32_t pos = 0;       // position on it, from 1
+    std::uint32_t seq = 0;       // issue order
+    std::uint32_t snap = 0;      // its stream's clock snapshot when it was issued
+    std::uint32_t unissued_succ = 0;
+    EventId event;               // its completion event while it holds one
+    bool completed = false;      // observed complete
+  };
+  std::vector<Slot> slot;
   std::vector<OpIndex> hinted_ready;
   bool any_hint = false;
 
@@ -177,14 +187,15 @@ struct Dispatcher::State {
       for (OpIndex v = 0; v < n; ++v)
         for (OpIndex u : w.deps(v)) succ[fill[u]++] = v;
     }
-    hint_lane.assign(n, kNone);
-    next_in_lane.assign(n, kNone);
-    if (cfg.hints == HintMode::honor) {
+    if (cfg.hints == HintMode::honor &&
+        std::any_of(w.ops.begin(), w.ops.end(), [](const model::Op& o) { return o.stream_hint.has_value(); })) {
+      any_hint = true;
+      hint_lane.assign(n, kNone);
+      next_in_lane.assign(n, kNone);
       std::vector<std::uint32_t> last(L + 1, kNone);
       for (OpIndex v = 0; v < n; ++v) {
         const auto& h = w.ops[v].stream_hint;
         if (!h) continue;
-        any_hint = true;
         const std::uint32_t lane = (cfg.legacy_hint && *h == *cfg.legacy_hint) ? L : (*h == 0 ? 0 : *h - 1) % L;
         hint_lane[v] = lane;
         if (last[lane] != kNone) next_in_lane[last[lane]] = v;
@@ -195,14 +206,8 @@ struct Dispatcher::State {
     poll_every = pm == PollMode::every_decision || (pm == PollMode::automatic && pol.uses_feedback());
 
     op_lane.assign(n, kNone);
-    op_phys.assign(n, kNone);
-    op_pos.assign(n, 0);
-    op_seq.assign(n, 0);
-    op_snap.assign(n, 0);
-    op_event.assign(n, EventId{});
-    completed.assign(n, 0);
-    unissued_succ.resize(n);
-    for (OpIndex v = 0; v < n; ++v) unissued_succ[v] = succ_off[v + 1] - succ_off[v];
+    slot.assign(n, Slot{});
+    for (OpIndex v = 0; v < n; ++v) slot[v].unissued_succ = succ_off[v + 1] - succ_off[v];
 
     clock.assign(std::size_t{P} * P, 0);
     stream_len.assign(P, 0);
@@ -224,16 +229,19 @@ struct Dispatcher::State {
   void reset_readiness() {
     pending.assign(n, 0);
     for (OpIndex v = 0; v < n; ++v) pending[v] = static_cast<std::uint32_t>(w.deps(v).size());
-    for (OpIndex v = 0; v < n; ++v)
-      if (next_in_lane[v] != kNone) ++pending[next_in_lane[v]];
+    if (any_hint)
+      for (OpIndex v = 0; v < n; ++v)
+        if (next_in_lane[v] != kNone) ++pending[next_in_lane[v]];
     hinted_ready.clear();
     pol.begin(view);
     for (OpIndex v = 0; v < n; ++v)
       if (pending[v] == 0) make_ready(v);
   }
 
+  [[nodiscard]] bool hinted(OpIndex v) const noexcept { return any_hint && hint_lane[v] != kNone; }
+
   void make_ready(OpIndex v) {
-    if (hint_lane[v] != kNone) {
+    if (hinted(v)) {
       hinted_ready.push_back(v);
     } else {
       pol.on_ready(v);
@@ -243,7 +251,7 @@ struct Dispatcher::State {
   void propagate(OpIndex op) {
     for (std::uint32_t i = succ_off[op]; i < succ_off[op + 1]; ++i)
       if (--pending[succ[i]] == 0) make_ready(succ[i]);
-    if (next_in_lane[op] != kNone && --pending[next_in_lane[op]] == 0) make_ready(next_in_lane[op]);
+    if (any_hint && next_in_lane[op] != kNone && --pending[next_in_lane[op]] == 0) make_ready(next_in_lane[op]);
   }
 
   [[nodiscard]] bool lane_has_room(std::uint32_t lane) const noexcept {
@@ -277,7 +285,7 @@ struct Dispatcher::State {
     model::StreamProgram prog;
     prog.streams.resize(L + 1);
     for (OpIndex v = 0; v < n; ++v) {
-      if (hint_lane[v] != kNone) {
+      if (hinted(v)) {
         prog.streams[hint_lane[v]].push_back(v);
       } else {
         prog.streams.push_back({v});
@@ -346,16 +354,16 @@ struct Dispatcher::State {
   /// keeps the pool full without spending queries on the GPU (~1.6 us each on an H100).
   /// `superseded`: a newer op was just enqueued on u's stream and is about to record its own event.
   void maybe_release(OpIndex u, bool superseded = false) {
-    if (!op_event[u].valid()) return;
-    if (completed[u]) {
-      if (!opt.elide_completed_waits && unissued_succ[u] != 0) return;  // a later wait may still need it
+    if (!slot[u].event.valid()) return;
+    if (slot[u].completed) {
+      if (!opt.elide_completed_waits && slot[u].unissued_succ != 0) return;  // a later wait may still need it
     } else {
-      if (unissued_succ[u] != 0) return;
-      const auto& f = fifo[op_phys[u]];
+      if (slot[u].unissued_succ != 0) return;
+      const auto& f = fifo[slot[u].phys];
       if (!superseded && (f.empty() || f.back() == u)) return;  // newest of its stream: observed through it
     }
-    free_events.push_back(op_event[u]);
-    op_event[u] = EventId{};
+    free_events.push_back(slot[u].event);
+    slot[u].event = EventId{};
   }
 
   /// The oldest unobserved op of stream p that still holds its event (the newest always does), or kNone.
@@ -363,12 +371,12 @@ struct Dispatcher::State {
     const auto& f = fifo[p];
     std::size_t& i = fifo_scan[p];
     i = std::max(i, fifo_head[p]);
-    while (i < f.size() && !op_event[f[i]].valid()) ++i;
+    while (i < f.size() && !slot[f[i]].event.valid()) ++i;
     return i < f.size() ? f[i] : kNone;
   }
 
   void observe(OpIndex op) {
-    completed[op] = 1;
+    slot[op].completed = true;
     const std::uint32_t lane = op_lane[op];
     --out_ops[lane];
     out_ns[lane] -= est[op];
@@ -396,7 +404,7 @@ struct Dispatcher::State {
 
   bool query(OpIndex op) {
     ++result.stats.queries;
-    return be.query_event(op_event[op]);
+    return be.query_event(slot[op].event);
   }
 
   /// Newest op of the stream first (one query retires the whole stream when it is idle), then from the
@@ -421,7 +429,7 @@ struct Dispatcher::State {
   }
 
   OpIndex oldest_in_flight() {
-    while (oldest < issue_order.size() && completed[issue_order[oldest]]) ++oldest;
+    while (oldest < issue_order.size() && slot[issue_order[oldest]].completed) ++oldest;
     return oldest < issue_order.size() ? issue_order[oldest] : kNone;
   }
 
@@ -430,7 +438,7 @@ struct Dispatcher::State {
     throw DispatchTimeout(op, o.id,
                           opt.source + ": timed out after " + ms_text(opt.timeout_ns) + " " + std::string(during) +
                               ": " + op_label(w, op) + " on stream " +
-                              std::to_string(phys_id[op_phys[op]].value()) + " did not complete");
+                              std::to_string(phys_id[slot[op].phys].value()) + " did not complete");
   }
 
   /// Blocks until the oldest unobserved op of some stream completes; observes it.
@@ -439,17 +447,17 @@ struct Dispatcher::State {
     for (std::uint32_t p = 0; p < P; ++p)
       if (fifo_head[p] < fifo[p].size()) scratch.push_back(first_observable(p));
     std::vector<EventId> events(scratch.size());  // blocking path: the allocation is noise next to a wait
-    for (std::size_t i = 0; i < scratch.size(); ++i) events[i] = op_event[scratch[i]];
+    for (std::size_t i = 0; i < scratch.size(); ++i) events[i] = slot[scratch[i]].event;
     ++result.stats.blocking_waits;
     const auto hit = be.wait_any_event(events, opt.timeout_ns);
     if (!hit) {
       OpIndex first = scratch.front();
       for (OpIndex v : scratch)
-        if (op_seq[v] < op_seq[first]) first = v;
+        if (slot[v].seq < slot[first].seq) first = v;
       timeout(first, "waiting for any stream");
     }
     const OpIndex op = scratch.at(*hit);
-    observe_through(op_phys[op], op);
+    observe_through(slot[op].phys, op);
   }
 
   /// Blocks until lane has room under the window.
@@ -458,7 +466,7 @@ struct Dispatcher::State {
     while (!lane_has_room(lane)) {
       const OpIndex head = first_observable(p);
       ++result.stats.blocking_waits;
-      if (be.synchronize_event(op_event[head], opt.timeout_ns) == WaitStatus::timed_out)
+      if (be.synchronize_event(slot[head].event, opt.timeout_ns) == WaitStatus::timed_out)
         timeout(head, "waiting for room in the window");
       observe_through(p, head);
     }
@@ -468,7 +476,7 @@ struct Dispatcher::State {
     if (free_events.empty() && in_flight > 0) {
       // Before creating an event, see whether the oldest op in flight is done (one query).
       const OpIndex old = oldest_in_flight();
-      if (old != kNone && op_event[old].valid() && query(old)) observe_through(op_phys[old], old);
+      if (old != kNone && slot[old].event.valid() && query(old)) observe_through(slot[old].phys, old);
     }
     if (!free_events.empty()) {
       const EventId e = free_events.back();
@@ -493,30 +501,30 @@ struct Dispatcher::State {
     // Cross-stream deps, latest issued first, so that a wait makes its ancestors' waits implied.
     scratch.clear();
     for (OpIndex u : w.deps(op)) {
-      if (op_phys[u] == p) continue;  // stream order
-      if (opt.elide_completed_waits && completed[u]) {
+      if (slot[u].phys == p) continue;  // stream order
+      if (opt.elide_completed_waits && slot[u].completed) {
         ++st.waits_completed;
         continue;
       }
       scratch.push_back(u);
     }
     if (scratch.size() > 1)
-      std::sort(scratch.begin(), scratch.end(), [&](OpIndex a, OpIndex b) { return op_seq[a] > op_seq[b]; });
+      std::sort(scratch.begin(), scratch.end(), [&](OpIndex a, OpIndex b) { return slot[a].seq > slot[b].seq; });
     std::uint32_t* row = &clock[std::size_t{p} * P];
     std::uint32_t waits = 0;
     for (std::size_t k = 0; k < scratch.size(); ++k) {
       const OpIndex u = scratch[k];
       if (k > 0 && u == scratch[k - 1]) continue;  // a dep listed twice
-      const std::uint32_t t = op_phys[u];
-      const std::uint32_t pu = op_pos[u];
+      const std::uint32_t t = slot[u].phys;
+      const std::uint32_t pu = slot[u].pos;
       if (row[t] >= pu) {
         ++st.waits_implied;
         continue;
       }
-      be.stream_wait_event(sid, op_event[u]);
+      be.stream_wait_event(sid, slot[u].event);
       ++waits;
-      if (opt.keep_log) result.waits.push_back({op_event[u], u, phys_id[t]});
-      const std::uint32_t* snap = &snaps[std::size_t{op_snap[u]} * P];
+      if (opt.keep_log) result.waits.push_back({slot[u].event, u, phys_id[t]});
+      const std::uint32_t* snap = &snaps[std::size_t{slot[u].snap} * P];
       for (std::uint32_t q = 0; q < P; ++q) row[q] = std::max(row[q], snap[q]);
       row[t] = std::max(row[t], pu);
       clock_dirty[p] = 1;
@@ -527,24 +535,24 @@ struct Dispatcher::State {
     const OpIndex prev_newest = fifo[p].size() > fifo_head[p] ? fifo[p].back() : kNone;
     // Deps whose every dependent is now issued can give their events back before we take one.
     for (OpIndex u : w.deps(op)) {
-      if (--unissued_succ[u] == 0) maybe_release(u);
+      if (--slot[u].unissued_succ == 0) maybe_release(u);
     }
     if (prev_newest != kNone) maybe_release(prev_newest, true);  // op's event will observe stream p
     const EventId ev = acquire_event();
     be.record_event(ev, sid);
     ++st.event_records;
-    op_event[op] = ev;
+    slot[op].event = ev;
 
     if (clock_dirty[p]) {
       clock_snap[p] = static_cast<std::uint32_t>(snaps.size() / P);
       snaps.insert(snaps.end(), row, row + P);
       clock_dirty[p] = 0;
     }
-    op_snap[op] = clock_snap[p];
-    op_pos[op] = ++stream_len[p];
-    op_phys[op] = p;
+    slot[op].snap = clock_snap[p];
+    slot[op].pos = ++stream_len[p];
+    slot[op].phys = p;
     op_lane[op] = lane;
-    op_seq[op] = issued++;
+    slot[op].seq = issued++;
     fifo[p].push_back(op);
     issue_order.push_back(op);
     ++out_ops[lane];
