@@ -19,10 +19,11 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/strong_components.hpp>
 
+#include "canonical_out.hpp"
 #include "json_util.hpp"
 #include "json_view.hpp"
-#include "json_write.hpp"
 #include "intervals.hpp"
+#include "json_write.hpp"
 #include "line_scanner.hpp"
 #include "readers.hpp"
 #include "streamlab/model/errors.hpp"
@@ -688,152 +689,174 @@ std::string label(const Op& op) {
 // Writing.
 
 // Written by hand rather than through a JSON DOM: hashing and saving a million-op workload must not
-// build one. The text equals nlohmann's compact dump of the same object (key order as below).
+// build one. The text equals nlohmann's compact dump of the same object (key order as below). `Out` is
+// TextOut (the text) or HashOut (its FNV-1a, without the text): canonical_out.hpp.
 
-void append_dim3(std::string& out, const Dim3& d) {
-  if (d.y == 1 && d.z == 1) return append_int(out, d.x);
-  out += '[';
-  append_int(out, d.x);
-  out += ',';
-  append_int(out, d.y);
+using detail::FnvLiteral;
+
+template <class Out>
+void append_dim3(Out& out, const Dim3& d) {
+  if (d.y == 1 && d.z == 1) return out.integer(d.x);
+  out.chr('[');
+  out.integer(d.x);
+  out.chr(',');
+  out.integer(d.y);
   if (d.z != 1) {
-    out += ',';
-    append_int(out, d.z);
+    out.chr(',');
+    out.integer(d.z);
   }
-  out += ']';
+  out.chr(']');
 }
 
 // Integral values are written as integers (readable: "bytes":1048576), others with nlohmann's
 // round-trip formatting.
-void append_number(std::string& out, double v) {
-  if (std::nearbyint(v) == v && std::fabs(v) < 9.007199254740992e15) return append_int(out, static_cast<std::int64_t>(v));
-  out += Json(v).dump();
+template <class Out>
+void append_number(Out& out, double v) {
+  if (std::nearbyint(v) == v && std::fabs(v) < 9.007199254740992e15) return out.integer(static_cast<std::int64_t>(v));
+  out.text(Json(v).dump());
 }
 
-void append_ns_list(std::string& out, const std::vector<Nanos>& ns) {
-  out += '[';
+template <class Out>
+void append_ns_list(Out& out, const std::vector<Nanos>& ns) {
+  out.chr('[');
   for (std::size_t i = 0; i < ns.size(); ++i) {
-    if (i != 0) out += ',';
-    append_int(out, ns[i]);
+    if (i != 0) out.chr(',');
+    out.integer(ns[i]);
   }
-  out += ']';
+  out.chr(']');
 }
 
-void append_key(std::string& out, std::string_view key) {
-  out += ",\"";
-  out += key;
-  out += "\":";
-}
+// The fixed text between an op's values.
+constexpr FnvLiteral kOpId(R"({"id":)");
+constexpr FnvLiteral kName(R"(,"name":)");
+constexpr FnvLiteral kKind(R"(,"kind":)");
+constexpr FnvLiteral kPriority(R"(,"priority":)");
+constexpr FnvLiteral kType(R"(,"type":)");
+constexpr FnvLiteral kStream(R"(,"stream":)");
+constexpr FnvLiteral kHostGap(R"(,"host_gap_ns":)");
+constexpr FnvLiteral kGrid(R"(,"grid":)");
+constexpr FnvLiteral kBlock(R"(,"block":)");
+constexpr FnvLiteral kRegisters(R"(,"registers":)");
+constexpr FnvLiteral kSharedMem(R"(,"shared_mem":)");
+constexpr FnvLiteral kPerBlock(R"(,"duration":{"per_block_ns":)");
+constexpr FnvLiteral kBlocksNs(R"(,"duration":{"blocks_ns":)");
+constexpr FnvLiteral kCostBytes(R"(,"duration":{"bytes":)");
+constexpr FnvLiteral kFlops(R"(,"flops":)");
+constexpr FnvLiteral kTasks(R"(,"tasks":{"ns":)");
+constexpr FnvLiteral kAssignment(R"(,"assignment":)");
+constexpr FnvLiteral kBytes(R"(,"bytes":)");
+constexpr FnvLiteral kHostMemory(R"(,"host_memory":)");
+constexpr FnvLiteral kHostNs(R"(,"host_ns":)");
+constexpr FnvLiteral kEvent(R"(,"event":)");
+constexpr FnvLiteral kBlocking(R"(,"blocking":true)");
+constexpr FnvLiteral kDeps(R"(,"deps":[)");
+constexpr FnvLiteral kNoDeps(R"(,"deps":[]})");
+constexpr FnvLiteral kDepsEnd(R"(]})");
 
 /// `dep_ids`: op i's deps as the ids to write (the ids of the ops they name).
-void append_op(std::string& out, const Workload& w, OpIndex i, std::span<const std::string_view> dep_ids) {
+template <class Out>
+void append_op(Out& out, const Workload& w, OpIndex i, std::span<const std::string_view> dep_ids) {
   const Op& op = w.ops[i];
-  out += "{\"id\":";
-  append_string(out, op.id);
-  append_key(out, "name");
-  append_string(out, op.name);
-  append_key(out, "kind");
-  append_string(out, to_string(op.kind));
-  append_key(out, "priority");
-  append_string(out, to_string(op.priority));
-  append_key(out, "type");
-  append_string(out, to_string(op.type));
+  out.lit(kOpId);
+  out.str(op.id);
+  out.lit(kName);
+  out.str(op.name);
+  out.lit(kKind);
+  out.str(to_string(op.kind));
+  out.lit(kPriority);
+  out.str(to_string(op.priority));
+  out.lit(kType);
+  out.str(to_string(op.type));
   if (op.stream_hint) {
-    append_key(out, "stream");
-    append_int(out, *op.stream_hint);
+    out.lit(kStream);
+    out.integer(*op.stream_hint);
   }
   if (op.host_gap_ns != 0) {  // programs only; absent keeps version 1 text (and hashes) unchanged
-    append_key(out, "host_gap_ns");
-    append_int(out, op.host_gap_ns);
+    out.lit(kHostGap);
+    out.integer(op.host_gap_ns);
   }
   switch (op.kind) {
     case OpKind::kernel:
     case OpKind::task_pool: {
       const KernelShape s = op.shape.value_or(KernelShape{});
-      append_key(out, "grid");
+      out.lit(kGrid);
       append_dim3(out, s.grid);
-      append_key(out, "block");
+      out.lit(kBlock);
       append_dim3(out, s.block);
-      append_key(out, "registers");
-      append_int(out, s.registers_per_thread);
-      append_key(out, "shared_mem");
-      append_int(out, s.shared_mem_bytes);
+      out.lit(kRegisters);
+      out.integer(s.registers_per_thread);
+      out.lit(kSharedMem);
+      out.integer(s.shared_mem_bytes);
       if (op.kind == OpKind::kernel) {
-        append_key(out, "duration");
         if (const auto* f = std::get_if<FixedPerBlock>(&op.duration)) {
-          out += "{\"per_block_ns\":";
-          append_int(out, f->ns);
+          out.lit(kPerBlock);
+          out.integer(f->ns);
         } else if (const auto* l = std::get_if<PerBlockList>(&op.duration)) {
-          out += "{\"blocks_ns\":";
+          out.lit(kBlocksNs);
           append_ns_list(out, l->ns);
         } else {
           const auto& c = std::get<CostModel>(op.duration);
-          out += "{\"bytes\":";
+          out.lit(kCostBytes);
           append_number(out, c.bytes);
-          out += ",\"flops\":";
+          out.lit(kFlops);
           append_number(out, c.flops);
         }
-        out += '}';
+        out.chr('}');
       } else {
         const TaskList t = op.tasks.value_or(TaskList{});
-        append_key(out, "tasks");
-        out += "{\"ns\":";
+        out.lit(kTasks);
         append_ns_list(out, t.task_ns);
-        out += ",\"assignment\":";
-        append_string(out, to_string(t.assignment));
-        out += '}';
+        out.lit(kAssignment);
+        out.str(to_string(t.assignment));
+        out.chr('}');
       }
       break;
     }
     case OpKind::h2d:
     case OpKind::d2h:
-      append_key(out, "bytes");
-      append_int(out, op.bytes);
-      append_key(out, "host_memory");
-      append_string(out, to_string(op.host_memory));
+      out.lit(kBytes);
+      out.integer(op.bytes);
+      out.lit(kHostMemory);
+      out.str(to_string(op.host_memory));
       break;
     case OpKind::d2d:
     case OpKind::memset:
     case OpKind::prefetch:
-      append_key(out, "bytes");
-      append_int(out, op.bytes);
+      out.lit(kBytes);
+      out.integer(op.bytes);
       break;
     case OpKind::host_func:
-      append_key(out, "host_ns");
-      append_int(out, op.host_ns);
+      out.lit(kHostNs);
+      out.integer(op.host_ns);
       break;
     case OpKind::event_record:
     case OpKind::event_wait:
     case OpKind::event_sync:
-      append_key(out, "event");
-      append_string(out, op.event);
+      out.lit(kEvent);
+      out.str(op.event);
       break;
     case OpKind::barrier:
     case OpKind::stream_sync:
     case OpKind::device_sync: break;
   }
-  if (op.blocking) {
-    append_key(out, "blocking");
-    out += "true";
-  }
-  append_key(out, "deps");
-  out += '[';
+  if (op.blocking) out.lit(kBlocking);
+  if (dep_ids.empty()) return out.lit(kNoDeps);
+  out.lit(kDeps);
   for (std::size_t k = 0; k < dep_ids.size(); ++k) {
-    if (k != 0) out += ',';
-    append_string(out, dep_ids[k]);
+    if (k != 0) out.chr(',');
+    out.str(dep_ids[k]);
   }
-  out += "]}";
+  out.lit(kDepsEnd);
 }
 
-// Calls sink(text) with consecutive pieces of the canonical text; indent < 0 gives the compact form.
 void append_stream(std::string& out, const StreamDecl& d) {
   out += "{\"id\":";
   append_int(out, d.id);
-  append_key(out, "priority");
+  out += ",\"priority\":";
   append_int(out, d.priority);
-  append_key(out, "kind");
+  out += ",\"kind\":";
   append_string(out, to_string(d.kind));
-  append_key(out, "label");
+  out += ",\"label\":";
   append_string(out, d.label);
   out += '}';
 }
@@ -842,57 +865,64 @@ void append_stream(std::string& out, const StreamDecl& d) {
 /// 2 when the workload is a program or declares streams.
 int written_version(const Workload& w) { return w.program || !w.streams.empty() ? 2 : 1; }
 
-// Calls sink(text) with consecutive pieces of the canonical text; indent < 0 gives the compact form.
-template <class Sink>
-void write_canonical(const Workload& w, int indent, Sink&& sink) {
+/// Writes the canonical text to `out`; indent < 0 gives the compact form.
+template <class Out>
+void write_canonical(const Workload& w, int indent, Out& out) {
   const int version = written_version(w);
   // Compact: no whitespace at all. Indented: the top-level keys one per line, each stream and each op
   // on one line (a workload of thousands of ops stays readable and diffs line by line).
   const std::string pad = indent < 0 ? std::string() : std::string(static_cast<std::size_t>(indent), ' ');
   const std::string nl = indent < 0 ? std::string() : "\n";
   const std::string colon = indent < 0 ? ":" : ": ";
-  const auto key = [&](std::string& out, std::string_view k, bool first = false) {
-    out += first ? "{" + nl : "," + nl;
-    out += pad;
-    out += '"';
-    out += k;
-    out += '"';
-    out += colon;
+  const auto key = [&](std::string& s, std::string_view k, bool first = false) {
+    s += first ? "{" + nl : "," + nl;
+    s += pad;
+    s += '"';
+    s += k;
+    s += '"';
+    s += colon;
   };
-  const auto item = [&](std::string& out, std::size_t i) {
-    out += i == 0 ? nl : "," + nl;
-    out += pad;
-    out += pad;
+  const auto item = [&](std::string& s, std::size_t i) {
+    s += i == 0 ? nl : "," + nl;
+    s += pad;
+    s += pad;
   };
-  const auto close_list = [&](std::string& out, bool empty) { out += empty ? "]" : nl + pad + "]"; };
+  const auto close_list = [&](std::string& s, bool empty) { s += empty ? "]" : nl + pad + "]"; };
 
-  std::string buf;
-  key(buf, "format_version", true);
-  buf += std::to_string(version);
-  key(buf, "name");
-  append_string(buf, w.name);
-  key(buf, "description");
-  append_string(buf, w.description);
+  // The document around the ops (small) is built as text; the ops go to `out` one by one.
+  std::string head;
+  key(head, "format_version", true);
+  head += std::to_string(version);
+  key(head, "name");
+  append_string(head, w.name);
+  key(head, "description");
+  append_string(head, w.description);
   if (version >= 2) {
-    key(buf, "program");
-    buf += w.program ? "true" : "false";
-    key(buf, "streams");
-    buf += '[';
+    key(head, "program");
+    head += w.program ? "true" : "false";
+    key(head, "streams");
+    head += '[';
     for (std::size_t i = 0; i < w.streams.size(); ++i) {
-      item(buf, i);
-      append_stream(buf, w.streams[i]);
+      item(head, i);
+      append_stream(head, w.streams[i]);
     }
-    close_list(buf, w.streams.empty());
+    close_list(head, w.streams.empty());
   }
-  key(buf, "ops");
-  buf += '[';
+  key(head, "ops");
+  head += '[';
+  out.text(head);
+  std::string first_sep, sep;
+  item(first_sep, 0);
+  item(sep, 1);
   // A resolved workload writes each dep as its op's id (the id it was written as). Those ops lie
   // anywhere in the workload: looked up one dep at a time, nearly every one is a cache miss (most of the
   // time of hashing a million-op random DAG). So the ids are gathered a window of ops at a time, in the
-  // order of the ops they name: the ops and their ids are then read front to back.
+  // order of the ops they name, and their characters copied into the window: the ops and their ids are
+  // then read front to back, and the writer reads the window's copies in edge order.
   constexpr std::size_t kWindow = 32768;
   std::vector<std::uint64_t> order;        // (dep op << 32 | edge in the window), sorted
   std::vector<std::string_view> dep_ids;   // the window's deps, in edge order
+  std::string id_chars;                    // their characters, by dep op
   std::vector<std::string_view> unresolved;
   std::size_t window_end = 0, edge_base = 0;
   const auto gather = [&](std::size_t first) {
@@ -902,31 +932,40 @@ void write_canonical(const Workload& w, int indent, Sink&& sink) {
       for (const OpIndex d : w.deps(static_cast<OpIndex>(v))) order.push_back(std::uint64_t{d} << 32 | e++);
     // By dep op, edges of one dep op in edge order (a stable radix sort on the op index).
     intervals::sort_by_time(order, [](std::uint64_t x) { return static_cast<Nanos>(x >> 32); });
+    id_chars.clear();
+    std::size_t chars = 0;
+    for (std::size_t k = 0; k < order.size(); ++k)
+      if (k == 0 || order[k] >> 32 != order[k - 1] >> 32) chars += w.ops[static_cast<std::size_t>(order[k] >> 32)].id.size();
+    id_chars.reserve(chars);  // no reallocation: the views below stay valid
     dep_ids.resize(order.size());
-    for (const std::uint64_t x : order)
-      dep_ids[x & 0xffffffffu] = w.ops[static_cast<std::size_t>(x >> 32)].id;
+    std::string_view last;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      if (k == 0 || order[k] >> 32 != order[k - 1] >> 32) {
+        const std::string_view id = w.ops[static_cast<std::size_t>(order[k] >> 32)].id;
+        last = std::string_view(id_chars.data() + id_chars.size(), id.size());
+        id_chars += id;
+      }
+      dep_ids[order[k] & 0xffffffffu] = last;
+    }
     edge_base = 0;
   };
   for (std::size_t i = 0; i < w.ops.size(); ++i) {
-    item(buf, i);
+    out.text(i == 0 ? first_sep : sep);
     const auto v = static_cast<OpIndex>(i);
     if (w.resolved()) {
       if (i == window_end) gather(i);
       const std::size_t count = w.deps(v).size();
-      append_op(buf, w, v, std::span<const std::string_view>(dep_ids).subspan(edge_base, count));
+      append_op(out, w, v, std::span<const std::string_view>(dep_ids).subspan(edge_base, count));
       edge_base += count;
     } else {
       unresolved = w.dep_ids(v);
-      append_op(buf, w, v, unresolved);
-    }
-    if (buf.size() > (1u << 16)) {
-      sink(std::string_view(buf));
-      buf.clear();
+      append_op(out, w, v, unresolved);
     }
   }
-  close_list(buf, w.ops.empty());
-  buf += nl + "}" + nl;
-  sink(std::string_view(buf));
+  std::string tail;
+  close_list(tail, w.ops.empty());
+  tail += nl + "}" + nl;
+  out.text(tail);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -1113,6 +1152,37 @@ class IdIndex {
   std::optional<std::pair<OpIndex, OpIndex>> duplicate_;
 };
 
+/// Kahn's algorithm over resolved deps: cheap when there is no cycle; a leftover triggers the SCC report.
+void check_acyclic(const Workload& w, Reader& r) {
+  const std::size_t n = w.ops.size();
+  std::vector<std::uint32_t> indegree(n, 0);
+  std::vector<std::uint32_t> succ_begin(n + 1, 0);  // successors in CSR form (edges < 2^32: Workload::append)
+  for (OpIndex i = 0; i < n; ++i) {
+    const auto deps = w.deps(i);
+    indegree[i] = static_cast<std::uint32_t>(deps.size());
+    for (const OpIndex d : deps) ++succ_begin[d + 1];
+  }
+  for (std::size_t v = 0; v < n; ++v) succ_begin[v + 1] += succ_begin[v];
+  std::vector<OpIndex> succ(succ_begin.back());
+  {
+    std::vector<std::uint32_t> fill(succ_begin.begin(), succ_begin.end() - 1);
+    for (OpIndex i = 0; i < n; ++i)
+      for (const OpIndex d : w.deps(i)) succ[fill[d]++] = i;
+  }
+  std::vector<OpIndex> ready;
+  for (OpIndex i = 0; i < n; ++i)
+    if (indegree[i] == 0) ready.push_back(i);
+  std::size_t visited = 0;
+  while (!ready.empty()) {
+    const OpIndex u = ready.back();
+    ready.pop_back();
+    ++visited;
+    for (std::size_t e = succ_begin[u]; e < succ_begin[u + 1]; ++e)
+      if (--indegree[succ[e]] == 0) ready.push_back(succ[e]);
+  }
+  if (visited != n) report_cycles(w, indegree, r);
+}
+
 }  // namespace
 
 void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits& limits) {
@@ -1143,8 +1213,6 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
 
   w.pad_deps();
   const std::size_t n = w.ops.size();
-  std::vector<std::uint32_t> indegree(n, 0);
-  std::vector<std::uint32_t> succ_begin(n + 1, 0);  // successors in CSR form (edges < 2^32: Workload::append)
   const bool named = !w.dep_name_.empty();
   // The id an edge was written with: its name until resolved, then its op's id.
   const auto dep_id = [&](std::size_t e) -> std::string_view {
@@ -1163,6 +1231,10 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
     index.prefetch(ahead[e % kAhead]);
   };
   for (std::size_t e = 0; e < kAhead; ++e) start_loading(e);
+  // Whether every dep names an earlier op: then the ops' order is a topological order and there is no
+  // cycle to look for (generated and saved workloads list ops after their deps). At ten million ops the
+  // search below costs seconds of cache misses; this costs one comparison per edge.
+  bool backward = true;
   for (OpIndex i = 0; i < n; ++i) {
     const std::uint32_t begin = w.dep_begin_[i];
     const std::uint32_t end = w.dep_begin_[i + 1];
@@ -1184,7 +1256,7 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
                           " ops)");
       }
       if (dep == i) r.fail(ptr(), "op depends on itself");
-      ++succ_begin[dep + 1];
+      backward = backward && dep < i;
     }
     // A dep listed twice: pairwise for the usual handful, sorted for a wide join.
     const std::span<const OpIndex> deps = std::span<const OpIndex>(w.dep_index_).subspan(begin, end - begin);
@@ -1213,32 +1285,10 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
                                                      "' is listed twice (also at " + base +
                                                      std::to_string(twice->first) + ")");
     }
-    indegree[i] = end - begin;
   }
   // Every id is resolved: the names (views of a reader's buffers, or interned) are no longer needed.
   std::vector<Text>().swap(w.dep_name_);
-
-  for (std::size_t v = 0; v < w.ops.size(); ++v) succ_begin[v + 1] += succ_begin[v];
-  std::vector<OpIndex> succ(succ_begin.back());
-  {
-    std::vector<std::uint32_t> fill(succ_begin.begin(), succ_begin.end() - 1);
-    for (OpIndex i = 0; i < n; ++i)
-      for (std::uint32_t e = w.dep_begin_[i]; e < w.dep_begin_[i + 1]; ++e) succ[fill[w.dep_index_[e]]++] = i;
-  }
-
-  // Kahn's algorithm: cheap for the common acyclic case; only a leftover triggers the SCC report.
-  std::vector<OpIndex> ready;
-  for (OpIndex i = 0; i < w.ops.size(); ++i)
-    if (indegree[i] == 0) ready.push_back(i);
-  std::size_t visited = 0;
-  while (!ready.empty()) {
-    const OpIndex u = ready.back();
-    ready.pop_back();
-    ++visited;
-    for (std::size_t e = succ_begin[u]; e < succ_begin[u + 1]; ++e)
-      if (--indegree[succ[e]] == 0) ready.push_back(succ[e]);
-  }
-  if (visited != w.ops.size()) report_cycles(w, indegree, r);
+  if (!backward) check_acyclic(w, r);
 }
 
 /// The readers' access to a workload under construction.
@@ -1265,10 +1315,16 @@ struct WorkloadBuilder {
       w.dep_name_.push_back(dep_ids.intern(names[k]));
     });
   }
-  static void reserve_more(Workload& w, std::size_t ops) {
-    if (ops <= w.ops.capacity()) return;
-    w.ops.reserve(ops);
-    w.dep_begin_.reserve(ops + 1);
+  /// Room for `ops` ops and `edges` deps in all (an estimate: the arrays still grow past it).
+  static void reserve_more(Workload& w, std::size_t ops, std::size_t edges) {
+    if (ops > w.ops.capacity()) {
+      w.ops.reserve(ops);
+      w.dep_begin_.reserve(ops + 1);
+    }
+    if (edges > w.dep_index_.capacity()) {
+      w.dep_index_.reserve(edges);
+      w.dep_name_.reserve(edges);
+    }
   }
 };
 
@@ -1427,9 +1483,12 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
           // The texts are copied into the workload's table (the line's, or the parse's, go away).
           WorkloadBuilder::add_named(w, op, names, dep_ids);
           if (op_index + 1 == 4096) {
-            // Ops yet to come, from the bytes per op so far: one reservation, no regrowth of the ops.
-            const double per_op = static_cast<double>(next - lines) / 4096.0;
-            WorkloadBuilder::reserve_more(w, static_cast<std::size_t>(static_cast<double>(t.size() - lines) / per_op * 1.02) + 16);
+            // Ops and deps yet to come, from the bytes and deps per op so far: one reservation, no
+            // regrowth of the ops.
+            const double ops = static_cast<double>(t.size() - lines) / (static_cast<double>(next - lines) / 4096.0);
+            const double edges = ops * static_cast<double>(w.edge_count()) / 4096.0;
+            WorkloadBuilder::reserve_more(w, static_cast<std::size_t>(ops * 1.02) + 16,
+                                          static_cast<std::size_t>(edges * 1.05) + 16);
           }
         });
 
@@ -1540,16 +1599,17 @@ Workload load_workload(const std::filesystem::path& file, const ShapeLimits& lim
 }
 
 std::string workload_to_json(const Workload& w, int indent) {
-  std::string out;
-  write_canonical(w, indent, [&](std::string_view piece) { out += piece; });
-  return out;
+  std::string text;
+  detail::TextOut out(text);
+  write_canonical(w, indent, out);
+  return text;
 }
 
 std::string Workload::hash() const {
-  // FNV-1a of the compact canonical text, streamed: no copy of the whole text is built.
-  std::uint64_t h = detail::kFnvOffset;
-  write_canonical(*this, -1, [&](std::string_view piece) { h = detail::fnv1a64(piece, h); });
-  return detail::hex64(h);
+  // FNV-1a of the compact canonical text, without building the text.
+  detail::HashOut out;
+  write_canonical(*this, -1, out);
+  return detail::hex64(out.value());
 }
 
 void save_workload(const Workload& w, const std::filesystem::path& file) {

@@ -2,8 +2,10 @@
 // that the message names the file, the JSON pointer (or line:column) and the op.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -12,6 +14,7 @@
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
 #include "streamlab/model/generators.hpp"
+#include "streamlab/model/trace.hpp"
 #include "streamlab/model/workload.hpp"
 #include "workload_error_helpers.hpp"
 
@@ -150,6 +153,79 @@ TEST(Workload, HashIsStableHexAndContentSensitive) {
   Workload changed = w;
   changed.ops[0].bytes += 1;
   EXPECT_NE(changed.hash(), h);
+}
+
+namespace {
+
+// FNV-1a 64 byte by byte: the definition Workload::hash must keep giving (traces carry its values).
+std::string reference_hash(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+}  // namespace
+
+// The hash is computed without building the canonical text (fixed pieces stepped over by table): it must
+// equal FNV-1a over that text for every kind, field, escape and layout the writer has.
+TEST(Workload, HashIsFnv1aOfTheCompactCanonicalText) {
+  std::vector<Workload> cases;
+  cases.push_back(parse_workload(kAllKinds, "all.json"));
+  cases.push_back(load_workload(std::filesystem::path(STREAMLAB_SOURCE_DIR) / "tests" / "fuzz" / "corpus" /
+                                "workload" / "imported-multistream.json"));
+  cases.push_back(load_workload(std::filesystem::path(STREAMLAB_SOURCE_DIR) / "tests" / "fuzz" / "corpus" /
+                                "workload" / "program-fg-after-bg.json"));
+  // Escapes, non-ASCII text, empty names, long ids, numbers at their limits.
+  Workload odd;
+  odd.name = "quote \" backslash \\ tab \t bell \x07 é 日本";
+  odd.description = "";
+  Op a;
+  a.id = odd.intern("a \"quoted\" id\n");
+  a.name = odd.intern("naïve ☃");
+  a.kind = OpKind::kernel;
+  a.shape = KernelShape{Dim3{65535, 65535, 1}, Dim3{8, 4, 2}, 255, 232448};
+  a.duration = FixedPerBlock{1234};
+  odd.add(a);
+  Op b;
+  b.id = odd.intern(std::string(100, 'x'));
+  b.kind = OpKind::h2d;
+  b.bytes = std::uint64_t{1} << 44;
+  b.stream_hint = 4294967295u;
+  odd.add(b, {std::string_view("a \"quoted\" id\n")});
+  Op c;
+  c.id = "c";
+  c.kind = OpKind::kernel;
+  c.shape = KernelShape{};
+  c.duration = CostModel{0.1, 1.5e14};
+  odd.add(c, {std::string_view(std::string(100, 'x')), std::string_view("a \"quoted\" id\n")});
+  cases.push_back(odd);  // deps named by id, not yet resolved
+  resolve_and_check(odd, "odd");
+  cases.push_back(odd);
+  cases.push_back(gen::random_dag(gen::RandomDag{.ops = 5000}));
+  for (const Workload& w : cases) {
+    SCOPED_TRACE(w.name);
+    EXPECT_EQ(w.hash(), reference_hash(workload_to_json(w, -1)));
+  }
+}
+
+// The values already committed: every experiment's workload beside the traces of its runs, whose metadata
+// carries the hash of the workload they ran.
+TEST(Workload, HashesOfCommittedResultsAreUnchanged) {
+  const auto root = std::filesystem::path(STREAMLAB_SOURCE_DIR) / "experiments" / "results";
+  std::size_t n = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    const std::string file = entry.path().string();
+    const std::string suffix = ".workload.json";
+    if (file.size() <= suffix.size() || file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    const std::string predicted = file.substr(0, file.size() - suffix.size()) + ".predicted.json";
+    if (!std::filesystem::exists(predicted)) continue;
+    SCOPED_TRACE(file);
+    EXPECT_EQ(load_workload(entry.path()).hash(), load_trace(predicted).meta.workload_hash);
+    ++n;
+  }
+  EXPECT_GE(n, 100u) << "committed workloads under " << root;
 }
 
 TEST(Workload, SaveAndLoadFile) {
