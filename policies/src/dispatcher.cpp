@@ -70,7 +70,6 @@ struct Dispatcher::State {
   std::vector<std::uint32_t> pending;         // deps not yet issued (+1 while a hinted predecessor is not)
   /// Only when hints are honored and some op has one (empty otherwise: see hinted()).
   std::vector<std::uint32_t> hint_lane, next_in_lane;
-  std::vector<std::uint32_t> op_lane;  // kNone until issued
   /// What issuing an op reads of each of its deps, side by side: the deps of a random DAG lie anywhere in
   /// the workload, so this is one cache line per dep instead of one per array.
   struct Slot {
@@ -79,11 +78,16 @@ struct Dispatcher::State {
     std::uint32_t seq = 0;       // issue order
     std::uint32_t snap = 0;      // its stream's clock snapshot when it was issued
     std::uint32_t unissued_succ = 0;
+    std::uint32_t lane = kNone;  // the policy's stream; kNone until issued
     EventId event;               // its completion event while it holds one
     bool completed = false;      // observed complete
   };
+  static_assert(sizeof(Slot) == 32, "two slots per cache line");
   std::vector<Slot> slot;
+  /// Hinted ops ready to issue, in the order they became ready: [hinted_head, end) (taking the first,
+  /// the usual case, only moves the head).
   std::vector<OpIndex> hinted_ready;
+  std::size_t hinted_head = 0;
   bool any_hint = false;
 
   // Vector clocks: clock[p * P + t] = latest position on t that p's next op is ordered after.
@@ -205,7 +209,6 @@ struct Dispatcher::State {
     const PollMode pm = cfg.poll;
     poll_every = pm == PollMode::every_decision || (pm == PollMode::automatic && pol.uses_feedback());
 
-    op_lane.assign(n, kNone);
     slot.assign(n, Slot{});
     for (OpIndex v = 0; v < n; ++v) slot[v].unissued_succ = succ_off[v + 1] - succ_off[v];
 
@@ -233,6 +236,7 @@ struct Dispatcher::State {
       for (OpIndex v = 0; v < n; ++v)
         if (next_in_lane[v] != kNone) ++pending[next_in_lane[v]];
     hinted_ready.clear();
+    hinted_head = 0;
     pol.begin(view);
     for (OpIndex v = 0; v < n; ++v)
       if (pending[v] == 0) make_ready(v);
@@ -267,10 +271,21 @@ struct Dispatcher::State {
 
   /// The first hinted ready op whose lane has room (all of them when `ignore_windows`), removed.
   OpIndex take_hinted(bool ignore_windows) {
-    for (std::size_t i = 0; i < hinted_ready.size(); ++i) {
+    for (std::size_t i = hinted_head; i < hinted_ready.size(); ++i) {
       const OpIndex op = hinted_ready[i];
       if (ignore_windows || lane_has_room(hint_lane[op])) {
-        hinted_ready.erase(hinted_ready.begin() + static_cast<std::ptrdiff_t>(i));
+        if (i == hinted_head) {
+          ++hinted_head;
+        } else {
+          hinted_ready.erase(hinted_ready.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+        if (hinted_head == hinted_ready.size()) {
+          hinted_ready.clear();
+          hinted_head = 0;
+        } else if (hinted_head >= 4096 && 2 * hinted_head >= hinted_ready.size()) {
+          hinted_ready.erase(hinted_ready.begin(), hinted_ready.begin() + static_cast<std::ptrdiff_t>(hinted_head));
+          hinted_head = 0;
+        }
         return op;
       }
     }
@@ -377,7 +392,7 @@ struct Dispatcher::State {
 
   void observe(OpIndex op) {
     slot[op].completed = true;
-    const std::uint32_t lane = op_lane[op];
+    const std::uint32_t lane = slot[op].lane;
     --out_ops[lane];
     out_ns[lane] -= est[op];
     --in_flight;
@@ -491,12 +506,23 @@ struct Dispatcher::State {
   }
 
   // Issue ---------------------------------------------------------------------------------------------
+  /// Asks for the memory issuing `op` is about to touch, all at once: its deps' slots, its dependents'
+  /// counters (propagate, right after) and the op itself (the backend reads it). Ops are issued in no
+  /// particular index order, so each of these is otherwise a cache miss waited for one after another.
+  void prefetch_for_issue(OpIndex op) const noexcept {
+    for (OpIndex u : w.deps(op)) __builtin_prefetch(&slot[u]);
+    for (std::uint32_t i = succ_off[op]; i < succ_off[op + 1]; ++i) __builtin_prefetch(&pending[succ[i]], 1);
+    const char* o = reinterpret_cast<const char*>(&w.ops[op]);
+    for (std::size_t b = 0; b < sizeof(model::Op); b += 64) __builtin_prefetch(o + b);
+  }
+
   void issue(OpIndex op, std::uint32_t lane, const Reason& reason, Nanos host_t0, Clock::time_point cpu_t0,
              Nanos extra_cpu) {
     const std::uint32_t p = lane_phys[lane];
     const StreamId sid = phys_id[p];
     auto& st = result.stats;
     const auto first_wait = static_cast<std::uint32_t>(result.waits.size());
+    prefetch_for_issue(op);
 
     // Cross-stream deps, latest issued first, so that a wait makes its ancestors' waits implied.
     scratch.clear();
@@ -551,7 +577,7 @@ struct Dispatcher::State {
     slot[op].snap = clock_snap[p];
     slot[op].pos = ++stream_len[p];
     slot[op].phys = p;
-    op_lane[op] = lane;
+    slot[op].lane = lane;
     slot[op].seq = issued++;
     fifo[p].push_back(op);
     issue_order.push_back(op);
@@ -606,7 +632,7 @@ struct Dispatcher::State {
         continue;
       }
       if (const auto choice = pol.choose(view)) {
-        if (choice->stream >= L || choice->op >= n || op_lane[choice->op] != kNone) {
+        if (choice->stream >= L || choice->op >= n || slot[choice->op].lane != kNone) {
           throw std::logic_error("policy '" + std::string(pol.name()) + "' made an invalid choice");
         }
         pol.on_issued(choice->op, choice->stream);

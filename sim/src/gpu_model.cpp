@@ -241,7 +241,13 @@ std::uint32_t GpuModel::add_event(bool timed) {
 // Commands
 
 std::uint32_t GpuModel::new_command(CmdKind kind, Work work, std::uint32_t stream, std::uint32_t payload) {
-  const std::uint32_t c = reuse_or_grow(cmds_, free_cmds_);
+  std::uint32_t c = free_cmd_;
+  if (c != kNone) {
+    free_cmd_ = cmds_[c].next_in_queue;
+  } else {
+    c = static_cast<std::uint32_t>(cmds_.size());
+    cmds_.emplace_back();
+  }
   Command& x = cmds_[c];
   x.stream = stream;
   x.payload = payload;
@@ -267,12 +273,20 @@ std::uint32_t GpuModel::new_command(CmdKind kind, Work work, std::uint32_t strea
 }
 
 void GpuModel::free_command(std::uint32_t c) {
-  free_cmds_.push_back(c);
+  // A finished command is in no queue: its queue link chains the free slots (last freed, first reused).
+  cmds_[c].next_in_queue = free_cmd_;
+  free_cmd_ = c;
   --live_;
 }
 
 void GpuModel::add_edge(std::uint32_t from, std::uint32_t to, EdgeType type) {
-  const std::uint32_t e = reuse_or_grow(edges_, free_edges_);
+  std::uint32_t e = free_edge_;
+  if (e != kNone) {
+    free_edge_ = edges_[e].next;
+  } else {
+    e = static_cast<std::uint32_t>(edges_.size());
+    edges_.emplace_back();
+  }
   edges_[e] = Edge{to, cmds_[from].successors, type};
   cmds_[from].successors = e;
   ++cmds_[to].pending;
@@ -490,7 +504,8 @@ void GpuModel::complete(std::uint32_t c) {
   std::uint32_t e = x.successors;
   while (e != kNone) {
     const Edge edge = edges_[e];
-    free_edges_.push_back(e);
+    edges_[e].next = free_edge_;
+    free_edge_ = e;
     if (edge.type == EdgeType::legacy) {
       satisfy(edge.target, explain_ ? describe(c, Cause::legacy_barrier) : Blocker{});
     } else if (p_.event_wait_latency > 0) {
@@ -1187,9 +1202,9 @@ std::vector<model::Span> GpuModel::take_spans() {
   // do not come on top of them at the process's peak.
   release(cmds_);
   release(refs_);
-  release(free_cmds_);
+  free_cmd_ = kNone;
   release(edges_);
-  release(free_edges_);
+  free_edge_ = kNone;
   release(runs_);
   release(free_runs_);
   release(waves_);

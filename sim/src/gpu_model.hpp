@@ -54,14 +54,16 @@ struct Command {
   std::uint32_t next_in_stream = kNone;
   std::uint32_t next_in_queue = kNone;  ///< hardware queue link, then the engine FIFO link
   std::uint32_t successors = kNone;     ///< head of the edge list
-  CmdKind kind = CmdKind::op;
-  ActivityState state = ActivityState::inited;
-  Work work = Work::none;
-  Cause last_cause = Cause::none;       ///< the prerequisite met last (explanations)
+  // Bit fields: a host that issues far ahead of the device keeps millions of commands live at once.
+  CmdKind kind : 2 = CmdKind::op;
+  ActivityState state : 3 = ActivityState::inited;
+  Work work : 3 = Work::none;
+  Cause last_cause : 4 = Cause::none;   ///< the prerequisite met last (explanations)
+  bool queued : 1 = true;               ///< false: an event record, which bypasses the hardware queue
+  bool chained : 1 = false;             ///< copy behind a copy of its stream in its queue: released when that one leaves
   std::uint8_t queue = 0;
-  bool queued = true;                   ///< false: an event record, which bypasses the hardware queue
-  bool chained = false;                 ///< copy behind a copy of its stream in its queue: released when that one leaves
 };
+static_assert(sizeof(Command) == 32, "a command is 7 words and its flags");
 
 /// What a record, wait or host function stands behind, for explanations only (kept per command slot
 /// when they are on, so commands stay small without them).
@@ -372,10 +374,12 @@ class GpuModel {
 
   std::vector<Command> cmds_;
   std::vector<CommandRefs> refs_;  ///< per command slot, with explanations on (empty otherwise)
-  std::vector<std::uint32_t> free_cmds_;
+  /// Free command slots, linked through Command::next_in_queue (a list of its own would grow by a slot
+  /// per command finished while the device drains, at the process's peak).
+  std::uint32_t free_cmd_ = kNone;
   std::uint64_t live_ = 0;
   std::vector<Edge> edges_;
-  std::vector<std::uint32_t> free_edges_;
+  std::uint32_t free_edge_ = kNone;  ///< free edge slots, linked through Edge::next
   std::vector<StreamState> streams_;
   std::vector<std::uint32_t> blocking_streams_;
   std::vector<EventState> events_;
