@@ -2,6 +2,7 @@
 // decision: size, depth, critical path under the profile's duration estimate, width, parallelism,
 // the dependencies that must become waits, cycles. Nothing runs.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -92,7 +93,7 @@ Analysis analyze(const std::string& file, const std::string& profile_file, Progr
   const std::vector<std::uint32_t> level = model::levels(dag);
   a.depth = level.empty() ? 0 : *std::max_element(level.begin(), level.end()) + 1;
   a.width_exact = n <= model::kMaxWidthOps;
-  a.width = a.width_exact ? model::max_width(dag) : model::widest_level(dag);
+  a.width = a.width_exact ? model::max_width(dag) : model::widest_level(level);
   if (n <= kMaxReductionOps) a.reduced_edges = model::transitive_reduction(dag).size();
   a.profile = model::parallelism_profile(*a.cp, duration);
   double area = 0;
@@ -105,8 +106,11 @@ Analysis analyze(const std::string& file, const std::string& profile_file, Progr
 }
 
 std::map<std::string, std::size_t> ops_per_kind(const model::Workload& w) {
+  std::array<std::size_t, 256> by_kind{};  // counted by the kind's value; each kind is named once
+  for (const auto& op : w.ops) ++by_kind[static_cast<std::uint8_t>(op.kind)];
   std::map<std::string, std::size_t> count;
-  for (const auto& op : w.ops) ++count[std::string(model::to_string(op.kind))];
+  for (std::size_t k = 0; k < by_kind.size(); ++k)
+    if (by_kind[k] != 0) count[std::string(model::to_string(static_cast<model::OpKind>(k)))] = by_kind[k];
   return count;
 }
 

@@ -8,6 +8,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <deque>
 #include <limits>
 #include <optional>
@@ -917,45 +918,58 @@ void write_canonical(const Workload& w, int indent, Out& out) {
   // A resolved workload writes each dep as its op's id (the id it was written as). Those ops lie
   // anywhere in the workload: looked up one dep at a time, nearly every one is a cache miss (most of the
   // time of hashing a million-op random DAG). So the ids are gathered a window of ops at a time, in the
-  // order of the ops they name, and their characters copied into the window: the ops and their ids are
-  // then read front to back, and the writer reads the window's copies in edge order.
-  constexpr std::size_t kWindow = 32768;
-  std::vector<std::uint64_t> order;        // (dep op << 32 | edge in the window), sorted
-  std::vector<std::string_view> dep_ids;   // the window's deps, in edge order
-  std::string id_chars;                    // their characters, by dep op
-  std::vector<std::string_view> unresolved;
+  // order of the ops they name (the ops and their ids are read front to back), into one slot per edge in
+  // edge order (written scattered, read front to back by the writer). The window grows with the workload
+  // (a sixteenth of its ops): deps spread over more ops in a larger workload, and a fixed window would
+  // read them ever more sparsely (a miss per id again at ten million ops).
+  struct DepId {  // an id of up to 15 characters (the usual "op_1234567"); longer ones: kLong
+    std::array<char, 15> chars;
+    std::uint8_t size;
+  };
+  constexpr std::uint8_t kLong = 0xff;
+  const std::size_t window = std::max<std::size_t>(32768, w.ops.size() / 16);
+  std::vector<std::uint64_t> order;       // (dep op << 32 | edge in the window), sorted
+  std::vector<DepId> slots;               // the window's deps, in edge order
+  std::vector<std::string_view> long_ids;  // where a slot is kLong (sized on the window's first)
+  std::vector<std::string_view> op_deps;   // one op's deps, as append_op takes them
   std::size_t window_end = 0, edge_base = 0;
   const auto gather = [&](std::size_t first) {
-    window_end = std::min(w.ops.size(), first + kWindow);
+    window_end = std::min(w.ops.size(), first + window);
     order.clear();
     for (std::size_t v = first, e = 0; v < window_end; ++v)
       for (const OpIndex d : w.deps(static_cast<OpIndex>(v))) order.push_back(std::uint64_t{d} << 32 | e++);
     // By dep op, edges of one dep op in edge order (a stable radix sort on the op index).
     intervals::sort_by_time(order, [](std::uint64_t x) { return static_cast<Nanos>(x >> 32); });
-    id_chars.clear();
-    std::size_t chars = 0;
-    for (std::size_t k = 0; k < order.size(); ++k)
-      if (k == 0 || order[k] >> 32 != order[k - 1] >> 32) chars += w.ops[static_cast<std::size_t>(order[k] >> 32)].id.size();
-    id_chars.reserve(chars);  // no reallocation: the views below stay valid
-    dep_ids.resize(order.size());
-    std::string_view last;
+    slots.resize(order.size());
+    long_ids.clear();
+    std::string_view id;
     for (std::size_t k = 0; k < order.size(); ++k) {
-      if (k == 0 || order[k] >> 32 != order[k - 1] >> 32) {
-        const std::string_view id = w.ops[static_cast<std::size_t>(order[k] >> 32)].id;
-        last = std::string_view(id_chars.data() + id_chars.size(), id.size());
-        id_chars += id;
+      if (k == 0 || order[k] >> 32 != order[k - 1] >> 32) id = w.ops[static_cast<std::size_t>(order[k] >> 32)].id;
+      DepId& slot = slots[order[k] & 0xffffffffu];
+      if (id.size() <= slot.chars.size()) {
+        std::memcpy(slot.chars.data(), id.data(), id.size());
+        slot.size = static_cast<std::uint8_t>(id.size());
+      } else {
+        if (long_ids.empty()) long_ids.resize(order.size());
+        long_ids[order[k] & 0xffffffffu] = id;
+        slot.size = kLong;
       }
-      dep_ids[order[k] & 0xffffffffu] = last;
     }
     edge_base = 0;
   };
+  std::vector<std::string_view> unresolved;
   for (std::size_t i = 0; i < w.ops.size(); ++i) {
     out.text(i == 0 ? first_sep : sep);
     const auto v = static_cast<OpIndex>(i);
     if (w.resolved()) {
       if (i == window_end) gather(i);
       const std::size_t count = w.deps(v).size();
-      append_op(out, w, v, std::span<const std::string_view>(dep_ids).subspan(edge_base, count));
+      op_deps.resize(count);
+      for (std::size_t k = 0; k < count; ++k) {
+        const DepId& slot = slots[edge_base + k];
+        op_deps[k] = slot.size == kLong ? long_ids[edge_base + k] : std::string_view(slot.chars.data(), slot.size);
+      }
+      append_op(out, w, v, op_deps);
       edge_base += count;
     } else {
       unresolved = w.dep_ids(v);
@@ -1083,8 +1097,9 @@ class IdIndex {
   static constexpr OpIndex kNone = std::numeric_limits<OpIndex>::max();
 
   explicit IdIndex(const Workload& w) {
+    // Load at most 2/3: probes stay short, and the table (24 bytes a slot) is no larger than it must be.
     std::size_t capacity = 16;
-    while (capacity < 2 * w.ops.size()) capacity *= 2;
+    while (2 * capacity < 3 * w.ops.size()) capacity *= 2;
     slots_.assign(capacity, Slot{});
     mask_ = capacity - 1;
     // Each op's slot starts loading kAhead ops before it is filled (the misses overlap).
@@ -1315,6 +1330,7 @@ struct WorkloadBuilder {
       w.dep_name_.push_back(dep_ids.intern(names[k]));
     });
   }
+  static std::size_t edge_capacity(const Workload& w) { return w.dep_index_.capacity(); }
   /// Room for `ops` ops and `edges` deps in all (an estimate: the arrays still grow past it).
   static void reserve_more(Workload& w, std::size_t ops, std::size_t edges) {
     if (ops > w.ops.capacity()) {
@@ -1480,16 +1496,18 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
             doc.reset(element);
             op = parse_op(doc.build_root(arena), op_index, r, names);
           }
+          // Ops and deps yet to come, from the bytes, ops and deps so far: the ops reserved once (at
+          // op 4096), the deps whenever they would outgrow their arrays (the first ops may have none),
+          // by at least a quarter, instead of doubling and copying arrays of hundreds of megabytes.
+          const auto estimate = [&](std::size_t so_far, double margin) {
+            const double per_byte = static_cast<double>(so_far) / static_cast<double>(next - lines);
+            return static_cast<std::size_t>(per_byte * static_cast<double>(t.size() - lines) * margin) + 16;
+          };
+          if (op_index + 1 == 4096) WorkloadBuilder::reserve_more(w, estimate(4096, 1.02), 0);
+          if (const std::size_t edges = w.edge_count() + names.size(); edges > WorkloadBuilder::edge_capacity(w))
+            WorkloadBuilder::reserve_more(w, 0, std::max(estimate(edges, 1.05), WorkloadBuilder::edge_capacity(w) / 4 * 5));
           // The texts are copied into the workload's table (the line's, or the parse's, go away).
           WorkloadBuilder::add_named(w, op, names, dep_ids);
-          if (op_index + 1 == 4096) {
-            // Ops and deps yet to come, from the bytes and deps per op so far: one reservation, no
-            // regrowth of the ops.
-            const double ops = static_cast<double>(t.size() - lines) / (static_cast<double>(next - lines) / 4096.0);
-            const double edges = ops * static_cast<double>(w.edge_count()) / 4096.0;
-            WorkloadBuilder::reserve_more(w, static_cast<std::size_t>(ops * 1.02) + 16,
-                                          static_cast<std::size_t>(edges * 1.05) + 16);
-          }
         });
 
     // The rest of the document with an empty ops array: its top level read and checked as always.

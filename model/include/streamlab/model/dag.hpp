@@ -114,6 +114,8 @@ inline constexpr std::uint32_t kMaxWidthOps = 16384;
 /// The widest level of `levels` (ops on one level are never ordered): an antichain, hence a lower bound
 /// on the width, in O(n + m) for graphs too large for max_width. Acyclic only.
 [[nodiscard]] Width widest_level(const Dag& g);
+/// The same from levels(g) already computed (a caller that needs both passes over the graph once).
+[[nodiscard]] Width widest_level(const std::vector<std::uint32_t>& level);
 
 /// Number of ops running at each instant of the earliest-start schedule (unlimited resources): a step
 /// function as (time, count) change points, starting at (0, n0) and ending with (cp.length, 0); count
