@@ -41,12 +41,15 @@ std::string signed_ns(model::Nanos ns) { return model::format_signed_duration(st
 /// The worst ops by the larger of |start error| and |end error| (both relative to each trace's start).
 model::Nanos op_error(const model::OpDelta& d) { return std::max(std::abs(d.start_error()), std::abs(d.end_error())); }
 std::vector<model::OpDelta> worst(const model::TraceComparison& c) {
-  std::vector<model::OpDelta> ops = c.ops;
+  // Sorted through pointers: only the few worst deltas (with their strings) are copied.
+  std::vector<const model::OpDelta*> ops(c.ops.size());
+  for (std::size_t i = 0; i < ops.size(); ++i) ops[i] = &c.ops[i];
   const std::size_t k = std::min(kWorst, ops.size());
   std::partial_sort(ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(k), ops.end(),
-                    [](const auto& x, const auto& y) { return op_error(x) > op_error(y); });
-  ops.resize(k);
-  return ops;
+                    [](const auto* x, const auto* y) { return op_error(*x) > op_error(*y); });
+  std::vector<model::OpDelta> result;
+  for (std::size_t i = 0; i < k; ++i) result.push_back(*ops[i]);
+  return result;
 }
 
 std::string describe(const model::Trace& t, const std::string& file) {

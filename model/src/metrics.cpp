@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <functional>
 #include <limits>
+#include <string_view>
 #include <tuple>
+#include <vector>
 
 #include "intervals.hpp"
 
@@ -108,44 +111,72 @@ TraceComparison compare_traces(const Trace& a, const Trace& b) {
       !a.meta.workload_hash.empty() && !b.meta.workload_hash.empty() && a.meta.workload_hash != b.meta.workload_hash;
 
   // Spans keyed by (op id, engine); repeated keys pair up in start order (k-th with k-th). Each trace's
-  // device spans are sorted by key, then start, then trace order, and the two lists walked together: a
-  // std::map of a million (string, engine) keys cost more than reading the traces.
-  const auto by_key = [](const Trace& t) {
-    std::vector<const Span*> v;
+  // device spans are sorted by key, then start, then trace order, and the two lists walked together. The
+  // key order is any order both lists share: by a 32-bit hash of the op id first (a radix sort, linear),
+  // then op id, engine, start and trace order within a run of equal hashes (nearly always one op's
+  // spans). Sorting by the id's text compared strings along pointers, n log n times: at ten million spans
+  // that cost more than reading both traces.
+  struct Keyed {
+    std::uint32_t hash;
+    std::uint32_t span;
+  };
+  const auto id_hash = [](const Span& s) {
+    return static_cast<std::uint32_t>(std::hash<std::string_view>{}(s.op_id) >> 32);
+  };
+  const auto by_key = [&](const Trace& t) {
+    std::vector<Keyed> v;
     v.reserve(t.spans.size());
-    for (const Span& s : t.spans)
-      if (!s.host_call) v.push_back(&s);
-    std::stable_sort(v.begin(), v.end(), [](const Span* x, const Span* y) {
-      if (const int order = x->op_id.compare(y->op_id); order != 0) return order < 0;
-      if (x->engine != y->engine) return x->engine < y->engine;
-      return x->start_ns < y->start_ns;
-    });
+    for (std::size_t i = 0; i < t.spans.size(); ++i)
+      if (!t.spans[i].host_call) v.push_back(Keyed{id_hash(t.spans[i]), static_cast<std::uint32_t>(i)});
+    intervals::sort_by_time(v, [](const Keyed& k) { return static_cast<Nanos>(k.hash); });
+    for (std::size_t i = 0; i < v.size();) {
+      std::size_t end = i + 1;
+      while (end < v.size() && v[end].hash == v[i].hash) ++end;
+      if (end - i > 1)
+        std::sort(v.begin() + static_cast<std::ptrdiff_t>(i), v.begin() + static_cast<std::ptrdiff_t>(end),
+                  [&](const Keyed& x, const Keyed& y) {
+                    const Span& sx = t.spans[x.span];
+                    const Span& sy = t.spans[y.span];
+                    if (const int order = sx.op_id.compare(sy.op_id); order != 0) return order < 0;
+                    return std::tie(sx.engine, sx.start_ns, x.span) < std::tie(sy.engine, sy.start_ns, y.span);
+                  });
+      i = end;
+    }
     return v;
   };
-  const auto key_less = [](const Span* x, const Span* y) {
-    const int order = x->op_id.compare(y->op_id);
-    return order < 0 || (order == 0 && x->engine < y->engine);
+  const std::vector<Keyed> in_a = by_key(a), in_b = by_key(b);
+  // The key order of the sort: hash, then op id, then engine.
+  const auto key_less = [](const Keyed& kx, const Span& x, const Keyed& ky, const Span& y) {
+    if (kx.hash != ky.hash) return kx.hash < ky.hash;
+    const int order = x.op_id.compare(y.op_id);
+    return order < 0 || (order == 0 && x.engine < y.engine);
   };
-  const std::vector<const Span*> in_a = by_key(a), in_b = by_key(b);
+  const auto less_ab = [&](std::size_t i, std::size_t j) {
+    return key_less(in_a[i], a.spans[in_a[i].span], in_b[j], b.spans[in_b[j].span]);
+  };
+  const auto less_ba = [&](std::size_t j, std::size_t i) {
+    return key_less(in_b[j], b.spans[in_b[j].span], in_a[i], a.spans[in_a[i].span]);
+  };
   // [i, end) of the spans sharing in[i]'s key.
-  const auto group_end = [&](const std::vector<const Span*>& in, std::size_t i) {
+  const auto group_end = [&](const Trace& t, const std::vector<Keyed>& in, std::size_t i) {
     std::size_t end = i + 1;
-    while (end < in.size() && !key_less(in[i], in[end])) ++end;
+    while (end < in.size() && !key_less(in[i], t.spans[in[i].span], in[end], t.spans[in[end].span])) ++end;
     return end;
   };
+  c.ops.reserve(std::min(in_a.size(), in_b.size()));
   for (std::size_t i = 0, j = 0; i < in_a.size() || j < in_b.size();) {
-    const bool take_a = j == in_b.size() || (i < in_a.size() && !key_less(in_b[j], in_a[i]));
-    const bool take_b = i == in_a.size() || (j < in_b.size() && !key_less(in_a[i], in_b[j]));
-    const std::size_t a_end = take_a ? group_end(in_a, i) : i, b_end = take_b ? group_end(in_b, j) : j;
+    const bool take_a = j == in_b.size() || (i < in_a.size() && !less_ba(j, i));
+    const bool take_b = i == in_a.size() || (j < in_b.size() && !less_ab(i, j));
+    const std::size_t a_end = take_a ? group_end(a, in_a, i) : i, b_end = take_b ? group_end(b, in_b, j) : j;
     const std::size_t both = std::min(a_end - i, b_end - j);
     for (std::size_t k = 0; k < both; ++k) {
-      const Span& x = *in_a[i + k];
-      const Span& y = *in_b[j + k];
+      const Span& x = a.spans[in_a[i + k].span];
+      const Span& y = b.spans[in_b[j + k].span];
       c.ops.push_back(OpDelta{x.op_id, x.name, x.engine, x.start_ns - c.a.start_ns, x.end_ns - c.a.start_ns,
                               y.start_ns - c.b.start_ns, y.end_ns - c.b.start_ns});
     }
-    for (std::size_t k = i + both; k < a_end; ++k) c.only_in_a.push_back(in_a[k]->op_id);
-    for (std::size_t k = j + both; k < b_end; ++k) c.only_in_b.push_back(in_b[k]->op_id);
+    for (std::size_t k = i + both; k < a_end; ++k) c.only_in_a.push_back(a.spans[in_a[k].span].op_id);
+    for (std::size_t k = j + both; k < b_end; ++k) c.only_in_b.push_back(b.spans[in_b[k].span].op_id);
     i = a_end;
     j = b_end;
   }
@@ -153,9 +184,29 @@ TraceComparison compare_traces(const Trace& a, const Trace& b) {
     std::sort(ids->begin(), ids->end());
     ids->erase(std::unique(ids->begin(), ids->end()), ids->end());
   }
-  std::sort(c.ops.begin(), c.ops.end(), [](const OpDelta& x, const OpDelta& y) {
-    return std::tie(x.a_start, x.op_id, x.engine) < std::tie(y.a_start, y.op_id, y.engine);
-  });
+  // By (a_start, op id, engine): a stable radix sort of indices on a_start, then each run of equal starts
+  // by op id and engine (moving the deltas, with their strings, once).
+  {
+    std::vector<std::pair<Nanos, std::uint32_t>> order(c.ops.size());
+    for (std::size_t k = 0; k < c.ops.size(); ++k) order[k] = {c.ops[k].a_start, static_cast<std::uint32_t>(k)};
+    intervals::sort_by_time(order, [](const auto& x) { return x.first; });
+    for (std::size_t i = 0; i < order.size();) {
+      std::size_t end = i + 1;
+      while (end < order.size() && order[end].first == order[i].first) ++end;
+      if (end - i > 1)
+        std::stable_sort(order.begin() + static_cast<std::ptrdiff_t>(i), order.begin() + static_cast<std::ptrdiff_t>(end),
+                         [&](const auto& x, const auto& y) {
+                           const OpDelta& dx = c.ops[x.second];
+                           const OpDelta& dy = c.ops[y.second];
+                           return std::tie(dx.op_id, dx.engine) < std::tie(dy.op_id, dy.engine);
+                         });
+      i = end;
+    }
+    std::vector<OpDelta> sorted;
+    sorted.reserve(c.ops.size());
+    for (const auto& [start, k] : order) sorted.push_back(std::move(c.ops[k]));
+    c.ops = std::move(sorted);
+  }
   if (!c.ops.empty()) {
     double start_sum = 0, duration_sum = 0;
     for (const OpDelta& d : c.ops) {
