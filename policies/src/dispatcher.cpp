@@ -506,23 +506,12 @@ struct Dispatcher::State {
   }
 
   // Issue ---------------------------------------------------------------------------------------------
-  /// Asks for the memory issuing `op` is about to touch, all at once: its deps' slots, its dependents'
-  /// counters (propagate, right after) and the op itself (the backend reads it). Ops are issued in no
-  /// particular index order, so each of these is otherwise a cache miss waited for one after another.
-  void prefetch_for_issue(OpIndex op) const noexcept {
-    for (OpIndex u : w.deps(op)) __builtin_prefetch(&slot[u]);
-    for (std::uint32_t i = succ_off[op]; i < succ_off[op + 1]; ++i) __builtin_prefetch(&pending[succ[i]], 1);
-    const char* o = reinterpret_cast<const char*>(&w.ops[op]);
-    for (std::size_t b = 0; b < sizeof(model::Op); b += 64) __builtin_prefetch(o + b);
-  }
-
   void issue(OpIndex op, std::uint32_t lane, const Reason& reason, Nanos host_t0, Clock::time_point cpu_t0,
              Nanos extra_cpu) {
     const std::uint32_t p = lane_phys[lane];
     const StreamId sid = phys_id[p];
     auto& st = result.stats;
     const auto first_wait = static_cast<std::uint32_t>(result.waits.size());
-    prefetch_for_issue(op);
 
     // Cross-stream deps, latest issued first, so that a wait makes its ancestors' waits implied.
     scratch.clear();
