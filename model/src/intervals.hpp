@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "streamlab/model/op.hpp"
+#include "streamlab/model/radix_sort.hpp"
 
 namespace streamlab::model::intervals {
 
@@ -24,34 +25,10 @@ inline Nanos clamp_ns(Wide v) {
   return static_cast<Nanos>(v < lo ? lo : v > hi ? hi : v);
 }
 
-/// Sorts `v` by key(element), ascending (stable). Large arrays go through an LSD radix sort of the keys'
-/// offsets from the smallest, 11 bits a pass and only as many passes as the keys' range needs (a trace's
-/// times span about 2^30-2^40 ns: 3-4 passes): at a million spans std::sort's comparisons cost several
-/// times more, and the metrics sort three such arrays per trace.
+/// Sorts `v` by key(element), ascending (stable): radix_sort.hpp.
 template <class T, class Key>
 void sort_by_time(std::vector<T>& v, Key key) {
-  constexpr std::size_t kSmall = 1 << 12;
-  if (v.size() < kSmall) {
-    std::stable_sort(v.begin(), v.end(), [&](const T& a, const T& b) { return key(a) < key(b); });
-    return;
-  }
-  Nanos lo = key(v.front()), hi = lo;
-  for (const T& x : v) {
-    lo = std::min(lo, key(x));
-    hi = std::max(hi, key(x));
-  }
-  const auto offset = [&](const T& x) { return static_cast<std::uint64_t>(key(x)) - static_cast<std::uint64_t>(lo); };
-  const std::uint64_t range = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
-  constexpr unsigned kBits = 11;
-  constexpr std::size_t kBuckets = std::size_t{1} << kBits;
-  std::vector<T> out(v.size());
-  for (unsigned shift = 0; shift < 64 && (range >> shift) != 0; shift += kBits) {
-    std::vector<std::size_t> at(kBuckets + 1, 0);
-    for (const T& x : v) ++at[((offset(x) >> shift) & (kBuckets - 1)) + 1];
-    for (std::size_t b = 1; b <= kBuckets; ++b) at[b] += at[b - 1];
-    for (const T& x : v) out[at[(offset(x) >> shift) & (kBuckets - 1)]++] = x;
-    v.swap(out);
-  }
+  sort_by_key(v, key);
 }
 
 /// Sorted, disjoint, non-empty intervals covering the same time as `v` (the union).

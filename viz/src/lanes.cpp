@@ -6,6 +6,8 @@
 #include <queue>
 #include <tuple>
 
+#include "streamlab/model/radix_sort.hpp"
+
 namespace streamlab::viz {
 
 std::string_view to_string(LaneMode m) noexcept { return m == LaneMode::stream ? "stream" : "engine"; }
@@ -50,9 +52,20 @@ RowSpan RowSpan::of(const model::Span& s, std::uint32_t index) noexcept {
 
 std::vector<LaneRow> make_rows(std::vector<RowSpan> recs) {
   // Spans of a stream are usually already in order, which the check below finds in one pass.
+  // Otherwise a radix sort on the start (linear: a lane of millions of spans), then each run of equal
+  // starts by end and index.
   using Rec = RowSpan;
   auto less = [](const Rec& a, const Rec& b) { return std::tie(a.start, a.end, a.index) < std::tie(b.start, b.end, b.index); };
-  if (!std::is_sorted(recs.begin(), recs.end(), less)) std::sort(recs.begin(), recs.end(), less);
+  if (!std::is_sorted(recs.begin(), recs.end(), less)) {
+    model::sort_by_key(recs, [](const Rec& r) { return r.start; });
+    for (std::size_t i = 0; i < recs.size();) {
+      std::size_t end = i + 1;
+      while (end < recs.size() && recs[end].start == recs[i].start) ++end;
+      if (end - i > 1)
+        std::sort(recs.begin() + static_cast<std::ptrdiff_t>(i), recs.begin() + static_cast<std::ptrdiff_t>(end), less);
+      i = end;
+    }
+  }
 
   // Pass 1: each record's row. Busy rows by the end of their last span; free rows by index (the lowest
   // free row is reused first). A lane whose spans never overlap (every stream lane of a sane trace)

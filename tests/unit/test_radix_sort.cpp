@@ -1,0 +1,35 @@
+// sort_by_key against std::stable_sort: every size class (std::stable_sort, whole-array passes, split by
+// the top digit), key ranges of one value to all 64 bits, negative keys, heavy ties (stability).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "streamlab/model/radix_sort.hpp"
+
+namespace streamlab::model {
+namespace {
+
+TEST(RadixSort, EqualsStableSortForEverySizeAndRange) {
+  std::mt19937_64 rng(7);
+  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{4095}, std::size_t{4096},
+                              std::size_t{131072}, std::size_t{131073}, std::size_t{400000}})
+    for (const std::int64_t range : {std::int64_t{1}, std::int64_t{7}, std::int64_t{2048}, std::int64_t{2049},
+                                     std::int64_t{1} << 20, std::int64_t{1} << 40, std::int64_t{-1}}) {
+      SCOPED_TRACE("n " + std::to_string(n) + " range " + std::to_string(range));
+      std::vector<std::pair<std::int64_t, std::uint32_t>> v(n);
+      for (std::size_t i = 0; i < n; ++i)
+        v[i] = {range < 0 ? static_cast<std::int64_t>(rng()) : static_cast<std::int64_t>(rng() % range) - range / 2,
+                static_cast<std::uint32_t>(i)};
+      auto want = v;
+      std::stable_sort(want.begin(), want.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      sort_by_key(v, [](const auto& p) { return p.first; });
+      EXPECT_TRUE(v == want);
+    }
+}
+
+}  // namespace
+}  // namespace streamlab::model
