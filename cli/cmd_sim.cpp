@@ -86,6 +86,7 @@ void run(const SimCommandOptions& o) {
   if (o.connections != 0) so.connections = o.connections;
   so.record_blocks = o.blocks;
   so.explain = explain_op.has_value();
+  so.explain_only = explain_op;  // the one op asked about: no explanation kept per op
   so.profile_label = o.device.empty() ? "bundled:h100-sxm" : o.device;
   so.date = o.date;
   so.source = o.workload;

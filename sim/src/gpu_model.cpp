@@ -109,7 +109,7 @@ void GpuModel::prepare(const model::Workload& w, const std::string& source) {
   const std::size_t n = w.ops.size();
   op_times_.assign(n, OpTimes{});
   op_stream_.assign(n, kNone);
-  if (explain_) exps_.assign(n, OpExplanation{});
+  if (explain_) exps_.assign(explain_only_ == kNone ? n : 1, OpExplanation{});
   // Room for an op, its record and a wait per op, reserved, not touched: a host that issues far ahead of the
   // device (all ops, when it never waits) grows the table without copying it, and one that stays close
   // uses only the first pages.
@@ -342,8 +342,8 @@ void GpuModel::issue_op(std::uint32_t stream, model::OpIndex op, Nanos issued, N
   const Work work = work_of(w_->ops[op].kind);
   const std::uint32_t c = new_command(CmdKind::op, work, stream, op);
   op_stream_[op] = stream;
-  if (explain_) {
-    OpExplanation& e = exps_[op];
+  if (OpExplanation* x = explain_ ? op_exp(op) : nullptr) {
+    OpExplanation& e = *x;
     e = OpExplanation{};
     e.op = op;
     e.stream = stream;
@@ -1240,8 +1240,14 @@ std::vector<model::Span> GpuModel::take_spans() {
 }
 
 const OpExplanation* GpuModel::explanation(model::OpIndex op) const {
-  if (!explain_ || op >= exps_.size() || !exps_[op].valid) return nullptr;
-  return &exps_[op];
+  if (!explain_) return nullptr;
+  const OpExplanation* e = nullptr;
+  if (explain_only_ == kNone) {
+    if (op < exps_.size()) e = &exps_[op];
+  } else if (op == explain_only_ && !exps_.empty()) {
+    e = &exps_[0];
+  }
+  return e != nullptr && e->valid ? e : nullptr;
 }
 
 }  // namespace streamlab::sim::detail

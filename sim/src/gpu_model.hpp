@@ -218,6 +218,8 @@ class GpuModel {
   /// general code, no shortcut (the reference: results are identical; for tests and the benchmark).
   GpuModel(const DeviceParams& params, std::uint32_t connections, bool record_blocks, bool explain,
            bool merge_waves = true);
+  /// With explanations on, keeps op `op`'s alone (call before prepare()).
+  void explain_only(model::OpIndex op) noexcept { explain_only_ = op; }
 
   /// Binds the workload and precomputes per-op block needs and durations. Throws InputError when a
   /// kernel's block can never fit on an SM, naming the op and the limit.
@@ -348,7 +350,12 @@ class GpuModel {
   void worker_done(std::uint32_t c);
 
   OpExplanation* exp(std::uint32_t c) noexcept {
-    return explain_ && cmds_[c].kind == CmdKind::op ? &exps_[cmds_[c].payload] : nullptr;
+    return explain_ && cmds_[c].kind == CmdKind::op ? op_exp(cmds_[c].payload) : nullptr;
+  }
+  /// Where op `op`'s explanation is kept (nullptr: it is not, under explain_only).
+  OpExplanation* op_exp(model::OpIndex op) noexcept {
+    if (explain_only_ == kNone) return &exps_[op];
+    return op == explain_only_ ? &exps_[0] : nullptr;
   }
 
   DeviceParams p_;
@@ -356,6 +363,7 @@ class GpuModel {
   std::uint32_t copy_pool_ = 1;  ///< copy queues per copy engine
   bool record_blocks_;
   bool explain_;
+  std::uint32_t explain_only_ = kNone;  ///< the one op explained (kNone: every op)
   bool merge_waves_;
   model::ProgressCounter* progress_ = nullptr;
   static constexpr std::uint32_t kProgressBatch = 4096;

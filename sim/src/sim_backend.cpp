@@ -47,7 +47,9 @@ struct SimBackend::Impl {
         options(std::move(opt)),
         params(with_options(detail::derive_params(profile), options)),
         connections(checked_connections(options.connections.value_or(params.connections))),
-        gpu(params, connections, options.record_blocks, options.explain, options.merge_block_waves) {}
+        gpu(params, connections, options.record_blocks, options.explain, options.merge_block_waves) {
+    if (options.explain_only) gpu.explain_only(*options.explain_only);
+  }
 
   static detail::DeviceParams with_options(detail::DeviceParams p, const SimOptions& o) {
     // A traced run (CUPTI activity records on, as in streamlab run) dispatches blocks at the rates

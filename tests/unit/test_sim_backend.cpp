@@ -3,6 +3,8 @@
 // counts, the sim command path refusing a deadlocking stream program.
 #include <fstream>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -13,10 +15,12 @@
 #include "../golden/test_profile.hpp"
 #include "streamlab/model/device_profile.hpp"
 #include "streamlab/model/errors.hpp"
+#include "streamlab/model/generators.hpp"
 #include "streamlab/model/workload.hpp"
 #include "streamlab/policies/dispatcher.hpp"
 #include "streamlab/policies/registry.hpp"
 #include "streamlab/sim/event_queue.hpp"
+#include "streamlab/sim/explain.hpp"
 #include "streamlab/sim/sim_backend.hpp"
 
 namespace streamlab {
@@ -622,6 +626,46 @@ TEST(SimBackend, FirstWorkIntoACreatedStreamPaysTheFirstUseCost) {
   b.enqueue(b.legacy_default_stream(), 2);  // 1000
   b.enqueue(b.legacy_default_stream(), 3);  // 1000
   EXPECT_EQ(b.now(), 5000);
+}
+
+// explain_only keeps one op's explanation, and it is the one a run keeping every op's gives (an op waiting
+// behind copies, kernels of other streams and events; the first, a middle and the last op).
+TEST(SimBackend, ExplainOnlyKeepsOneOpsExplanationUnchanged) {
+  const model::DeviceProfile profile = model::bundled_h100_profile();
+  model::gen::ChunkedCopyCompute cp;
+  cp.chunks = 12;
+  const model::Workload chunked = model::gen::chunked_copy_compute(cp);
+  model::gen::RandomDag rp;
+  rp.ops = 300;
+  const model::Workload dag = model::gen::random_dag(rp);
+  for (const model::Workload* w : {&chunked, &dag}) {
+    const auto run = [&](std::optional<model::OpIndex> only) {
+      sim::SimOptions so;
+      so.explain = true;
+      so.explain_only = only;
+      so.date = "2026-01-01";
+      auto b = std::make_unique<sim::SimBackend>(profile, so);
+      policies::PolicyConfig cfg;
+      cfg.streams = 3;
+      auto pol = policies::make_policy("load-balanced", cfg);
+      policies::DispatchOptions d;
+      d.profile = &profile;
+      d.keep_log = false;
+      (void)policies::dispatch(*b, *w, *pol, d);
+      return b;
+    };
+    const auto all = run(std::nullopt);
+    const auto n = static_cast<model::OpIndex>(w->size());
+    for (const model::OpIndex op : {model::OpIndex{0}, n / 2, n - 1}) {
+      SCOPED_TRACE(w->name + " op " + std::to_string(op));
+      const auto one = run(op);
+      ASSERT_NE(all->explain(op), nullptr);
+      ASSERT_NE(one->explain(op), nullptr);
+      EXPECT_EQ(sim::format_explanation(*w, *one->explain(op)), sim::format_explanation(*w, *all->explain(op)));
+      EXPECT_EQ(one->explain(op == 0 ? 1 : 0), nullptr);
+      EXPECT_EQ(one->stats().events_processed, all->stats().events_processed);
+    }
+  }
 }
 
 }  // namespace

@@ -34,6 +34,9 @@ struct SimOptions {
   bool record_blocks = false;
   /// Keep per-op explanations (explain()); costs ~150 bytes per op.
   bool explain = false;
+  /// With `explain`: keep the explanation of this op only (explain() answers for it alone, the same
+  /// explanation as with every op kept), so a run explaining one op costs no memory per op for it.
+  std::optional<model::OpIndex> explain_only;
   /// TraceMeta::profile (path or name of the profile the run used).
   std::string profile_label;
   /// TraceMeta::date; empty = today's date (UTC, ISO 8601). Set it for byte-identical reruns.
