@@ -19,13 +19,11 @@ namespace streamlab::model {
 
 namespace detail {
 
-// Bidirectional so predecessors (and in-degrees, which Kahn needs) come without a pass over the edges.
-// 32-bit edge indices: 4G dependency edges is far beyond any workload, and halves the row-start array.
-using CsrGraph = boost::compressed_sparse_row_graph<boost::bidirectionalS, boost::no_property, boost::no_property,
+// Boost's CSR graph, for the strongly connected components of a cyclic graph (strongly_connected_cycles).
+using CsrGraph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, boost::no_property,
                                                     boost::no_property, OpIndex, std::uint32_t>;
 
-/// The CSR arrays as raw pointers: the hot loops read them directly (Boost keeps m_forward/m_backward
-/// public for exactly this; its own algorithms go through iterators that compile to the same loads).
+/// The CSR arrays as raw pointers: the hot loops read them directly.
 struct CsrView {
   std::uint32_t n = 0;
   const std::uint32_t* out_start = nullptr;  // n + 1 entries
@@ -35,22 +33,26 @@ struct CsrView {
 };
 
 struct DagAccess {
-  static const CsrGraph& graph(const Dag& g);
   static CsrView view(const Dag& g);
 };
 
 }  // namespace detail
 
+// Both directions in compressed sparse rows (32-bit edge indices: 4G dependency edges is far beyond any
+// workload): successors in edge input order, predecessors by source (as Boost's bidirectional CSR graph
+// ordered them, which this replaced: it needed the edges as one more array and a third per-edge array).
 struct Dag::Impl {
-  detail::CsrGraph graph;
+  std::vector<std::uint32_t> out_start, in_start;  // n + 1 entries each
+  std::vector<OpIndex> out, in;
+  /// The predecessor rows from the successor rows: a stable counting sort of the edges by target, taken
+  /// in successor order (by source, then input order).
+  void fill_predecessors(std::uint32_t n);
 };
 
 namespace detail {
-const CsrGraph& DagAccess::graph(const Dag& g) { return g.impl_->graph; }
 CsrView DagAccess::view(const Dag& g) {
-  const CsrGraph& csr = g.impl_->graph;
-  return CsrView{g.vertex_count(), csr.m_forward.m_rowstart.data(), csr.m_forward.m_column.data(),
-                 csr.m_backward.m_rowstart.data(), csr.m_backward.m_column.data()};
+  const Dag::Impl& d = *g.impl_;
+  return CsrView{g.vertex_count(), d.out_start.data(), d.out.data(), d.in_start.data(), d.in.data()};
 }
 }  // namespace detail
 
@@ -125,7 +127,11 @@ std::vector<OpIndex> order_or_throw(const Dag& g, const char* what) {
 /// Tarjan's SCC (Boost; iterative DFS) over the whole graph: only called once Kahn has found a cycle.
 std::vector<Cycle> strongly_connected_cycles(const Dag& g) {
   const CsrView v = DagAccess::view(g);
-  const detail::CsrGraph& csr = DagAccess::graph(g);
+  std::vector<std::pair<OpIndex, OpIndex>> edges;
+  edges.reserve(g.edge_count());
+  for (OpIndex u = 0; u < v.n; ++u)
+    for (std::uint32_t e = v.out_start[u]; e < v.out_start[u + 1]; ++e) edges.emplace_back(u, v.out[e]);
+  const detail::CsrGraph csr(boost::edges_are_sorted, edges.begin(), edges.end(), v.n);
   std::vector<std::uint32_t> component(v.n);
   const auto count = boost::strong_components(
       csr, boost::make_iterator_property_map(component.begin(), boost::get(boost::vertex_index, csr)));
@@ -412,50 +418,87 @@ class BitsetMatching {
 
 }  // namespace
 
-Dag::Dag(std::uint32_t vertex_count, std::span<const Edge> edges) {
+namespace {
+/// Row starts from per-row counts (counts[v + 1] = row v's size).
+void prefix_sums(std::vector<std::uint32_t>& start) {
+  for (std::size_t v = 1; v < start.size(); ++v) start[v] += start[v - 1];
+}
+
+}  // namespace
+
+void Dag::Impl::fill_predecessors(std::uint32_t n) {
+  in_start.assign(std::size_t{n} + 1, 0);
+  for (const OpIndex v : out) ++in_start[v + 1];
+  prefix_sums(in_start);
+  in.resize(out.size());
+  std::vector<std::uint32_t> fill(in_start.begin(), in_start.end() - 1);
+  for (OpIndex u = 0; u < n; ++u)
+    for (std::uint32_t e = out_start[u]; e < out_start[u + 1]; ++e) in[fill[out[e]]++] = u;
+}
+
+Dag::Dag(std::uint32_t vertex_count, std::span<const Edge> edges) : impl_(std::make_unique<Impl>()) {
   if (edges.size() >= std::numeric_limits<std::uint32_t>::max())
     throw std::length_error("Dag: more than 2^32 - 1 edges");
   for (const auto& [u, v] : edges)
     if (u >= vertex_count || v >= vertex_count)
       throw std::out_of_range("Dag: edge " + std::to_string(u) + " -> " + std::to_string(v) + " names a vertex >= " +
                               std::to_string(vertex_count));
-  impl_ = std::make_unique<Impl>(
-      Impl{detail::CsrGraph(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(), vertex_count)});
+  Impl& d = *impl_;
+  d.out_start.assign(std::size_t{vertex_count} + 1, 0);
+  for (const auto& [u, v] : edges) ++d.out_start[u + 1];
+  prefix_sums(d.out_start);
+  d.out.resize(edges.size());
+  std::vector<std::uint32_t> fill(d.out_start.begin(), d.out_start.end() - 1);
+  for (const auto& [u, v] : edges) d.out[fill[u]++] = v;
+  d.fill_predecessors(vertex_count);
 }
 
-namespace {
-std::vector<Edge> workload_edges(const Workload& w) {
+// Straight from the workload's deps (no array of edges in between). The predecessor rows are its dep
+// rows, each sorted by source; the successor rows a counting sort of the deps by dep, in op order.
+Dag::Dag(const Workload& w) : impl_(std::make_unique<Impl>()) {
   if (w.ops.size() >= std::numeric_limits<std::uint32_t>::max())
     throw std::length_error("Dag: more than 2^32 - 1 ops");
-  std::vector<Edge> edges;
-  edges.reserve(w.edge_count());
   if (!w.resolved()) throw std::invalid_argument("Dag: the workload's deps are not resolved (validate it first)");
-  for (OpIndex v = 0; v < w.ops.size(); ++v)
-    for (OpIndex d : w.deps(v)) edges.emplace_back(d, v);
-  return edges;
+  if (w.edge_count() >= std::numeric_limits<std::uint32_t>::max())
+    throw std::length_error("Dag: more than 2^32 - 1 edges");
+  const auto n = static_cast<std::uint32_t>(w.ops.size());
+  Impl& d = *impl_;
+  d.out_start.assign(std::size_t{n} + 1, 0);
+  d.in_start.assign(std::size_t{n} + 1, 0);
+  d.in.reserve(w.edge_count());
+  for (OpIndex v = 0; v < n; ++v) {
+    const auto deps = w.deps(v);
+    for (const OpIndex u : deps) {
+      if (u >= n)
+        throw std::out_of_range("Dag: edge " + std::to_string(u) + " -> " + std::to_string(v) +
+                                " names a vertex >= " + std::to_string(n));
+      ++d.out_start[u + 1];
+    }
+    d.in.insert(d.in.end(), deps.begin(), deps.end());
+    std::sort(d.in.end() - static_cast<std::ptrdiff_t>(deps.size()), d.in.end());
+    d.in_start[v + 1] = static_cast<std::uint32_t>(d.in.size());
+  }
+  prefix_sums(d.out_start);
+  d.out.resize(d.in.size());
+  std::vector<std::uint32_t> fill(d.out_start.begin(), d.out_start.end() - 1);
+  for (OpIndex v = 0; v < n; ++v)
+    for (const OpIndex u : w.deps(v)) d.out[fill[u]++] = v;
 }
-}  // namespace
-
-Dag::Dag(const Workload& w) : Dag(static_cast<std::uint32_t>(w.ops.size()), workload_edges(w)) {}
 
 Dag::~Dag() = default;
 Dag::Dag(Dag&&) noexcept = default;
 Dag& Dag::operator=(Dag&&) noexcept = default;
 
-std::uint32_t Dag::vertex_count() const noexcept {
-  return static_cast<std::uint32_t>(impl_->graph.m_forward.m_rowstart.size() - 1);
-}
-std::size_t Dag::edge_count() const noexcept { return impl_->graph.m_forward.m_column.size(); }
+std::uint32_t Dag::vertex_count() const noexcept { return static_cast<std::uint32_t>(impl_->out_start.size() - 1); }
+std::size_t Dag::edge_count() const noexcept { return impl_->out.size(); }
 
 std::span<const OpIndex> Dag::successors(OpIndex v) const {
   if (v >= vertex_count()) throw std::out_of_range("Dag::successors: no vertex " + std::to_string(v));
-  const auto& fwd = impl_->graph.m_forward;
-  return {fwd.m_column.data() + fwd.m_rowstart[v], fwd.m_column.data() + fwd.m_rowstart[v + 1]};
+  return {impl_->out.data() + impl_->out_start[v], impl_->out.data() + impl_->out_start[v + 1]};
 }
 std::span<const OpIndex> Dag::predecessors(OpIndex v) const {
   if (v >= vertex_count()) throw std::out_of_range("Dag::predecessors: no vertex " + std::to_string(v));
-  const auto& bwd = impl_->graph.m_backward;
-  return {bwd.m_column.data() + bwd.m_rowstart[v], bwd.m_column.data() + bwd.m_rowstart[v + 1]};
+  return {impl_->in.data() + impl_->in_start[v], impl_->in.data() + impl_->in_start[v + 1]};
 }
 
 std::vector<Cycle> find_cycles(const Dag& g) {
