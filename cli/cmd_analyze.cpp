@@ -90,7 +90,7 @@ Analysis analyze(const std::string& file, const std::string& profile_file, Progr
   if (!a.cycles.empty()) return a;  // loading rejects cycles already; kept for workloads built otherwise
   a.cp = std::move(all.critical);
 
-  const std::vector<std::uint32_t> level = model::levels(dag);
+  const std::vector<std::uint32_t> level = std::move(all.level);
   a.depth = level.empty() ? 0 : *std::max_element(level.begin(), level.end()) + 1;
   a.width_exact = n <= model::kMaxWidthOps;
   a.width = a.width_exact ? model::max_width(dag) : model::widest_level(level);

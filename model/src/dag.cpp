@@ -201,26 +201,34 @@ CriticalPath finish_critical_path(const CsrView& g, const std::vector<OpIndex>& 
   return cp;
 }
 
-/// One Kahn pass that also relaxes earliest starts. Returns false (cyclic) with `order` partial.
+/// One Kahn pass that also relaxes earliest starts (and levels, into `level` when given). Returns false
+/// (cyclic) with `order` partial.
 bool forward_pass(const CsrView& g, const std::vector<Nanos>& d, std::vector<OpIndex>& order,
-                  std::vector<Nanos>& earliest, std::vector<OpIndex>& via) {
+                  std::vector<Nanos>& earliest, std::vector<OpIndex>& via,
+                  std::vector<std::uint32_t>* level = nullptr) {
   struct Vertex {
     Nanos earliest = 0;
     Nanos duration = 0;
     OpIndex via = kNone;
     std::uint32_t indegree = 0;
+    std::uint32_t level = 0;
   };
   std::vector<Vertex> at(g.n);
   for (OpIndex v = 0; v < g.n; ++v) at[v].duration = d[v];
   Nanos finish = 0;
+  std::uint32_t next_level = 0;
   const bool acyclic = kahn(
       g, order, [&](OpIndex v) -> std::uint32_t& { return at[v].indegree; },
-      [&](OpIndex u) { finish = at[u].earliest + at[u].duration; },
+      [&](OpIndex u) {
+        finish = at[u].earliest + at[u].duration;
+        next_level = at[u].level + 1;
+      },
       [&](OpIndex u, OpIndex s) {
         if (finish > at[s].earliest) {
           at[s].earliest = finish;
           at[s].via = u;
         }
+        at[s].level = std::max(at[s].level, next_level);
       },
       [&](OpIndex v) { __builtin_prefetch(&at[v]); });
   earliest.resize(g.n);
@@ -228,6 +236,10 @@ bool forward_pass(const CsrView& g, const std::vector<Nanos>& d, std::vector<OpI
   for (OpIndex v = 0; v < g.n; ++v) {
     earliest[v] = at[v].earliest;
     via[v] = at[v].via;
+  }
+  if (level != nullptr && acyclic) {
+    level->resize(g.n);
+    for (OpIndex v = 0; v < g.n; ++v) (*level)[v] = at[v].level;
   }
   return acyclic;
 }
@@ -528,7 +540,7 @@ DagAnalysis analyze_dag(const Dag& g, const DurationOf& duration) {
   DagAnalysis result;
   std::vector<OpIndex> via;
   std::vector<Nanos> earliest;
-  if (!forward_pass(v, d, result.order, earliest, via)) {
+  if (!forward_pass(v, d, result.order, earliest, via, &result.level)) {
     result.order.clear();
     result.cycles = strongly_connected_cycles(g);
     return result;

@@ -210,6 +210,7 @@ TEST(DagProperties, CriticalPathIsTheLongestPathAndSlackIsConsistent) {
     EXPECT_EQ(all.critical->length, cp.length);
     EXPECT_EQ(all.critical->ops, cp.ops);
     EXPECT_EQ(all.critical->slack, cp.slack);
+    EXPECT_EQ(all.level, levels(dag));
   }
 }
 

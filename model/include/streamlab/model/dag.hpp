@@ -84,13 +84,14 @@ struct CriticalPath {
 /// Requires an acyclic graph (throws std::invalid_argument otherwise, or for a negative duration).
 [[nodiscard]] CriticalPath critical_path(const Dag& g, const DurationOf& duration);
 
-/// "Is it a DAG, in what order, how long at best" in one Kahn pass that also computes earliest starts,
-/// plus one reverse pass for latest starts: what find_cycles + topological_order + critical_path give,
-/// at about a third of their cost. For a cyclic graph: cycles filled, order empty, no critical path.
+/// "Is it a DAG, in what order, how long at best, how deep" in one Kahn pass that also computes earliest
+/// starts and levels, plus one reverse pass for latest starts: what find_cycles + topological_order +
+/// critical_path + levels give, at about a third of their cost. For a cyclic graph: cycles filled, order empty, no critical path.
 struct DagAnalysis {
   std::vector<Cycle> cycles;
   std::vector<OpIndex> order;
   std::optional<CriticalPath> critical;
+  std::vector<std::uint32_t> level;  ///< what levels() gives, from the same pass (empty when cyclic)
 };
 [[nodiscard]] DagAnalysis analyze_dag(const Dag& g, const DurationOf& duration);
 
