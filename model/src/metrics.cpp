@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "intervals.hpp"
+#include "streamlab/model/radix_sort.hpp"
 
 namespace streamlab::model {
 namespace {
@@ -163,18 +164,21 @@ TraceComparison compare_traces(const Trace& a, const Trace& b) {
     while (end < in.size() && !key_less(in[i], t.spans[in[i].span], in[end], t.spans[in[end].span])) ++end;
     return end;
   };
-  c.ops.reserve(std::min(in_a.size(), in_b.size()));
+  // The matched pairs (their spans' indices and a's start), made into deltas once in their final order:
+  // copying each delta's strings in key order read them at random (most of the time at 10M spans).
+  struct Pair {
+    Nanos a_start;
+    std::uint32_t a, b;
+  };
+  std::vector<Pair> pairs;
+  pairs.reserve(std::min(in_a.size(), in_b.size()));
   for (std::size_t i = 0, j = 0; i < in_a.size() || j < in_b.size();) {
     const bool take_a = j == in_b.size() || (i < in_a.size() && !less_ba(j, i));
     const bool take_b = i == in_a.size() || (j < in_b.size() && !less_ab(i, j));
     const std::size_t a_end = take_a ? group_end(a, in_a, i) : i, b_end = take_b ? group_end(b, in_b, j) : j;
     const std::size_t both = std::min(a_end - i, b_end - j);
-    for (std::size_t k = 0; k < both; ++k) {
-      const Span& x = a.spans[in_a[i + k].span];
-      const Span& y = b.spans[in_b[j + k].span];
-      c.ops.push_back(OpDelta{x.op_id, x.name, x.engine, x.start_ns - c.a.start_ns, x.end_ns - c.a.start_ns,
-                              y.start_ns - c.b.start_ns, y.end_ns - c.b.start_ns});
-    }
+    for (std::size_t k = 0; k < both; ++k)
+      pairs.push_back(Pair{a.spans[in_a[i + k].span].start_ns - c.a.start_ns, in_a[i + k].span, in_b[j + k].span});
     for (std::size_t k = i + both; k < a_end; ++k) c.only_in_a.push_back(a.spans[in_a[k].span].op_id);
     for (std::size_t k = j + both; k < b_end; ++k) c.only_in_b.push_back(b.spans[in_b[k].span].op_id);
     i = a_end;
@@ -184,28 +188,27 @@ TraceComparison compare_traces(const Trace& a, const Trace& b) {
     std::sort(ids->begin(), ids->end());
     ids->erase(std::unique(ids->begin(), ids->end()), ids->end());
   }
-  // By (a_start, op id, engine): a stable radix sort of indices on a_start, then each run of equal starts
-  // by op id and engine (moving the deltas, with their strings, once).
-  {
-    std::vector<std::pair<Nanos, std::uint32_t>> order(c.ops.size());
-    for (std::size_t k = 0; k < c.ops.size(); ++k) order[k] = {c.ops[k].a_start, static_cast<std::uint32_t>(k)};
-    intervals::sort_by_time(order, [](const auto& x) { return x.first; });
-    for (std::size_t i = 0; i < order.size();) {
-      std::size_t end = i + 1;
-      while (end < order.size() && order[end].first == order[i].first) ++end;
-      if (end - i > 1)
-        std::stable_sort(order.begin() + static_cast<std::ptrdiff_t>(i), order.begin() + static_cast<std::ptrdiff_t>(end),
-                         [&](const auto& x, const auto& y) {
-                           const OpDelta& dx = c.ops[x.second];
-                           const OpDelta& dy = c.ops[y.second];
-                           return std::tie(dx.op_id, dx.engine) < std::tie(dy.op_id, dy.engine);
-                         });
-      i = end;
-    }
-    std::vector<OpDelta> sorted;
-    sorted.reserve(c.ops.size());
-    for (const auto& [start, k] : order) sorted.push_back(std::move(c.ops[k]));
-    c.ops = std::move(sorted);
+  // By (a_start, op id, engine): a stable radix sort on the start, then each run of equal starts by op id
+  // and engine.
+  sort_by_key(pairs, [](const Pair& p) { return p.a_start; });
+  for (std::size_t i = 0; i < pairs.size();) {
+    std::size_t end = i + 1;
+    while (end < pairs.size() && pairs[end].a_start == pairs[i].a_start) ++end;
+    if (end - i > 1)
+      std::stable_sort(pairs.begin() + static_cast<std::ptrdiff_t>(i), pairs.begin() + static_cast<std::ptrdiff_t>(end),
+                       [&](const Pair& x, const Pair& y) {
+                         const Span& sx = a.spans[x.a];
+                         const Span& sy = a.spans[y.a];
+                         return std::tie(sx.op_id, sx.engine) < std::tie(sy.op_id, sy.engine);
+                       });
+    i = end;
+  }
+  c.ops.reserve(pairs.size());
+  for (const Pair& p : pairs) {
+    const Span& x = a.spans[p.a];
+    const Span& y = b.spans[p.b];
+    c.ops.push_back(OpDelta{x.op_id, x.name, x.engine, x.start_ns - c.a.start_ns, x.end_ns - c.a.start_ns,
+                            y.start_ns - c.b.start_ns, y.end_ns - c.b.start_ns});
   }
   if (!c.ops.empty()) {
     double start_sum = 0, duration_sum = 0;
