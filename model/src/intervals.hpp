@@ -38,14 +38,17 @@ inline std::vector<Interval> merge(std::vector<Interval> v) {
   // the intervals ordered by start only.
   if (!std::is_sorted(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.first < b.first; }))
     sort_by_time(v, [](const Interval& i) { return i.first; });
-  std::vector<Interval> out;
-  for (const Interval& i : v) {
-    if (!out.empty() && i.first <= out.back().second)
-      out.back().second = std::max(out.back().second, i.second);
+  // The union written over `v` itself (it is never ahead of the interval being read): no second array.
+  std::size_t n = 0;
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    const Interval i = v[k];
+    if (n > 0 && i.first <= v[n - 1].second)
+      v[n - 1].second = std::max(v[n - 1].second, i.second);
     else
-      out.push_back(i);
+      v[n++] = i;
   }
-  return out;
+  v.resize(n);
+  return v;
 }
 
 inline Nanos total(const std::vector<Interval>& merged) {

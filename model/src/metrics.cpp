@@ -36,6 +36,13 @@ TraceMetrics compute_metrics(const Trace& t) {
   std::vector<Nanos> starts, ends;  // of device spans with a positive duration
   starts.reserve(t.spans.size());
   ends.reserve(t.spans.size());
+  {
+    // Each engine's array sized once (growing arrays of ten million intervals copied them again and again).
+    std::array<std::size_t, 256> count{};
+    for (const Span& s : t.spans)
+      if (!s.host_call) ++count[static_cast<std::size_t>(s.engine)];
+    for (std::size_t e = 0; e < count.size(); ++e) by_engine[e].reserve(count[e]);
+  }
   std::uint32_t cached_stream = 0;
   std::vector<Interval>* cached = nullptr;  // consecutive spans are often of one stream
   for (const Span& s : t.spans) {
@@ -64,8 +71,8 @@ TraceMetrics compute_metrics(const Trace& t) {
     const auto engine = static_cast<Engine>(e);
     std::vector<Interval> merged = merge(std::move(by_engine[e]));
     m.engine_busy[engine] = fraction(total(merged), m.makespan_ns);
-    if (engine == Engine::sm) kernels = merged;
     if (is_copy_engine(engine)) copies.insert(copies.end(), merged.begin(), merged.end());
+    if (engine == Engine::sm) kernels = std::move(merged);
   }
   copies = merge(std::move(copies));
   const Nanos copy_time = total(copies), kernel_time = total(kernels);
