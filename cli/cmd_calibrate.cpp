@@ -21,6 +21,7 @@ struct CalibrateOptions {
   int device = 0;
   int repetitions = 41;
   int rounds = 9;
+  double host_seconds = 60;
   bool quick = false;
   bool quiet = false;
 };
@@ -34,8 +35,14 @@ const bool registered = register_command(
            ->check(CLI::Range(5, 10000))
            ->capture_default_str();
        app.add_option("--rounds", o->rounds,
-                      "Whole measurement rounds; each parameter is their median, its spread stored beside it")
+                      "Whole measurement rounds; each parameter is their median, its spread stored beside it "
+                      "(host API call costs: see --host-seconds)")
            ->check(CLI::Range(1, 100))
+           ->capture_default_str();
+       app.add_option("--host-seconds", o->host_seconds,
+                      "After the rounds, sample the host API call costs for this long more (the host's own speed "
+                      "moves; each cost becomes the median sample, with its 5th-95th percentile as its range)")
+           ->check(CLI::Range(0.0, 3600.0))
            ->capture_default_str();
        app.add_flag("--quick", o->quick, "Fewer sizes and repetitions (a rough profile in seconds)");
        app.add_flag("-q,--quiet", o->quiet, "No progress lines");
@@ -48,6 +55,7 @@ const bool registered = register_command(
          c.device = o->device;
          c.repetitions = o->repetitions;
          c.rounds = o->rounds;
+         c.host_seconds = o->host_seconds;
          c.quick = o->quick;
          if (!o->quiet) c.log = [](const std::string& line) { std::cout << "  " << line << std::endl; };
          const model::DeviceProfile p = executor::calibrate(c);

@@ -1,5 +1,5 @@
 // `streamlab sim WORKLOAD --policy NAME [--device PROFILE] [--connections N] [--traced] [--host-cost-scale X]
-// [--blocks] [--explain OP]
+// [--host-speed typical|fast|slow] [--blocks] [--explain OP]
 // -o predicted.json`: runs the shared Dispatcher on the simulator and writes the predicted trace.
 #include <algorithm>
 #include <cstdio>
@@ -41,6 +41,7 @@ struct SimCommandOptions {
   double timeout_ms = 0;  // 0: 60 s of simulated time or the workload's serial work, whichever is longer
   bool traced = false;
   double host_cost_scale = 1.0;
+  std::string host_speed = "typical";
   bool quiet = false;
   sim::SimBudget budget;
   PolicyOptions policy;
@@ -92,6 +93,9 @@ void run(const SimCommandOptions& o) {
   so.source = o.workload;
   so.traced = o.traced;
   so.host_cost_scale = o.host_cost_scale;
+  so.host_speed = o.host_speed == "fast" ? model::HostSpeed::fast
+                  : o.host_speed == "slow" ? model::HostSpeed::slow
+                                           : model::HostSpeed::typical;
   so.progress = &bar.phase("simulating", w.size());
   so.budget = o.budget;
   sim::SimBackend backend(profile, so);
@@ -112,6 +116,7 @@ void run(const SimCommandOptions& o) {
       model::with_step(o.workload, "simulating", [&] { return policies::dispatch(backend, w, *policy, d); });
   for (const std::string& line : result.warnings) std::cerr << "streamlab: warning: " << line << "\n";
   result.trace.meta.extra["connections"] = std::to_string(backend.connections());
+  if (so.host_speed != model::HostSpeed::typical) result.trace.meta.extra["host_speed"] = o.host_speed;
 
   // Everything that needs the workload's ops is done: they go before the trace is written and measured,
   // so that neither comes on top of them. Its strings stay (what the trace names may point into them).
@@ -161,6 +166,11 @@ const bool registered = register_command(
                       "Multiply every host API cost by this (a host slower or faster than when the profile was "
                       "calibrated; the experiments' issue probe measures it)")
            ->check(CLI::Range(0.01, 100.0))
+           ->capture_default_str();
+       app.add_option("--host-speed", o->host_speed,
+                      "typical: the profile's host API costs; fast / slow: each at the low / high end of the "
+                      "range calibrate measured for it (the host's own spread: predict both for a range)")
+           ->check(CLI::IsMember({"typical", "fast", "slow"}))
            ->capture_default_str();
        add_budget_options(app, o->budget);
        app.add_option("--timeout-ms", o->timeout_ms,

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -70,6 +71,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr int kBatch = 64;
+// A sampling pass of the host-call costs (Calibrator::sample_host_speed): short, so that many of them spread
+// over the host's spells; the pause lets the samples span the sampling time rather than fill it.
+constexpr int kSampleBatches = 9;
+constexpr int kSampleWarmup = 2;
+constexpr std::chrono::milliseconds kSamplePause{100};
 
 double ns_between(Clock::time_point a, Clock::time_point b) {
   return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
@@ -327,14 +333,18 @@ class Calibrator {
 
  private:
   void note(const std::string& s) const {
-    if (opt_.log) opt_.log(round_ + s);
+    if (opt_.log && !sampling_) opt_.log(round_ + s);
   }
   model::Param measured(double v, const std::string& method) const { return {v, prefix_ + method}; }
 
   template <class Setup, class Body, class Teardown>
   double host_cost(Setup setup, Body body, Teardown teardown) {
+    return host_cost(setup, body, teardown, reps_, warm_);
+  }
+  template <class Setup, class Body, class Teardown>
+  double host_cost(Setup setup, Body body, Teardown teardown, int batches, int warm) {
     std::vector<double> samples;
-    for (int r = -warm_; r < reps_; ++r) {
+    for (int r = -warm; r < batches; ++r) {
       setup();
       const auto t0 = Clock::now();
       for (int k = 0; k < kBatch; ++k) body(k);
@@ -344,12 +354,19 @@ class Calibrator {
     }
     return median(std::move(samples));
   }
-  std::string host_method(const std::string& what) const {
-    return "median over " + std::to_string(reps_) + " batches of " + std::to_string(kBatch) + " " + what +
-           " (host steady_clock, after " + std::to_string(warm_) + " warm-up batches)";
+  static std::string host_method(int batches, int warm, const std::string& what) {
+    return "median over " + std::to_string(batches) + " batches of " + std::to_string(kBatch) + " " + what +
+           " (host steady_clock, after " + std::to_string(warm) + " warm-up batches)";
   }
 
   void host_api_costs(model::DeviceProfile& p);
+  /// The host-call parameters (ParamField::host_call) of `p`: each the median over `batches` timed batches
+  /// of kBatch calls after `warm` untimed ones. Appends the values to host_samples_.
+  void host_call_costs(model::DeviceProfile& p, int batches, int warm);
+  /// More samples of the host-call costs, one every kSamplePause, for opt_.host_seconds (see run()).
+  void sample_host_speed(const model::DeviceProfile& p);
+  /// Each host-call parameter from every sample taken (model::param_from_samples).
+  void combine_host_samples(model::DeviceProfile& p) const;
   void device_latencies(model::DeviceProfile& p);
   void copies(model::DeviceProfile& p);
   void occupancy_limits(model::DeviceProfile& p);
@@ -368,27 +385,34 @@ class Calibrator {
   std::string prefix_;
   double timer_resolution_ns_ = 0;
   std::string round_;  ///< "[round k/n] " for progress lines
+  /// Every sample of each host-call parameter, by field name: one per round (reps_ batches each) and one
+  /// per pass of sample_host_speed (kSampleBatches each).
+  std::map<std::string_view, std::vector<double>> host_samples_;
+  int sampling_passes_ = 0;
+  double sampling_seconds_ = 0;
+  bool sampling_ = false;  ///< no progress line per sampling pass
 };
 
-void Calibrator::host_api_costs(model::DeviceProfile& p) {
+void Calibrator::host_call_costs(model::DeviceProfile& p, int batches, int warm) {
   stream s(StreamFlags::non_blocking, 0);
   auto sync = [&] { s.sync("calibrate"); };
   auto nothing = [] {};
 
   // The kernel the executor and the plain programs launch for a kernel op (its parameters and static shared
-  // memory included), not an empty one: in the V1 chains programs on the H100 (2026-11-24, run 6) its
-  // launches cost the host 4.9-6.0 us where an empty kernel's cost 3.6 us.
+  // memory included), not an empty one. Inside programs on the H100 (2026-11-24, run 14: 512 launches over
+  // 1, 8 or 64 streams, 0 ns or 20 us kernels, fresh processes) a launch took 3.2-5.0 us, by process and
+  // not by streams, order or kernel length: the same spread as this loop's from round to round.
   const double launch = host_cost(nothing, [&](int) {
     check(kernels::launch_spin(dim3(1), dim3(32), 0, s.get(), 0), "calibrate (launch)");
-  }, sync);
-  p.kernel_launch_ns = measured(launch, host_method("launches of the executor's spin kernel (1x32 threads, 0 ns) on an idle non-blocking stream"));
+  }, sync, batches, warm);
+  p.kernel_launch_ns = measured(launch, host_method(batches, warm, "launches of the executor's spin kernel (1x32 threads, 0 ns) on an idle non-blocking stream"));
   note("kernel launch issue: " + fmt(launch) + " ns");
 
   buffer dev = device_buffer(4096, "calibrate");
   buffer pin = pinned_buffer(4096, "calibrate");
   const double memcpy_issue = host_cost(
-      nothing, [&](int) { check(cudaMemcpyAsync(dev.data(), pin.data(), 64, cudaMemcpyHostToDevice, s.get()), "calibrate (memcpy)"); }, sync);
-  p.memcpy_async_issue_ns = measured(memcpy_issue, host_method("64-byte pinned cudaMemcpyAsync H2D calls"));
+      nothing, [&](int) { check(cudaMemcpyAsync(dev.data(), pin.data(), 64, cudaMemcpyHostToDevice, s.get()), "calibrate (memcpy)"); }, sync, batches, warm);
+  p.memcpy_async_issue_ns = measured(memcpy_issue, host_method(batches, warm, "64-byte pinned cudaMemcpyAsync H2D calls"));
   note("memcpyAsync issue: " + fmt(memcpy_issue) + " ns");
 
   std::vector<cudaEvent_t> evs(kBatch, nullptr);
@@ -396,33 +420,40 @@ void Calibrator::host_api_costs(model::DeviceProfile& p) {
       nothing, [&](int k) { check(cudaEventCreateWithFlags(&evs[static_cast<std::size_t>(k)], cudaEventDisableTiming), "calibrate (event create)"); },
       [&] {
         for (auto& e : evs) check(cudaEventDestroy(e), "calibrate (event destroy)");
-      });
-  p.event_create_ns = measured(create, host_method("cudaEventCreateWithFlags(DisableTiming) calls"));
+      }, batches, warm);
+  p.event_create_ns = measured(create, host_method(batches, warm, "cudaEventCreateWithFlags(DisableTiming) calls"));
 
   timed_event te;
   event ue;
-  const double rec_timed = host_cost(nothing, [&](int) { te.record(s, "calibrate"); }, sync);
-  const double rec_untimed = host_cost(nothing, [&](int) { ue.record(s, "calibrate"); }, sync);
-  p.event_record_timed_ns = measured(rec_timed, host_method("cudaEventRecord calls of a timing event on an idle stream"));
+  const double rec_timed = host_cost(nothing, [&](int) { te.record(s, "calibrate"); }, sync, batches, warm);
+  const double rec_untimed = host_cost(nothing, [&](int) { ue.record(s, "calibrate"); }, sync, batches, warm);
+  p.event_record_timed_ns = measured(rec_timed, host_method(batches, warm, "cudaEventRecord calls of a timing event on an idle stream"));
   p.event_record_untimed_ns =
-      measured(rec_untimed, host_method("cudaEventRecord calls of a DisableTiming event on an idle stream"));
+      measured(rec_untimed, host_method(batches, warm, "cudaEventRecord calls of a DisableTiming event on an idle stream"));
   note("event record timed/untimed: " + fmt(rec_timed) + " / " + fmt(rec_untimed) + " ns");
 
   sync();
-  const double query = host_cost(nothing, [&](int) { (void)cudaEventQuery(ue.get()); }, nothing);
-  p.event_query_ns = measured(query, host_method("cudaEventQuery calls on a completed event"));
-  const double squery = host_cost(nothing, [&](int) { (void)cudaStreamQuery(s.get()); }, nothing);
-  p.stream_query_ns = measured(squery, host_method("cudaStreamQuery calls on an idle stream"));
+  const double query = host_cost(nothing, [&](int) { (void)cudaEventQuery(ue.get()); }, nothing, batches, warm);
+  p.event_query_ns = measured(query, host_method(batches, warm, "cudaEventQuery calls on a completed event"));
+  const double squery = host_cost(nothing, [&](int) { (void)cudaStreamQuery(s.get()); }, nothing, batches, warm);
+  p.stream_query_ns = measured(squery, host_method(batches, warm, "cudaStreamQuery calls on an idle stream"));
   stream other(StreamFlags::non_blocking, 0);
   const double wait = host_cost(nothing, [&](int) { check(cudaStreamWaitEvent(other.get(), ue.get(), 0), "calibrate (wait)"); },
-                                [&] { other.sync("calibrate"); });
-  p.stream_wait_event_ns = measured(wait, host_method("cudaStreamWaitEvent calls on a completed event"));
+                                [&] { other.sync("calibrate"); }, batches, warm);
+  p.stream_wait_event_ns = measured(wait, host_method(batches, warm, "cudaStreamWaitEvent calls on a completed event"));
   note("event query / stream query / stream wait: " + fmt(query) + " / " + fmt(squery) + " / " + fmt(wait) + " ns");
 
   const double hf = host_cost(
-      nothing, [&](int) { check(cudaLaunchHostFunc(s.get(), [](void*) {}, nullptr), "calibrate (host func)"); }, sync);
-  p.host_func_issue_ns = measured(hf, host_method("cudaLaunchHostFunc calls (empty function) on an idle stream"));
+      nothing, [&](int) { check(cudaLaunchHostFunc(s.get(), [](void*) {}, nullptr), "calibrate (host func)"); }, sync, batches, warm);
+  p.host_func_issue_ns = measured(hf, host_method(batches, warm, "cudaLaunchHostFunc calls (empty function) on an idle stream"));
   note("host func issue: " + fmt(hf) + " ns");
+  for (const model::ParamField& f : model::device_profile_fields())
+    if (f.host_call) host_samples_[f.name].push_back((p.*(f.member)).value);
+}
+
+void Calibrator::host_api_costs(model::DeviceProfile& p) {
+  host_call_costs(p, reps_, warm_);
+  stream s(StreamFlags::non_blocking, 0);
 
   // First work into a newly created stream: the driver binds a stream to a hardware queue when it first gets
   // work, at a host cost paid once. Each pair of batches launches one empty kernel into each of kBatch
@@ -488,6 +519,44 @@ void Calibrator::host_api_costs(model::DeviceProfile& p) {
                                   " runs: cudaStreamSynchronize return minus the moment a second host thread saw the "
                                   "kernel's final mapped-memory flag (device schedule mode " + sched_ + ")");
   note("sync wake-up: " + fmt(w) + " ns (schedule " + sched_ + ")");
+}
+
+void Calibrator::sample_host_speed(const model::DeviceProfile& p) {
+  const double seconds = opt_.quick ? std::min(opt_.host_seconds, 2.0) : opt_.host_seconds;
+  if (!(seconds > 0)) return;
+  const auto start = Clock::now();
+  const auto until = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  sampling_ = true;
+  model::DeviceProfile q = p;
+  while (Clock::now() < until) {
+    host_call_costs(q, kSampleBatches, kSampleWarmup);
+    ++sampling_passes_;
+    std::this_thread::sleep_for(kSamplePause);
+  }
+  sampling_ = false;
+  sampling_seconds_ = ns_between(start, Clock::now()) / 1e9;
+  note("host speed: " + std::to_string(sampling_passes_) + " sampling passes over " + fmt(sampling_seconds_, 1) + " s");
+}
+
+void Calibrator::combine_host_samples(model::DeviceProfile& p) const {
+  for (const model::ParamField& f : model::device_profile_fields()) {
+    if (!f.host_call) continue;
+    const auto it = host_samples_.find(f.name);
+    if (it == host_samples_.end() || it->second.empty()) continue;
+    const std::size_t n = it->second.size();
+    model::Param& out = p.*(f.member);
+    const std::string method = out.source.substr(0, out.source.find("; value:"));
+    out = model::param_from_samples(
+        it->second, method + "; value: the median of " + std::to_string(n) + " samples of the host's speed (" +
+                        std::to_string(n - static_cast<std::size_t>(sampling_passes_)) + " in the rounds at " +
+                        std::to_string(reps_) + " batches each, " + std::to_string(sampling_passes_) +
+                        " in a sampling pass of " + fmt(sampling_seconds_, 1) + " s at " + std::to_string(kSampleBatches) +
+                        " batches each), range: their 5th to 95th percentile");
+    if (opt_.log)
+      opt_.log("host speed: " + std::string(f.name) + " " + fmt(out.value) + " ns, 5th-95th percentile " +
+               fmt(out.range->low) + "-" + fmt(out.range->high) + " ns (" + fmt(100 * out.spread, 1) + "% of it) over " +
+               std::to_string(n) + " samples");
+  }
 }
 
 double Calibrator::correlate_clocks(std::int64_t& offset) {
@@ -1222,16 +1291,27 @@ model::DeviceProfile Calibrator::run() {
     copies(q);
     throughput(q);
   }
+  round_.clear();
+  // The host's own speed: a virtual machine's host has slow and fast spells of seconds to tens of seconds
+  // (H100, 2026-11-24: the fastest of 9 rounds moved 14% between two back-to-back calibrates, and every
+  // round of the first was slower than most of the second's), so the host-call costs are sampled for
+  // opt_.host_seconds more, untraced, and each becomes the median of every sample with its 5th..95th
+  // percentile as its range (what a program meets on this host, and how far it moves).
+  sample_host_speed(measured.back());
   for (int k = 0; k < rounds; ++k) {
     round_ = rounds > 1 ? "[round " + std::to_string(k + 1) + "/" + std::to_string(rounds) + "] " : "";
     traced_launch_overhead(measured[static_cast<std::size_t>(k)]);
   }
   round_.clear();
   p = combine_rounds(measured, opt_.log);
+  combine_host_samples(p);
   // streamlab's clock is integer nanoseconds: durations are written as whole ns (medians and fits carry
   // sub-ns fractions that no consumer can use).
   for (const model::ParamField& f : model::device_profile_fields()) {
-    if (f.unit == "ns") (p.*(f.member)).value = std::round((p.*(f.member)).value);
+    if (f.unit != "ns") continue;
+    model::Param& q = p.*(f.member);
+    q.value = std::round(q.value);
+    if (q.range) q.range = model::Param::Range{std::min(q.value, std::round(q.range->low)), std::max(q.value, std::round(q.range->high))};
   }
   return p;
 }

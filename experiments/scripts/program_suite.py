@@ -16,7 +16,9 @@
       run's metric.
   program_suite.py predict --streamlab BIN --dir DIR --measured FILE --out FILE [--device PROFILE]
       runs `streamlab sim` per configuration (at its connections) and writes the results file the report
-      reads: per configuration the median and range of every variant, the prediction, and errors.
+      reads: per configuration the median and range of every variant, the prediction, and errors; with a
+      profile whose host API costs carry measured ranges, also the prediction for a host in a fast and in a
+      slow spell (`sim --host-speed fast|slow`): the predicted range.
 
 The metric of a configuration is when its program's metric synchronize returned (ns since the program's
 first call): "end" (the final cudaDeviceSynchronize, i.e. the makespan as the host sees it) or, for the
@@ -209,10 +211,24 @@ def summarize(result):
         print(line)
 
 
+def profile_has_ranges(path):
+    """Whether the profile's host API costs carry measured ranges (calibrate samples the host's speed)."""
+    if not path:
+        return False  # the bundled profile is read by streamlab itself; `sim --host-speed` says if it can
+    params = json.load(open(path)).get("params", {})
+    return bool(params) and all("range" in params[k] for k in HOST_CALLS if k in params)
+
+
+HOST_CALLS = ("kernel_launch_ns", "memcpy_async_issue_ns", "event_create_ns", "event_record_timed_ns",
+              "event_record_untimed_ns", "event_query_ns", "stream_query_ns", "stream_wait_event_ns",
+              "host_func_issue_ns")
+
+
 def cmd_predict(a):
     measured = json.load(open(a.measured))
     tmp = tempfile.mkdtemp(prefix="program-suite-sim-")
     rows = []
+    with_range = profile_has_ranges(a.device)
     for cfg in measured["configs"]:
         label = cfg["label"]
         trace = os.path.join(tmp, label + ".sim.json")
@@ -230,13 +246,27 @@ def cmd_predict(a):
             print(f"sim failed for {label}: {p.stderr.strip()[-300:]}", file=sys.stderr)
         row = {"label": label, "scenario": cfg["scenario"], "params": cfg["params"],
                "connections": cfg["connections"], "metric": cfg["metric"], "predicted_ns": predicted}
+        # The host's own spread: the same prediction for a host in a fast and in a slow spell (the profile's
+        # host API costs at the ends of their measured ranges), where the profile has ranges.
+        if with_range and predicted is not None:
+            ends = []
+            for speed in ("fast", "slow"):
+                q = subprocess.run(argv + ["--host-speed", speed], capture_output=True, text=True)
+                if q.returncode != 0:
+                    print(f"sim --host-speed {speed} failed for {label}: {q.stderr.strip()[-300:]}", file=sys.stderr)
+                    break
+                ends.append(trace_metric(trace, cfg["metric"])[0])
+            if len(ends) == 2:
+                row["predicted_range_ns"] = [min(ends), max(ends)]
         for v in measured["variants"]:
             vals = measured["runs"][label].get(v) or []
             row[v] = {"runs_ns": vals, "median_ns": statistics.median(vals) if vals else None,
                       "min_ns": min(vals) if vals else None, "max_ns": max(vals) if vals else None}
         rows.append(row)
     meta = dict(measured.get("meta", {}))
-    meta.update({"profile": a.device or "bundled H100 SXM profile", "predicted_with": "streamlab sim (replay; untraced, as the plain program runs)",
+    meta.update({"profile": a.profile_label or a.device or "bundled H100 SXM profile",
+                 "predicted_with": "streamlab sim (replay; untraced, as the plain program runs)" +
+                                   ("; range: the same with --host-speed fast and slow" if with_range else ""),
                  "repeats": measured["repeats"], "failures": measured["failures"]})
     with open(a.out, "w") as f:
         json.dump({"format": "streamlab-program-validation", "name": "V1", "meta": meta, "configs": rows}, f,
@@ -268,6 +298,7 @@ def main():
     p.add_argument("--measured", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--device", default="")
+    p.add_argument("--profile-label", default="", help="how the report names the profile (default: its path)")
     p.add_argument("--policy", default="")
     p.add_argument("--date", default=time.strftime("%Y-%m-%d", time.gmtime()))
     s = sub.add_parser("summary")

@@ -2,7 +2,9 @@
 // device_profile_fields.cpp, so a new parameter needs no change here.
 #include "streamlab/model/device_profile.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "json_util.hpp"
@@ -112,7 +114,7 @@ DeviceProfile read_device_profile(JsonDocument& document) {
   for (const auto& f : fields) {
     const std::string ptr = "/params/" + std::string(f.name);
     const JsonRef j = r.required(params, "/params", f.name, "every parameter is required");
-    r.check_keys(j, ptr, {"value", "unit", "source", "spread"}, "parameter " + std::string(f.name));
+    r.check_keys(j, ptr, {"value", "unit", "source", "spread", "range"}, "parameter " + std::string(f.name));
     const std::string_view unit = r.get_string(r.required(j, ptr, "unit"), ptr + "/unit");
     if (unit != f.unit)
       r.fail(ptr + "/unit",
@@ -125,6 +127,22 @@ DeviceProfile read_device_profile(JsonDocument& document) {
     if (const auto spread = j.find("spread")) {
       param.spread = r.get_double(*spread, ptr + "/spread");
       if (!(param.spread >= 0)) r.fail(ptr + "/spread", "a spread is a non-negative fraction of the value");
+    }
+    if (const auto range = j.find("range")) {
+      const std::string rptr = ptr + "/range";
+      r.expect_array(*range, rptr);
+      if (range->size() != 2) r.fail(rptr, "a range is [low, high]");
+      double ends[2];
+      for (std::size_t i = 0; i < 2; ++i) {
+        const std::string eptr = rptr + "/" + std::to_string(i);
+        ends[i] = r.get_double((*range)[i], eptr);
+        check_value(r, f, ends[i], eptr);
+      }
+      if (!(ends[0] <= param.value && param.value <= ends[1]))
+        r.fail(rptr, std::string(f.name) + "'s range must hold its value: low <= value <= high, got [" +
+                         detail::format_number(ends[0]) + ", " + detail::format_number(ends[1]) + "] around " +
+                         detail::format_number(param.value));
+      param.range = Param::Range{ends[0], ends[1]};
     }
   }
 
@@ -168,6 +186,7 @@ std::string device_profile_to_json(const DeviceProfile& p) {
     j["unit"] = std::string(f.unit);
     j["source"] = param.source;
     if (param.spread >= 0) j["spread"] = number_json(param.spread);
+    if (param.range) j["range"] = Json::array({number_json(param.range->low), number_json(param.range->high)});
     params[std::string(f.name)] = std::move(j);
   }
   doc["params"] = std::move(params);
@@ -184,6 +203,49 @@ ShapeLimits shape_limits(const DeviceProfile& p) {
   l.max_shared_mem_per_block = static_cast<std::uint32_t>(p.max_shared_mem_per_block_bytes.value);
   l.max_registers_per_block = static_cast<std::uint32_t>(p.registers_per_sm.value);
   return l;
+}
+
+std::string_view to_string(HostSpeed s) noexcept {
+  switch (s) {
+    case HostSpeed::fast: return "fast";
+    case HostSpeed::slow: return "slow";
+    case HostSpeed::typical: break;
+  }
+  return "typical";
+}
+
+DeviceProfile at_host_speed(const DeviceProfile& p, HostSpeed speed) {
+  DeviceProfile out = p;
+  if (speed == HostSpeed::typical) return out;
+  for (const auto& f : device_profile_fields()) {
+    if (!f.host_call) continue;
+    Param& param = out.*(f.member);
+    if (!param.range)
+      throw InputError(p.source.path.empty() ? std::string("<profile>") : p.source.path,
+                       "/params/" + std::string(f.name), "",
+                       std::string(f.name) + " has no measured range, so a " + std::string(to_string(speed)) +
+                           " host cannot be predicted (calibrate this device again: it samples the host's speed)");
+    param.value = speed == HostSpeed::fast ? param.range->low : param.range->high;
+  }
+  return out;
+}
+
+Param param_from_samples(std::vector<double> samples, std::string source) {
+  if (samples.empty()) throw std::invalid_argument("param_from_samples: no samples");
+  std::sort(samples.begin(), samples.end());
+  // Linear between the closest ranks (the usual sample quantile): q = 0 the smallest, q = 1 the largest.
+  const auto quantile = [&](double q) {
+    const double at = q * static_cast<double>(samples.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(at));
+    const std::size_t hi = std::min(lo + 1, samples.size() - 1);
+    return samples[lo] + (samples[hi] - samples[lo]) * (at - static_cast<double>(lo));
+  };
+  Param p;
+  p.value = quantile(0.5);
+  p.range = Param::Range{quantile(0.05), quantile(0.95)};
+  p.spread = p.value != 0 ? (p.range->high - p.range->low) / std::abs(p.value) : 0.0;
+  p.source = std::move(source);
+  return p;
 }
 
 DeviceProfile bundled_h100_profile() {

@@ -45,7 +45,7 @@ struct SimBackend::Impl {
   Impl(model::DeviceProfile prof, SimOptions opt)
       : profile(std::move(prof)),
         options(std::move(opt)),
-        params(with_options(detail::derive_params(profile), options)),
+        params(with_options(detail::derive_params(model::at_host_speed(profile, options.host_speed)), options)),
         connections(checked_connections(options.connections.value_or(params.connections))),
         gpu(params, connections, options.record_blocks, options.explain, options.merge_block_waves) {
     if (options.explain_only) gpu.explain_only(*options.explain_only);

@@ -2,8 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -173,4 +175,77 @@ TEST(ProfileErrors, MissingFileNamesIt) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.file(), "/nonexistent-streamlab/p.json");
   }
+}
+
+TEST(ProfileHostSpeed, SamplesGiveTheMedianAndThe5thTo95thPercentile) {
+  std::vector<double> samples;
+  for (int i = 100; i >= 0; --i) samples.push_back(1000.0 + 10.0 * i);  // 1000..2000 in steps of 10, reversed
+  const Param p = param_from_samples(samples, "measured: test");
+  EXPECT_DOUBLE_EQ(p.value, 1500.0);
+  ASSERT_TRUE(p.range.has_value());
+  EXPECT_DOUBLE_EQ(p.range->low, 1050.0);   // rank 5 of 0..100
+  EXPECT_DOUBLE_EQ(p.range->high, 1950.0);  // rank 95
+  EXPECT_DOUBLE_EQ(p.spread, 900.0 / 1500.0);
+  EXPECT_EQ(p.source, "measured: test");
+  // Between ranks: 4 samples, the 5th percentile sits 0.15 of the way from the first to the second.
+  const Param q = param_from_samples({10, 20, 30, 40}, "s");
+  EXPECT_DOUBLE_EQ(q.value, 25.0);
+  EXPECT_DOUBLE_EQ(q.range->low, 11.5);
+  EXPECT_DOUBLE_EQ(q.range->high, 38.5);
+  const Param one = param_from_samples({7}, "s");
+  EXPECT_DOUBLE_EQ(one.value, 7.0);
+  EXPECT_DOUBLE_EQ(one.range->low, 7.0);
+  EXPECT_DOUBLE_EQ(one.spread, 0.0);
+  EXPECT_THROW((void)param_from_samples({}, "s"), std::invalid_argument);
+}
+
+TEST(ProfileHostSpeed, RangesRoundTripAndMoveOnlyTheHostCalls) {
+  DeviceProfile p = bundled_h100_profile();
+  int host_calls = 0;
+  for (const auto& f : device_profile_fields()) {
+    if (!f.host_call) continue;
+    ++host_calls;
+    Param& x = p.*(f.member);
+    x.range = Param::Range{x.value * 0.9, x.value * 1.5};
+  }
+  EXPECT_EQ(host_calls, 9);
+  const std::string text = device_profile_to_json(p);
+  EXPECT_NE(text.find("\"range\""), std::string::npos);
+  EXPECT_EQ(parse_device_profile(text, "x"), p);
+  EXPECT_EQ(device_profile_to_json(parse_device_profile(text, "x")), text);
+
+  const DeviceProfile slow = at_host_speed(p, HostSpeed::slow);
+  const DeviceProfile fast = at_host_speed(p, HostSpeed::fast);
+  EXPECT_EQ(at_host_speed(p, HostSpeed::typical), p);
+  EXPECT_DOUBLE_EQ(slow.kernel_launch_ns.value, p.kernel_launch_ns.value * 1.5);
+  EXPECT_DOUBLE_EQ(fast.memcpy_async_issue_ns.value, p.memcpy_async_issue_ns.value * 0.9);
+  // Device-side and copy parameters, and the host costs that are not API call batches, stay.
+  EXPECT_EQ(slow.kernel_start_latency_ns, p.kernel_start_latency_ns);
+  EXPECT_EQ(slow.sync_wakeup_ns, p.sync_wakeup_ns);
+  EXPECT_EQ(fast.h2d_pinned_gbps, p.h2d_pinned_gbps);
+}
+
+TEST(ProfileHostSpeed, NoRangeNoFastOrSlowHost) {
+  const DeviceProfile p = bundled_h100_profile();
+  try {
+    (void)at_host_speed(p, HostSpeed::slow);
+    FAIL() << "the bundled profile has no measured ranges";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.place(), "/params/kernel_launch_ns") << e.what();
+    EXPECT_NE(std::string(e.what()).find("no measured range"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ProfileErrors, BadRangesAreNamed) {
+  auto j = bundled_json();
+  j["params"]["kernel_launch_ns"]["range"] = {1.0};
+  expect_error(j, "/params/kernel_launch_ns/range", "a range is [low, high]");
+  j["params"]["kernel_launch_ns"]["range"] = {4000.0, 5000.0};  // does not hold the value (3589)
+  expect_error(j, "/params/kernel_launch_ns/range", "must hold its value");
+  j["params"]["kernel_launch_ns"]["range"] = {-1.0, 5000.0};
+  expect_error(j, "/params/kernel_launch_ns/range/0", "must be >= 0");
+  j["params"]["kernel_launch_ns"]["range"] = {1.0, "x"};
+  expect_error(j, "/params/kernel_launch_ns/range/1", "");
+  j["params"]["kernel_launch_ns"]["range"] = "wide";
+  expect_error(j, "/params/kernel_launch_ns/range", "");
 }

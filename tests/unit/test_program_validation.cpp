@@ -59,6 +59,32 @@ TEST(ProgramValidation, SummaryRowCountsTargetsAndSectionListsFailures) {
   EXPECT_NE(sec.find("x run r1: exit 1"), std::string::npos);
 }
 
+TEST(ProgramValidation, PredictedRangesCountThePlainRunsInside) {
+  std::string text = kResults;
+  const std::string b = R"("predicted_ns": 1300000,)";
+  text.replace(text.find(b), b.size(), b + R"( "predicted_range_ns": [900000, 1350000],)");
+  const ex::ProgramValidation v = ex::parse_program_validation(text, "v1.json");
+  const auto& cfg = v.configs[1];
+  ASSERT_TRUE(cfg.predicted_range_ns.has_value());
+  EXPECT_EQ(cfg.plain_runs_inside_predicted_range(), 1u) << "of 0.8, 1.0 and 1.4 ms only 1.0 lies in 0.9..1.35";
+  EXPECT_TRUE(cfg.plain_median_inside_predicted_range());
+  EXPECT_EQ(v.configs[0].plain_runs_inside_predicted_range(), 0u) << "no range";
+  const std::string row = ex::program_validation_row(v);
+  EXPECT_NE(row.find("1 more with the plain median inside the predicted range"), std::string::npos) << row;
+  const std::string sec = ex::program_validation_section(v, ".");
+  EXPECT_NE(sec.find("sim range (ms): plain runs inside"), std::string::npos) << sec;
+  EXPECT_NE(sec.find("| 0.900-1.350: 1/3, median inside |"), std::string::npos) << sec;
+
+  std::string bad = kResults;
+  bad.replace(bad.find(b), b.size(), b + R"( "predicted_range_ns": [2, 1],)");
+  try {
+    (void)ex::parse_program_validation(bad, "bad.json");
+    FAIL() << "low > high";
+  } catch (const streamlab::model::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("low <= high"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ProgramValidation, MalformedFilesAreRefusedNamingThem) {
   EXPECT_THROW((void)ex::parse_program_validation(R"({"format": "other"})", "f.json"), streamlab::model::InputError);
   try {

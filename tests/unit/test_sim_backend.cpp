@@ -227,6 +227,38 @@ TEST(SimBackend, HostCostScaleMultipliesHostCallsButNotDeviceTime) {
   }
 }
 
+TEST(SimBackend, HostSpeedPredictsAtTheEndsOfTheHostCallRanges) {
+  // The test profile's launch costs 1000 and a timed record 200 (HostCostScale... above); with ranges
+  // [800, 1600] and [100, 300] a slow host records t0 at 300 and issues the launch at 1900, a fast one at
+  // 100 and 900; the kernel starts 2000 later and runs 7000, and t1 completes with it.
+  model::DeviceProfile prof = golden::test_profile();
+  prof.kernel_launch_ns.range = model::Param::Range{800, 1600};
+  prof.event_record_timed_ns.range = model::Param::Range{100, 300};
+  for (const auto& f : model::device_profile_fields())
+    if (f.host_call && !(prof.*(f.member)).range) (prof.*(f.member)).range = model::Param::Range{(prof.*(f.member)).value, (prof.*(f.member)).value};
+  const model::Workload w = workload({kernel("k", 1, 64, 7000)});
+  auto end_of_kernel = [&](model::HostSpeed speed) {
+    sim::SimOptions o;
+    o.host_speed = speed;
+    sim::SimBackend b(prof, o);
+    b.prepare(w);
+    const auto s = b.create_stream(StreamDesc{});
+    const auto t0 = b.create_event(EventTiming::timed);
+    const auto t1 = b.create_event(EventTiming::timed);
+    b.record_event(t0, s);
+    b.enqueue(s, 0);
+    b.record_event(t1, s);
+    EXPECT_EQ(b.synchronize_event(t1, kForever), WaitStatus::ready);
+    return b.elapsed(t0, t1);
+  };
+  EXPECT_EQ(end_of_kernel(model::HostSpeed::typical), 200 + 1000 + 2000 + 7000 - 200);
+  EXPECT_EQ(end_of_kernel(model::HostSpeed::slow), 300 + 1600 + 2000 + 7000 - 300);
+  EXPECT_EQ(end_of_kernel(model::HostSpeed::fast), 100 + 800 + 2000 + 7000 - 100);
+  sim::SimOptions o;
+  o.host_speed = model::HostSpeed::slow;
+  EXPECT_THROW(sim::SimBackend(golden::test_profile(), o), model::InputError) << "no ranges in the profile";
+}
+
 TEST(SimBackend, WaitAnyEventAndTimeouts) {
   const model::Workload w = workload({kernel("slow", 1, 64, 50000), kernel("fast", 1, 64, 10000)});
   sim::SimBackend b(golden::test_profile());

@@ -25,10 +25,14 @@ struct CalibrationOptions {
   int warmup = 5;
   /// Fewer sizes and repetitions (tests).
   bool quick = false;
-  /// Whole measurement rounds; each parameter is the median over them (host API call costs: the fastest
-  /// round, see combine_rounds), with its spread stored beside it (Param::spread) and outlying rounds named
+  /// Whole measurement rounds; each parameter is the median over them (host API call costs: see
+  /// host_seconds), with its spread stored beside it (Param::spread) and outlying rounds named
   /// in its source. --quick uses at most 2.
   int rounds = 9;
+  /// After the rounds, the host-call costs (model::ParamField::host_call) are sampled for this long more
+  /// (a short pass every 100 ms); each becomes the median of all its samples, with their 5th..95th
+  /// percentile as its range (model::param_from_samples). --quick: at most 2 s.
+  double host_seconds = 60;
   /// Progress lines ("kernel launch: 2.1 us"), may be empty.
   std::function<void(const std::string&)> log;
 };

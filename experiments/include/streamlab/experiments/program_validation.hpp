@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace streamlab::experiments {
@@ -35,8 +36,15 @@ struct ProgramConfig {
   std::map<std::string, VariantRuns> variants;  ///< "plain", "run", "records"
   [[nodiscard]] std::optional<double> run_error() const;  ///< run / plain - 1 (medians)
   [[nodiscard]] std::optional<double> sim_error() const;  ///< predicted / plain - 1
+  /// The prediction for a host in a fast and in a slow spell (`sim --host-speed fast|slow`: the profile's
+  /// host API costs at the ends of their measured ranges), where the profile has ranges.
+  std::optional<std::pair<double, double>> predicted_range_ns;
   /// The prediction lies within [min, max] of the plain program's runs.
   [[nodiscard]] bool predicted_inside_measured() const;
+  /// How many of the plain program's runs lie inside predicted_range_ns (0 without a range).
+  [[nodiscard]] std::size_t plain_runs_inside_predicted_range() const;
+  /// The plain program's median lies inside predicted_range_ns.
+  [[nodiscard]] bool plain_median_inside_predicted_range() const;
   /// Two-sided p-value of an exact rank-sum (Mann-Whitney) permutation test that `streamlab run`'s runs
   /// and the plain program's runs come from one distribution; nullopt without runs of both.
   [[nodiscard]] std::optional<double> run_plain_p() const;

@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "streamlab/model/workload.hpp"
 
@@ -20,6 +22,17 @@ struct Param {
   /// How much the value moved over calibrate's repeated rounds: (max - min) / |median| of the rounds'
   /// values (0 = every round read the same); negative = not measured in rounds (optional in JSON).
   double spread = -1;
+  /// Where repeated measurements fell, for a parameter the machine itself moves from run to run: host API
+  /// costs follow the host's speed, which on a shared or virtual machine changes for seconds at a time.
+  /// `streamlab calibrate` writes the 5th and 95th percentile of its samples (optional in JSON as
+  /// "range": [low, high], low <= value <= high). Predictions of a fast or slow host use the ends
+  /// (at_host_speed).
+  struct Range {
+    double low = 0;
+    double high = 0;
+    friend bool operator==(const Range&, const Range&) = default;
+  };
+  std::optional<Range> range = std::nullopt;
   friend bool operator==(const Param&, const Param&) = default;
 };
 
@@ -140,6 +153,9 @@ struct ParamField {
   std::string_view name;
   std::string_view unit;
   Param DeviceProfile::*member;
+  /// A host API call's own cost, measured as batches of that call on the host clock: it follows the
+  /// host's speed (calibrate samples it over time; at_host_speed moves it to its range's ends).
+  bool host_call = false;
 };
 [[nodiscard]] std::span<const ParamField> device_profile_fields() noexcept;
 
@@ -154,6 +170,21 @@ void save_device_profile(const DeviceProfile& p, const std::filesystem::path& fi
 /// The kernel-shape limits of this device, for validating workloads against it (parse_workload's
 /// `limits`); limits the profile does not carry (block z, grid size, registers per thread) keep CUDA's.
 [[nodiscard]] ShapeLimits shape_limits(const DeviceProfile& p);
+
+/// Which host a prediction is for: the typical one (each parameter's value), or one in a fast or slow
+/// spell (the host-call parameters at the low or high end of their measured range).
+enum class HostSpeed { typical, fast, slow };
+[[nodiscard]] std::string_view to_string(HostSpeed s) noexcept;
+
+/// `p` with every host-call parameter (ParamField::host_call) at its range's low end (fast) or high end
+/// (slow); `typical` returns `p` unchanged. Throws InputError naming the profile and the parameter when a
+/// host-call parameter has no measured range (profiles from before calibrate sampled the host's speed).
+[[nodiscard]] DeviceProfile at_host_speed(const DeviceProfile& p, HostSpeed speed);
+
+/// A parameter measured as many samples of a quantity the machine itself moves: value = the median
+/// sample, range = the 5th..95th percentile (linear between ranks), spread = (high - low) / value.
+/// `samples` must not be empty.
+[[nodiscard]] Param param_from_samples(std::vector<double> samples, std::string source);
 
 /// The bundled H100 SXM profile (model/profiles/h100-sxm.json, baked in at build time).
 [[nodiscard]] DeviceProfile bundled_h100_profile();

@@ -59,6 +59,10 @@ struct SimOptions {
   /// not device time. For predicting a run on a host that is faster or slower than when the profile was
   /// calibrated (a shared or virtual machine drifts); 1 = the profile's costs. Must be in (0, 100].
   double host_cost_scale = 1.0;
+  /// Predict for the typical host (the profile's values) or for one in a fast or slow spell: every host
+  /// API call cost at the low or high end of the range calibrate measured for it (model::at_host_speed;
+  /// a profile without ranges cannot predict fast or slow). Applied before host_cost_scale.
+  model::HostSpeed host_speed = model::HostSpeed::typical;
   /// When set, counts the workload's ops completed (total = its op count) for a progress display.
   model::ProgressCounter* progress = nullptr;
   /// Events and wall-clock time the run may take (prepare() refuses a workload too large for it).
