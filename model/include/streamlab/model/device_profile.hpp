@@ -80,7 +80,7 @@ struct DeviceProfile {
   Param host_func_roundtrip_ns;   ///< device reaches the host func -> it runs -> stream continues
 
   // Device-side latencies, ns.
-  Param kernel_start_latency_ns;  ///< issue -> first block running on an idle device
+  Param kernel_start_latency_ns;  ///< launch call returned -> first block running, idle device
   Param block_dispatch_ns;        ///< gap between a block finishing and the next one starting on its SM
   Param event_wait_latency_ns;    ///< event complete -> waiting stream's next op may start
 
