@@ -1316,6 +1316,17 @@ model::DeviceProfile Calibrator::run() {
   round_.clear();
   p = combine_rounds(measured, opt_.log);
   combine_host_samples(p);
+  // Rates the host's CPU sets (pageable copies): their rounds are their samples of the host's speed.
+  for (const model::ParamField& f : model::device_profile_fields()) {
+    if (!f.host_rate) continue;
+    std::vector<double> v;
+    for (const auto& r : measured) v.push_back((r.*(f.member)).value);
+    model::Param& out = p.*(f.member);
+    const std::string method = (measured.front().*(f.member)).source;
+    out = model::param_from_samples(v, method + "; value: the median of " + std::to_string(v.size()) +
+                                           " calibrate rounds (method above: round 1), range: their 5th to 95th "
+                                           "percentile (the host's CPU copies pageable data, so this moves with its speed)");
+  }
   // streamlab's clock is integer nanoseconds: durations are written as whole ns (medians and fits carry
   // sub-ns fractions that no consumer can use).
   for (const model::ParamField& f : model::device_profile_fields()) {

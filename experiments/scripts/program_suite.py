@@ -212,7 +212,7 @@ def summarize(result):
 
 
 def profile_has_ranges(path):
-    """Whether the profile's host API costs carry measured ranges (calibrate samples the host's speed)."""
+    """Whether what the host's speed sets (API call costs, pageable copy rates) carries measured ranges."""
     if not path:
         return False  # the bundled profile is read by streamlab itself; `sim --host-speed` says if it can
     params = json.load(open(path)).get("params", {})
@@ -221,7 +221,7 @@ def profile_has_ranges(path):
 
 HOST_CALLS = ("kernel_launch_ns", "memcpy_async_issue_ns", "event_create_ns", "event_record_timed_ns",
               "event_record_untimed_ns", "event_query_ns", "stream_query_ns", "stream_wait_event_ns",
-              "host_func_issue_ns")
+              "host_func_issue_ns", "h2d_pageable_gbps", "d2h_pageable_gbps")
 
 
 def cmd_predict(a):

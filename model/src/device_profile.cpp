@@ -218,14 +218,15 @@ DeviceProfile at_host_speed(const DeviceProfile& p, HostSpeed speed) {
   DeviceProfile out = p;
   if (speed == HostSpeed::typical) return out;
   for (const auto& f : device_profile_fields()) {
-    if (!f.host_call) continue;
+    if (!f.host_call && !f.host_rate) continue;
     Param& param = out.*(f.member);
     if (!param.range)
       throw InputError(p.source.path.empty() ? std::string("<profile>") : p.source.path,
                        "/params/" + std::string(f.name), "",
                        std::string(f.name) + " has no measured range, so a " + std::string(to_string(speed)) +
                            " host cannot be predicted (calibrate this device again: it samples the host's speed)");
-    param.value = speed == HostSpeed::fast ? param.range->low : param.range->high;
+    // A fast host: costs at their low end, rates at their high end.
+    param.value = (speed == HostSpeed::fast) == f.host_call ? param.range->low : param.range->high;
   }
   return out;
 }

@@ -199,16 +199,17 @@ TEST(ProfileHostSpeed, SamplesGiveTheMedianAndThe5thTo95thPercentile) {
   EXPECT_THROW((void)param_from_samples({}, "s"), std::invalid_argument);
 }
 
-TEST(ProfileHostSpeed, RangesRoundTripAndMoveOnlyTheHostCalls) {
+TEST(ProfileHostSpeed, RangesRoundTripAndMoveOnlyWhatTheHostSets) {
   DeviceProfile p = bundled_h100_profile();
-  int host_calls = 0;
+  int host_calls = 0, host_rates = 0;
   for (const auto& f : device_profile_fields()) {
-    if (!f.host_call) continue;
-    ++host_calls;
+    if (!f.host_call && !f.host_rate) continue;
+    (f.host_call ? host_calls : host_rates) += 1;
     Param& x = p.*(f.member);
     x.range = Param::Range{x.value * 0.9, x.value * 1.5};
   }
   EXPECT_EQ(host_calls, 9);
+  EXPECT_EQ(host_rates, 2) << "the pageable copy rates";
   const std::string text = device_profile_to_json(p);
   EXPECT_NE(text.find("\"range\""), std::string::npos);
   EXPECT_EQ(parse_device_profile(text, "x"), p);
@@ -219,6 +220,9 @@ TEST(ProfileHostSpeed, RangesRoundTripAndMoveOnlyTheHostCalls) {
   EXPECT_EQ(at_host_speed(p, HostSpeed::typical), p);
   EXPECT_DOUBLE_EQ(slow.kernel_launch_ns.value, p.kernel_launch_ns.value * 1.5);
   EXPECT_DOUBLE_EQ(fast.memcpy_async_issue_ns.value, p.memcpy_async_issue_ns.value * 0.9);
+  // A slow host copies pageable memory at the low end of its rate, a fast one at the high end.
+  EXPECT_DOUBLE_EQ(slow.h2d_pageable_gbps.value, p.h2d_pageable_gbps.value * 0.9);
+  EXPECT_DOUBLE_EQ(fast.d2h_pageable_gbps.value, p.d2h_pageable_gbps.value * 1.5);
   // Device-side and copy parameters, and the host costs that are not API call batches, stay.
   EXPECT_EQ(slow.kernel_start_latency_ns, p.kernel_start_latency_ns);
   EXPECT_EQ(slow.sync_wakeup_ns, p.sync_wakeup_ns);

@@ -235,7 +235,7 @@ TEST(SimBackend, HostSpeedPredictsAtTheEndsOfTheHostCallRanges) {
   prof.kernel_launch_ns.range = model::Param::Range{800, 1600};
   prof.event_record_timed_ns.range = model::Param::Range{100, 300};
   for (const auto& f : model::device_profile_fields())
-    if (f.host_call && !(prof.*(f.member)).range) (prof.*(f.member)).range = model::Param::Range{(prof.*(f.member)).value, (prof.*(f.member)).value};
+    if ((f.host_call || f.host_rate) && !(prof.*(f.member)).range) (prof.*(f.member)).range = model::Param::Range{(prof.*(f.member)).value, (prof.*(f.member)).value};
   const model::Workload w = workload({kernel("k", 1, 64, 7000)});
   auto end_of_kernel = [&](model::HostSpeed speed) {
     sim::SimOptions o;

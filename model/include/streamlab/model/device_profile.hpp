@@ -156,6 +156,9 @@ struct ParamField {
   /// A host API call's own cost, measured as batches of that call on the host clock: it follows the
   /// host's speed (calibrate samples it over time; at_host_speed moves it to its range's ends).
   bool host_call = false;
+  /// A rate the host's CPU sets (pageable copies go through the CPU's copy into staging buffers): lower
+  /// on a slow host. at_host_speed moves it to its range's ends too (slow = low).
+  bool host_rate = false;
 };
 [[nodiscard]] std::span<const ParamField> device_profile_fields() noexcept;
 
@@ -176,9 +179,10 @@ void save_device_profile(const DeviceProfile& p, const std::filesystem::path& fi
 enum class HostSpeed { typical, fast, slow };
 [[nodiscard]] std::string_view to_string(HostSpeed s) noexcept;
 
-/// `p` with every host-call parameter (ParamField::host_call) at its range's low end (fast) or high end
-/// (slow); `typical` returns `p` unchanged. Throws InputError naming the profile and the parameter when a
-/// host-call parameter has no measured range (profiles from before calibrate sampled the host's speed).
+/// `p` with every host-call cost (ParamField::host_call) at its range's low end (fast) or high end (slow),
+/// and every host-set rate (ParamField::host_rate) at its high end (fast) or low end (slow); `typical`
+/// returns `p` unchanged. Throws InputError naming the profile and the parameter when one of them has no
+/// measured range (profiles from before calibrate sampled the host's speed).
 [[nodiscard]] DeviceProfile at_host_speed(const DeviceProfile& p, HostSpeed speed);
 
 /// A parameter measured as many samples of a quantity the machine itself moves: value = the median
