@@ -46,7 +46,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/scripts/plot/experiment_charts.py ${PROJECT_
               ${PROJECT_SOURCE_DIR}/scripts/plot/sweep_charts.py
               ${PROJECT_SOURCE_DIR}/scripts/plot/README.md
         DESTINATION ${CMAKE_INSTALL_DATADIR}/streamlab/plot)
-install(FILES ${PROJECT_SOURCE_DIR}/model/profiles/h100-sxm.json DESTINATION ${CMAKE_INSTALL_DATADIR}/streamlab/profiles)
+install(FILES ${PROJECT_SOURCE_DIR}/model/profiles/h100-sxm.json ${PROJECT_SOURCE_DIR}/model/profiles/h100-sxm-2026-11-24.json DESTINATION ${CMAKE_INSTALL_DATADIR}/streamlab/profiles)
 
 install(EXPORT streamlabTargets NAMESPACE streamlab:: DESTINATION ${STREAMLAB_INSTALL_CMAKEDIR})
 set(STREAMLAB_EXPORTED_COMPONENTS "${_streamlab_components}")

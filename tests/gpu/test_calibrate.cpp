@@ -54,8 +54,9 @@ TEST(Calibrate, QuickProfileIsCompleteAndValid) {
     ASSERT_TRUE(param.range.has_value()) << f.name;
     EXPECT_LE(param.range->low, param.value) << f.name;
     EXPECT_GE(param.range->high, param.value) << f.name;
-    if (f.host_call)
+    if (f.host_call) {
       EXPECT_NE(param.source.find("samples of the host's speed"), std::string::npos) << f.name << ": " << param.source;
+    }
   }
   EXPECT_EQ(round, p) << "ranges round-trip through JSON";
   EXPECT_NO_THROW((void)streamlab::model::at_host_speed(p, streamlab::model::HostSpeed::slow));

@@ -230,7 +230,8 @@ TEST(ProfileHostSpeed, RangesRoundTripAndMoveOnlyWhatTheHostSets) {
 }
 
 TEST(ProfileHostSpeed, NoRangeNoFastOrSlowHost) {
-  const DeviceProfile p = bundled_h100_profile();
+  DeviceProfile p = bundled_h100_profile();
+  for (const auto& f : device_profile_fields()) (p.*(f.member)).range.reset();
   try {
     (void)at_host_speed(p, HostSpeed::slow);
     FAIL() << "the bundled profile has no measured ranges";
@@ -242,6 +243,7 @@ TEST(ProfileHostSpeed, NoRangeNoFastOrSlowHost) {
 
 TEST(ProfileErrors, BadRangesAreNamed) {
   auto j = bundled_json();
+  j["params"]["kernel_launch_ns"]["value"] = 3589;
   j["params"]["kernel_launch_ns"]["range"] = {1.0};
   expect_error(j, "/params/kernel_launch_ns/range", "a range is [low, high]");
   j["params"]["kernel_launch_ns"]["range"] = {4000.0, 5000.0};  // does not hold the value (3589)
@@ -252,4 +254,21 @@ TEST(ProfileErrors, BadRangesAreNamed) {
   expect_error(j, "/params/kernel_launch_ns/range/1", "");
   j["params"]["kernel_launch_ns"]["range"] = "wide";
   expect_error(j, "/params/kernel_launch_ns/range", "");
+}
+
+TEST(Profile, TheSampledH100CalibrationCarriesTheHostsRanges) {
+  // model/profiles/h100-sxm-2026-11-24.json: streamlab calibrate --rounds 30 --host-seconds 120 on the H100
+  // (executor/validation/h100-2026-11-24/run18). Every parameter the host's speed sets has a range.
+  const auto file = std::filesystem::path(STREAMLAB_SOURCE_DIR) / "model" / "profiles" / "h100-sxm-2026-11-24.json";
+  const DeviceProfile p = load_device_profile(file);
+  EXPECT_EQ(p.sm_count.value, 132);
+  for (const auto& f : device_profile_fields()) {
+    if (f.host_call || f.host_rate) {
+      EXPECT_TRUE((p.*(f.member)).range.has_value()) << f.name;
+    }
+  }
+  const DeviceProfile slow = at_host_speed(p, HostSpeed::slow), fast = at_host_speed(p, HostSpeed::fast);
+  EXPECT_GT(slow.kernel_launch_ns.value, p.kernel_launch_ns.value);
+  EXPECT_LT(fast.kernel_launch_ns.value, p.kernel_launch_ns.value);
+  EXPECT_LT(slow.h2d_pageable_gbps.value, fast.h2d_pageable_gbps.value);
 }
