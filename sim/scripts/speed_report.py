@@ -2,7 +2,7 @@
 """The simulator's measured speed, for sim/README.md: bench_sim's counters and `streamlab sim` against
 `streamlab validate` (reading the same workload) on the scale workloads.
 
-  sim/scripts/speed_report.py --build build [--before OLD/build] [--sizes 1M[,10M]] [--data DIR]
+  sim/scripts/speed_report.py --build build [--before OLD/build [--before-label TEXT]] [--sizes 1M[,10M]] [--data DIR]
                               [--repeats N] [--large-repeats N] [--write sim/README.md]
 
 bench_sim (tests/bench/bench_sim.cpp) runs BM_SimBareLoop1M, BM_SimDispatcher1M and BM_SimWavesRandomDag;
@@ -124,7 +124,7 @@ def cli_lines(rows, with_before):
     return lines
 
 
-def header(build):
+def header(build, before_label=None):
     repo = os.path.dirname(os.path.abspath(__file__))
     commit = subprocess.run(["git", "-C", repo, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip() or "?"
@@ -134,7 +134,8 @@ def header(build):
     load = os.getloadavg()[0]
     return [f"Measured {date}, commit {commit}{' with local changes' if dirty else ''}, Release build; "
             f"{scale_table.machine()}; load average {load:.1f} when it started (other processes share the "
-            f"machine: CPU times, not wall times, and ratios within one run)."]
+            f"machine: CPU times, not wall times, and ratios within one run)."
+            + (f" Rows marked `before`: {before_label}." if before_label else "")]
 
 
 def write_section(path, lines):
@@ -160,6 +161,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build", help="build folder (default: build)")
     ap.add_argument("--before", help="an older build folder, run on the same workloads first")
+    ap.add_argument("--before-label", help="what the older build is (its commit), said in the header")
     ap.add_argument("--sizes", default="1M", help="op counts, comma-separated (default: 1M)")
     ap.add_argument("--generators", default=",".join(scale_table.GENERATORS), help="random-dag and/or stream-chains")
     ap.add_argument("--data", default="scale-data", help="folder of the workloads (made when missing)")
@@ -170,7 +172,7 @@ def main():
 
     build = scale_table.Build(os.path.join(args.build))
     before = scale_table.Build(args.before) if args.before else None
-    lines = header(build) + [""] + bench_lines(run_bench(build.path)) + [""]
+    lines = header(build, args.before_label if before else None) + [""] + bench_lines(run_bench(build.path)) + [""]
     sizes = [scale_table.parse_size(s) for s in args.sizes.split(",")]
     runs = f"{args.repeats} times each" + (f" ({args.large_repeats} above 1M ops)" if max(sizes) > 1000000 else "")
     turns = ", the builds taking turns" if before else ""
