@@ -88,6 +88,7 @@ void run(const SimCommandOptions& o) {
   so.record_blocks = o.blocks;
   so.explain = explain_op.has_value();
   so.explain_only = explain_op;  // the one op asked about: no explanation kept per op
+  so.trim_heap = true;           // one large run per process: its peak is what counts
   so.profile_label = o.device.empty() ? "bundled:h100-sxm" : o.device;
   so.date = o.date;
   so.source = o.workload;

@@ -63,6 +63,25 @@ std::uint32_t reuse_or_grow(std::vector<T>& items, std::vector<std::uint32_t>& f
   return static_cast<std::uint32_t>(items.size() - 1);
 }
 
+/// The same for tables with millions of slots (commands, edges), whose free slots are linked through a
+/// member (`link`) that a free slot does not otherwise use: a list of its own would grow by a slot per
+/// thing finished while the device drains, at the process's peak. Last freed, first reused.
+template <class T>
+std::uint32_t take_slot(std::vector<T>& items, std::uint32_t& free_head, std::uint32_t T::*link) {
+  const std::uint32_t i = free_head;
+  if (i != kNone) {
+    free_head = items[i].*link;
+    return i;
+  }
+  items.emplace_back();
+  return static_cast<std::uint32_t>(items.size() - 1);
+}
+template <class T>
+void give_slot(std::vector<T>& items, std::uint32_t& free_head, std::uint32_t T::*link, std::uint32_t i) {
+  items[i].*link = free_head;
+  free_head = i;
+}
+
 RefKind ref_kind(CmdKind k) noexcept {
   switch (k) {
     case CmdKind::op: return RefKind::op;
@@ -241,13 +260,7 @@ std::uint32_t GpuModel::add_event(bool timed) {
 // Commands
 
 std::uint32_t GpuModel::new_command(CmdKind kind, Work work, std::uint32_t stream, std::uint32_t payload) {
-  std::uint32_t c = free_cmd_;
-  if (c != kNone) {
-    free_cmd_ = cmds_[c].next_in_queue;
-  } else {
-    c = static_cast<std::uint32_t>(cmds_.size());
-    cmds_.emplace_back();
-  }
+  const std::uint32_t c = take_slot(cmds_, free_cmd_, &Command::next_in_queue);
   Command& x = cmds_[c];
   x.stream = stream;
   x.payload = payload;
@@ -273,20 +286,12 @@ std::uint32_t GpuModel::new_command(CmdKind kind, Work work, std::uint32_t strea
 }
 
 void GpuModel::free_command(std::uint32_t c) {
-  // A finished command is in no queue: its queue link chains the free slots (last freed, first reused).
-  cmds_[c].next_in_queue = free_cmd_;
-  free_cmd_ = c;
+  give_slot(cmds_, free_cmd_, &Command::next_in_queue, c);  // a finished command is in no queue
   --live_;
 }
 
 void GpuModel::add_edge(std::uint32_t from, std::uint32_t to, EdgeType type) {
-  std::uint32_t e = free_edge_;
-  if (e != kNone) {
-    free_edge_ = edges_[e].next;
-  } else {
-    e = static_cast<std::uint32_t>(edges_.size());
-    edges_.emplace_back();
-  }
+  const std::uint32_t e = take_slot(edges_, free_edge_, &Edge::next);
   edges_[e] = Edge{to, cmds_[from].successors, type};
   cmds_[from].successors = e;
   ++cmds_[to].pending;
@@ -504,8 +509,7 @@ void GpuModel::complete(std::uint32_t c) {
   std::uint32_t e = x.successors;
   while (e != kNone) {
     const Edge edge = edges_[e];
-    edges_[e].next = free_edge_;
-    free_edge_ = e;
+    give_slot(edges_, free_edge_, &Edge::next, e);
     if (edge.type == EdgeType::legacy) {
       satisfy(edge.target, explain_ ? describe(c, Cause::legacy_barrier) : Blocker{});
     } else if (p_.event_wait_latency > 0) {
@@ -1212,7 +1216,7 @@ std::vector<model::Span> GpuModel::take_spans() {
 #if defined(__GLIBC__)
   // What the run freed (the Dispatcher's per-op arrays, say) sits in the middle of the heap, where free()
   // keeps it: hand its pages back so that the spans' peak is not on top of them.
-  malloc_trim(0);
+  if (trim_heap_) malloc_trim(0);
 #endif
   std::vector<model::Span> out;
   if (w_ == nullptr) return out;

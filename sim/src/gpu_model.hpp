@@ -220,6 +220,8 @@ class GpuModel {
            bool merge_waves = true);
   /// With explanations on, keeps op `op`'s alone (call before prepare()).
   void explain_only(model::OpIndex op) noexcept { explain_only_ = op; }
+  /// take_spans() hands the heap's free pages back to the system first (SimOptions::trim_heap).
+  void trim_heap(bool on) noexcept { trim_heap_ = on; }
 
   /// Binds the workload and precomputes per-op block needs and durations. Throws InputError when a
   /// kernel's block can never fit on an SM, naming the op and the limit.
@@ -364,6 +366,7 @@ class GpuModel {
   bool record_blocks_;
   bool explain_;
   std::uint32_t explain_only_ = kNone;  ///< the one op explained (kNone: every op)
+  bool trim_heap_ = false;
   bool merge_waves_;
   model::ProgressCounter* progress_ = nullptr;
   static constexpr std::uint32_t kProgressBatch = 4096;

@@ -49,6 +49,7 @@ struct SimBackend::Impl {
         connections(checked_connections(options.connections.value_or(params.connections))),
         gpu(params, connections, options.record_blocks, options.explain, options.merge_block_waves) {
     if (options.explain_only) gpu.explain_only(*options.explain_only);
+    gpu.trim_heap(options.trim_heap);
   }
 
   static detail::DeviceParams with_options(detail::DeviceParams p, const SimOptions& o) {

@@ -63,6 +63,11 @@ struct SimOptions {
   /// API call cost at the low or high end of the range calibrate measured for it (model::at_host_speed;
   /// a profile without ranges cannot predict fast or slow). Applied before host_cost_scale.
   model::HostSpeed host_speed = model::HostSpeed::typical;
+  /// At finish(), once the run's own state is freed and before the spans are made, hand the pages of the
+  /// process's freed heap memory back to the system (glibc's malloc_trim; elsewhere nothing): the spans
+  /// then do not come on top of what the run (and the Dispatcher before it) left in the heap. For a process
+  /// simulating one large workload (streamlab sim); memory allocated later is faulted in again.
+  bool trim_heap = false;
   /// When set, counts the workload's ops completed (total = its op count) for a progress display.
   model::ProgressCounter* progress = nullptr;
   /// Events and wall-clock time the run may take (prepare() refuses a workload too large for it).
