@@ -1,7 +1,9 @@
 // Hand-made cases for the DAG analyses: edge cases, error contracts, messages, and sizes where recursion
 // or bitset blocking would show.
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -38,6 +40,39 @@ TEST(Dag, BuildsSuccessorsAndPredecessors) {
   EXPECT_THROW((void)g.successors(4), std::out_of_range);
   const std::vector<Edge> bad{{0, 5}};
   EXPECT_THROW(Dag(3, bad), std::out_of_range);
+}
+
+// The rows' order is part of the contract: successors in edge input order, predecessors by source (with
+// repeated edges in input order). The workload constructor builds them its own way (from the dep rows)
+// and must give the same rows as the edge-list constructor given the workload's edges in op order.
+TEST(Dag, RowOrderIsTheSameFromEdgesAndFromAWorkload) {
+  const std::vector<Edge> edges{{2, 3}, {0, 3}, {1, 3}, {0, 2}, {2, 4}, {0, 4}, {3, 4}, {1, 2}};
+  const Dag g(5, edges);
+  const auto row = [](std::span<const OpIndex> s) { return std::vector<OpIndex>(s.begin(), s.end()); };
+  EXPECT_EQ(row(g.successors(0)), (std::vector<OpIndex>{3, 2, 4}));
+  EXPECT_EQ(row(g.successors(2)), (std::vector<OpIndex>{3, 4}));
+  EXPECT_EQ(row(g.predecessors(3)), (std::vector<OpIndex>{0, 1, 2}));
+  EXPECT_EQ(row(g.predecessors(4)), (std::vector<OpIndex>{0, 2, 3}));
+
+  std::uint64_t state = 5;
+  const auto next = [&] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL, state >> 33; };
+  Workload w;
+  std::vector<Edge> in_op_order;
+  for (OpIndex v = 0; v < 300; ++v) {
+    std::vector<OpIndex> deps;
+    for (OpIndex u = 0; u < v && deps.size() < 6; ++u)
+      if (next() % 40 == 0) deps.push_back(u);
+    std::reverse(deps.begin(), deps.end());  // deps written out of order
+    for (const OpIndex u : deps) in_op_order.emplace_back(u, v);
+    add_op(w, "op" + std::to_string(v), "", deps);
+  }
+  const Dag from_w(w);
+  const Dag from_edges(300, in_op_order);
+  ASSERT_EQ(from_w.edge_count(), from_edges.edge_count());
+  for (OpIndex v = 0; v < 300; ++v) {
+    EXPECT_EQ(row(from_w.successors(v)), row(from_edges.successors(v))) << v;
+    EXPECT_EQ(row(from_w.predecessors(v)), row(from_edges.predecessors(v))) << v;
+  }
 }
 
 TEST(Dag, FromWorkloadUsesDepIndices) {
