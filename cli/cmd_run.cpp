@@ -34,6 +34,7 @@ struct RunCommandOptions {
   int device = 0;
   bool graph = false;
   bool nvtx = false;
+  bool blocks = false;
   std::size_t replays = 50;
   double timeout_ms = 60'000;
   PolicyOptions policy;
@@ -80,6 +81,7 @@ void run(const RunCommandOptions& o) {
   bo.timing = parse_timing(o.timing);
   bo.capture_graph = o.graph;
   bo.nvtx = o.nvtx;
+  bo.record_blocks = o.blocks;
   executor::CudaBackend backend(bo);
 
   policies::DispatchOptions d;
@@ -147,6 +149,9 @@ const bool registered = register_command(
        app.add_flag("--nvtx", o->nvtx,
                     "Push an NVTX range named after each op around its call (for Nsight Systems); off by default: "
                     "the ranges are host calls the program does not make");
+       app.add_flag("--blocks", o->blocks,
+                    "Record every self-timed kernel block's SM and time in the trace (their own %globaltimer reads), "
+                    "as sim --blocks does");
        app.add_option("--replays", o->replays, "Graph replays to time with --graph")->capture_default_str();
        app.add_option("--decisions", o->decisions, "Also write the Dispatcher's decision log to this file");
        app.add_option("--timeout-ms", o->timeout_ms, "Limit of every blocking wait on the GPU")->capture_default_str();

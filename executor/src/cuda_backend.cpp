@@ -989,6 +989,14 @@ void CudaBackend::build_spans(model::Trace& trace, const std::vector<ActivityRec
         acc[i].start = to_cupti(lo);
         acc[i].end = to_cupti(hi);
         acc[i].found = true;
+        if (options_.record_blocks && workload_->ops[i].kind == OpKind::kernel) {  // a task pool's records are tasks
+          for (const auto& b : blocks) {
+            if (b.end_ns == 0) continue;
+            trace.blocks.push_back(model::BlockPlacement{static_cast<model::OpIndex>(i), b.block, b.sm,
+                                                         static_cast<model::Nanos>(to_cupti(b.start_ns) - t0),
+                                                         static_cast<model::Nanos>(to_cupti(b.end_ns) - t0)});
+          }
+        }
       }
       trace.meta.extra["device_clock_rate"] = std::to_string(slope);
     }

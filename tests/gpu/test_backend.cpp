@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 
 #include "gpu_test_util.hpp"
 #include "streamlab/executor/cuda_backend.hpp"
+#include "streamlab/executor/device_info.hpp"
 #include "streamlab/executor/error.hpp"
 #include "streamlab/model/generators.hpp"
 #include "streamlab/model/workload.hpp"
@@ -213,6 +215,48 @@ TEST(CudaBackend, GpuTimerPlacesKernelsAfterTheirLaunch) {
     EXPECT_LT(k->start_ns - called[i], 1'000'000) << w.ops[i].id;
     EXPECT_GE(k->end_ns - k->start_ns, 50'000 - 512) << w.ops[i].id;
   }
+}
+
+TEST(CudaBackend, RecordBlocksPutsEveryBlockInsideItsKernelsSpan) {
+  if (streamlab::test::under_sanitizer()) GTEST_SKIP() << "timing is meaningless under compute-sanitizer";
+  // 4 blocks and 264 blocks (two waves' worth of slots on some SMs at 1024 threads): every block is in the
+  // trace once, on a real SM, and inside its kernel's span, whose ends are its first start and last end.
+  const model::Workload w = make("blocks", {kernel("four", 20'000, 4, 64), kernel("many", 20'000, 264, 1024)});
+  ex::CudaBackendOptions o;
+  o.record_blocks = true;
+  ex::CudaBackend be(o);
+  be.prepare(w);
+  ASSERT_EQ(be.timing(), ex::TimingMode::gpu_timer);
+  const pol::StreamId s = be.create_stream({0, pol::StreamKind::non_blocking, "s"});
+  be.enqueue(s, 0);
+  be.enqueue(s, 1);
+  ASSERT_EQ(be.synchronize_stream(s, 10'000'000'000), pol::WaitStatus::ready);
+  const model::Trace t = be.finish();
+  ASSERT_EQ(t.blocks.size(), 4u + 264u);
+  const int sms = ex::query_device(0).props.multiProcessorCount;
+  for (model::OpIndex i = 0; i < 2; ++i) {
+    const model::Span* k = span_of(t, w.ops[i].id);
+    ASSERT_NE(k, nullptr);
+    model::Nanos first = k->end_ns, last = k->start_ns;
+    std::set<std::uint32_t> seen;
+    for (const auto& b : t.blocks) {
+      if (b.op != i) continue;
+      EXPECT_TRUE(seen.insert(b.block).second) << "block " << b.block << " twice";
+      EXPECT_LT(b.sm, static_cast<std::uint32_t>(sms));
+      EXPECT_GE(b.end_ns - b.start_ns, 20'000 - 512);
+      first = std::min(first, b.start_ns);
+      last = std::max(last, b.end_ns);
+    }
+    EXPECT_EQ(seen.size(), w.ops[i].shape->blocks()) << w.ops[i].id;
+    EXPECT_EQ(first, k->start_ns) << w.ops[i].id;
+    EXPECT_EQ(last, k->end_ns) << w.ops[i].id;
+  }
+  ex::CudaBackend plain;  // off by default: no blocks
+  plain.prepare(w);
+  const pol::StreamId s2 = plain.create_stream({0, pol::StreamKind::non_blocking, "s"});
+  plain.enqueue(s2, 0);
+  ASSERT_EQ(plain.synchronize_stream(s2, 10'000'000'000), pol::WaitStatus::ready);
+  EXPECT_TRUE(plain.finish().blocks.empty());
 }
 
 TEST(CudaBackend, DispatcherRunHonoursEveryDependencyOnTheDevice) {

@@ -88,6 +88,9 @@ struct CudaBackendOptions {
   /// Keep a compact log of the CUDA work calls issued (kernel/copy/record/wait), so a benchmark can
   /// replay the same program with hand-written CUDA.
   bool log_calls = false;
+  /// Put every self-timed kernel's blocks (SM, start, end from their own %globaltimer reads) into the
+  /// trace (Trace::blocks), as the simulator's record_blocks does: where a kernel's span comes from.
+  bool record_blocks = false;
 };
 
 /// One work call as the backend issued it (for the raw-CUDA baseline).

@@ -49,7 +49,8 @@ struct Span {
 /// The Chrome trace thread (tid) that holds a trace's host API calls: the program's one host thread.
 inline constexpr std::uint32_t kHostThreadTid = 1'000'000;
 
-/// Where one thread block of a kernel ran (simulator only; the viewer's SM occupancy strip).
+/// Where one thread block of a kernel ran (sim --blocks, or run --blocks from the blocks' own clock reads; the
+/// viewer's SM occupancy strip).
 struct BlockPlacement {
   OpIndex op = 0;
   std::uint32_t block = 0;
