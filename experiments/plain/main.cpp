@@ -17,9 +17,10 @@ using namespace streamlab::plain;
 int main(int argc, char** argv) {
   const std::map<std::string, std::function<void(Program&, const Params&)>> scenarios{
       {"chunked", chunked}, {"chains", chains},     {"triple-buffer", triple_buffer},
-      {"legacy-null", legacy_null}, {"priority", priority}, {"task-pool", task_pool}};
+      {"legacy-null", legacy_null}, {"priority", priority}, {"task-pool", task_pool},
+      {"beside", beside}};
   if (argc < 2 || scenarios.count(argv[1]) == 0) {
-    std::fprintf(stderr, "usage: streamlab-plain {chunked|chains|triple-buffer|legacy-null|priority|task-pool} "
+    std::fprintf(stderr, "usage: streamlab-plain {chunked|chains|triple-buffer|legacy-null|priority|task-pool|beside} "
                          "[key=value ...] [--emit FILE] [--name NAME] [--completion-records] [--call-times]\n");
     return 2;
   }

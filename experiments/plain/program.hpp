@@ -103,6 +103,7 @@ void chains(Program& p, const Params& params);
 void triple_buffer(Program& p, const Params& params);
 void legacy_null(Program& p, const Params& params);
 void priority(Program& p, const Params& params);
+void beside(Program& p, const Params& params);
 void task_pool(Program& p, const Params& params);
 
 }  // namespace streamlab::plain
