@@ -268,15 +268,11 @@ model::DeviceProfile combine_rounds(const std::vector<model::DeviceProfile>& rou
   model::DeviceProfile p = rounds.front();
   if (rounds.size() == 1) return p;
   const std::size_t n = rounds.size();
-  // Host API call costs: the fastest round. The lent hosts are virtual machines whose CPU has slow spells
-  // of seconds (a whole round: 1.5x to 3x on event and copy calls), so the median over 5 rounds still
-  // moved 25-38% between two back-to-back calibrates (H100, 2026-11-23), while the fastest round moved
-  // 0.4-8%: the undisturbed host is the reproducible number; how far a given run's host was from it is the
-  // experiments' issue-probe diagnostic. Everything else (device clocks, copy fits): the median round.
-  static const std::set<std::string_view> kHostCalls{
-      "kernel_launch_ns",      "memcpy_async_issue_ns", "event_create_ns",    "event_record_timed_ns",
-      "event_record_untimed_ns", "event_query_ns",      "stream_query_ns",    "stream_wait_event_ns",
-      "host_func_issue_ns",    "sync_wakeup_ns"};
+  // The host's wake-up from a blocking synchronize: the fastest round. The lent hosts are virtual machines
+  // whose CPU has slow spells of seconds (a whole round), and the undisturbed host is the reproducible
+  // number. (The host API call costs, which follow the same spells, are replaced by calibrate's samples of
+  // the host's speed: Calibrator::combine_host_samples.) Everything else: the median round.
+  static const std::set<std::string_view> kHostCalls{"sync_wakeup_ns"};
   for (const model::ParamField& f : model::device_profile_fields()) {
     std::vector<double> v;
     v.reserve(n);
@@ -365,8 +361,9 @@ class Calibrator {
   void host_call_costs(model::DeviceProfile& p, int batches, int warm);
   /// More samples of the host-call costs, one every kSamplePause, for opt_.host_seconds (see run()).
   void sample_host_speed(const model::DeviceProfile& p);
-  /// Each host-call parameter from every sample taken (model::param_from_samples).
-  void combine_host_samples(model::DeviceProfile& p) const;
+  /// Each host-call parameter from every sample taken, and each host-set rate (pageable copies) from its
+  /// rounds (model::param_from_samples).
+  void combine_host_samples(model::DeviceProfile& p, const std::vector<model::DeviceProfile>& rounds) const;
   void device_latencies(model::DeviceProfile& p);
   void copies(model::DeviceProfile& p);
   void occupancy_limits(model::DeviceProfile& p);
@@ -538,8 +535,17 @@ void Calibrator::sample_host_speed(const model::DeviceProfile& p) {
   note("host speed: " + std::to_string(sampling_passes_) + " sampling passes over " + fmt(sampling_seconds_, 1) + " s");
 }
 
-void Calibrator::combine_host_samples(model::DeviceProfile& p) const {
+void Calibrator::combine_host_samples(model::DeviceProfile& p, const std::vector<model::DeviceProfile>& rounds) const {
   for (const model::ParamField& f : model::device_profile_fields()) {
+    if (f.host_rate) {  // the host's CPU copies pageable data: its rounds are its samples of the host's speed
+      std::vector<double> v;
+      for (const auto& r : rounds) v.push_back((r.*(f.member)).value);
+      p.*(f.member) = model::param_from_samples(
+          v, (rounds.front().*(f.member)).source + "; value: the median of " + std::to_string(v.size()) +
+                 " calibrate rounds (method above: round 1), range: their 5th to 95th percentile (the host's CPU "
+                 "copies pageable data, so this moves with its speed)");
+      continue;
+    }
     if (!f.host_call) continue;
     const auto it = host_samples_.find(f.name);
     if (it == host_samples_.end() || it->second.empty()) continue;
@@ -1315,18 +1321,7 @@ model::DeviceProfile Calibrator::run() {
   }
   round_.clear();
   p = combine_rounds(measured, opt_.log);
-  combine_host_samples(p);
-  // Rates the host's CPU sets (pageable copies): their rounds are their samples of the host's speed.
-  for (const model::ParamField& f : model::device_profile_fields()) {
-    if (!f.host_rate) continue;
-    std::vector<double> v;
-    for (const auto& r : measured) v.push_back((r.*(f.member)).value);
-    model::Param& out = p.*(f.member);
-    const std::string method = (measured.front().*(f.member)).source;
-    out = model::param_from_samples(v, method + "; value: the median of " + std::to_string(v.size()) +
-                                           " calibrate rounds (method above: round 1), range: their 5th to 95th "
-                                           "percentile (the host's CPU copies pageable data, so this moves with its speed)");
-  }
+  combine_host_samples(p, measured);
   // streamlab's clock is integer nanoseconds: durations are written as whole ns (medians and fits carry
   // sub-ns fractions that no consumer can use).
   for (const model::ParamField& f : model::device_profile_fields()) {
