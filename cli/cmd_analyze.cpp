@@ -17,6 +17,7 @@
 #include "progress_bar.hpp"
 #include "streamlab/model/dag.hpp"
 #include "streamlab/model/device_profile.hpp"
+#include "streamlab/model/heap_reuse.hpp"
 #include "streamlab/model/estimate.hpp"
 #include "streamlab/model/program.hpp"
 #include "streamlab/model/units.hpp"
@@ -229,6 +230,7 @@ const bool registered = register_command(
                       "Device profile for duration estimates and shape limits (default: bundled H100 SXM)");
        add_quiet_flag(app, o->quiet);
        app.callback([o] {
+         model::keep_freed_memory_for_reuse();  // the DAG passes' temporary arrays (heap_reuse.hpp)
          ProgressBar bar(!o->quiet);
          const Analysis a = analyze(o->file, o->profile, bar);
          bar.hide();

@@ -14,6 +14,7 @@
 
 #include "command.hpp"
 #include "progress_bar.hpp"
+#include "streamlab/model/heap_reuse.hpp"
 #include "streamlab/model/metrics.hpp"
 #include "streamlab/model/trace.hpp"
 #include "streamlab/model/units.hpp"
@@ -163,6 +164,7 @@ const bool registered = register_command(
        app.add_flag("--json", o->json, "Print the comparison as JSON");
        add_quiet_flag(app, o->quiet);
        app.callback([o] {
+         model::keep_freed_memory_for_reuse();  // two traces' worth of temporary arrays (heap_reuse.hpp)
          ProgressBar bar(!o->quiet);
          const model::Trace ta = model::load_trace(o->a, &bar.phase("reading " + o->a));
          const model::Trace tb = model::load_trace(o->b, &bar.phase("reading " + o->b));

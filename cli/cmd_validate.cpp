@@ -13,6 +13,7 @@
 #include "streamlab/model/device_profile.hpp"
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
+#include "streamlab/model/heap_reuse.hpp"
 #include "streamlab/model/input_limits.hpp"
 #include "streamlab/model/trace.hpp"
 #include "streamlab/model/workload.hpp"
@@ -64,6 +65,7 @@ const bool registered = register_command(
            ->capture_default_str();
        add_quiet_flag(app, o->quiet);
        app.callback([o] {
+         model::keep_freed_memory_for_reuse();  // reading's temporary arrays (heap_reuse.hpp)
          const model::DeviceProfile profile =
              o->profile.empty() ? model::bundled_h100_profile() : model::load_device_profile(o->profile);
          const model::ShapeLimits limits = model::shape_limits(profile);

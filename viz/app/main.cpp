@@ -24,6 +24,7 @@
 
 #include "screenshot.hpp"
 #include "streamlab/model/errors.hpp"
+#include "streamlab/model/heap_reuse.hpp"
 #include "streamlab/viz/alignment.hpp"
 #include "streamlab/viz/options.hpp"
 #include "streamlab/viz/session.hpp"
@@ -109,6 +110,7 @@ int main(int argc, char** argv) {
     return kExitInput;
   }
   const bool headless = !screenshot.empty();
+  streamlab::model::keep_freed_memory_for_reuse();  // reading's and the first frame's temporaries (heap_reuse.hpp)
 
   viz::SessionFiles files;
   for (const auto& t : traces) files.traces.emplace_back(t);

@@ -1,0 +1,52 @@
+// keep_freed_memory_for_reuse: large arrays come from the heap and their memory stays there once freed.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#if __has_include(<malloc.h>)
+#include <malloc.h>
+#endif
+
+#include <vector>
+
+#include "streamlab/model/heap_reuse.hpp"
+
+namespace streamlab::model {
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kOwnAllocator = true;  // ASan's allocator replaces glibc's: nothing to observe
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kOwnAllocator = true;
+#else
+constexpr bool kOwnAllocator = false;
+#endif
+#else
+constexpr bool kOwnAllocator = false;
+#endif
+
+TEST(HeapReuse, LargeArraysComeFromTheHeapAndTheirMemoryIsKept) {
+#if defined(__GLIBC__)
+  if (kOwnAllocator) GTEST_SKIP() << "a sanitizer's allocator serves malloc";
+  constexpr std::size_t kBig = std::size_t{64} << 20;  // far above glibc's largest mapping threshold (32 MiB)
+  keep_freed_memory_for_reuse();
+  const struct mallinfo2 before = ::mallinfo2();
+  {
+    std::vector<char> big(kBig, 1);
+    const struct mallinfo2 during = ::mallinfo2();
+    EXPECT_EQ(during.hblkhd, before.hblkhd) << "the array was mapped on its own";
+    EXPECT_GE(during.arena, before.arena + kBig) << "the heap did not grow by the array";
+  }
+  const struct mallinfo2 after = ::mallinfo2();
+  EXPECT_GE(after.arena, before.arena + kBig) << "the heap was trimmed";
+  EXPECT_GE(after.fordblks, kBig) << "the freed array is not kept as free heap";
+  // The next large array reuses it: the heap does not grow again.
+  std::vector<char> again(kBig, 2);
+  EXPECT_EQ(::mallinfo2().arena, after.arena);
+#else
+  GTEST_SKIP() << "only glibc's allocator is tuned";
+#endif
+}
+
+}  // namespace
+}  // namespace streamlab::model
