@@ -39,18 +39,19 @@ std::string percent(double v) {
 std::string format_ns(double ns) { return model::format_duration(ns); }
 std::string signed_ns(model::Nanos ns) { return model::format_signed_duration(static_cast<double>(ns)); }
 
-/// The worst ops by the larger of |start error| and |end error| (both relative to each trace's start).
-model::Nanos op_error(const model::OpDelta& d) { return std::max(std::abs(d.start_error()), std::abs(d.end_error())); }
-std::vector<model::OpDelta> worst(const model::TraceComparison& c) {
-  // Sorted through pointers: only the few worst deltas (with their strings) are copied.
-  std::vector<const model::OpDelta*> ops(c.ops.size());
-  for (std::size_t i = 0; i < ops.size(); ++i) ops[i] = &c.ops[i];
+/// The worst ops by the larger of |start error| and |end error| (both relative to each trace's start), of
+/// the matched ops as OpDeltas or as SpanDeltas (the same ops in the same order pick the same worst).
+template <class Delta>
+std::vector<const Delta*> worst(const std::vector<Delta>& matched) {
+  const auto op_error = [](const Delta& d) { return std::max(std::abs(d.start_error()), std::abs(d.end_error())); };
+  // Sorted through pointers: only the few worst are copied by the caller.
+  std::vector<const Delta*> ops(matched.size());
+  for (std::size_t i = 0; i < ops.size(); ++i) ops[i] = &matched[i];
   const std::size_t k = std::min(kWorst, ops.size());
   std::partial_sort(ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(k), ops.end(),
-                    [](const auto* x, const auto* y) { return op_error(*x) > op_error(*y); });
-  std::vector<model::OpDelta> result;
-  for (std::size_t i = 0; i < k; ++i) result.push_back(*ops[i]);
-  return result;
+                    [&](const Delta* x, const Delta* y) { return op_error(*x) > op_error(*y); });
+  ops.resize(k);
+  return ops;
 }
 
 std::string describe(const model::Trace& t, const std::string& file) {
@@ -71,8 +72,10 @@ void busy_rows(const Map& a, const Map& b, auto&& key_name) {
   }
 }
 
-void print_text(const model::TraceComparison& c, const model::Trace& ta, const model::Trace& tb, const std::string& fa,
-                const std::string& fb) {
+/// The text report: a comparison made without OpDeltas (compare_traces with `matched`): at ten million
+/// spans, copying every matched op's id and name cost more memory than both traces' spans.
+void print_text(const model::TraceComparison& c, const std::vector<model::SpanDelta>& matched, const model::Trace& ta,
+                const model::Trace& tb, const std::string& fa, const std::string& fb) {
   std::cout << "a: " << describe(ta, fa) << "\n";
   std::cout << "b: " << describe(tb, fb) << "\n";
   std::cout << "makespan: a " << format_ns(static_cast<double>(c.a.makespan_ns)) << ", b "
@@ -86,9 +89,10 @@ void print_text(const model::TraceComparison& c, const model::Trace& ta, const m
   busy_rows(c.a.engine_busy, c.b.engine_busy, [](model::Engine e) { return std::string(model::to_string(e)); });
   std::cout << "busy fraction by stream:        a        b\n";
   busy_rows(c.a.stream_busy, c.b.stream_busy, [](std::uint32_t s) { return "stream " + std::to_string(s); });
-  std::cout << "matched spans: " << c.ops.size() << "  mean |start error| " << format_ns(c.mean_abs_start_error_ns)
+  std::cout << "matched spans: " << matched.size() << "  mean |start error| " << format_ns(c.mean_abs_start_error_ns)
             << "  mean |duration error| " << format_ns(c.mean_abs_duration_error_ns) << "\n";
-  const auto bad = worst(c);
+  std::vector<model::OpDelta> bad;
+  for (const model::SpanDelta* d : worst(matched)) bad.push_back(model::op_delta(ta, *d));
   if (!bad.empty()) {
     std::cout << "worst " << bad.size() << " by max(|start error|, |end error|):\n";
     std::printf("    %-24s %-9s %12s %12s %12s %12s\n", "op", "engine", "a start", "b start", "start err", "dur err");
@@ -134,7 +138,8 @@ void print_json(const model::TraceComparison& c, const std::string& fa, const st
                    {"end_error_ns", d.end_error()},
                    {"duration_error_ns", d.duration_error()}});
   nlohmann::json worst_ids = nlohmann::json::array();
-  for (const auto& d : worst(c)) worst_ids.push_back({{"op_id", d.op_id}, {"engine", model::to_string(d.engine)}});
+  for (const model::OpDelta* d : worst(c.ops))
+    worst_ids.push_back({{"op_id", d->op_id}, {"engine", model::to_string(d->engine)}});
   const nlohmann::json j{{"a", {{"file", fa}, {"metrics", metrics_json(c.a)}}},
                          {"b", {{"file", fb}, {"metrics", metrics_json(c.b)}}},
                          {"makespan_rel_error", number(c.makespan_rel_error)},
@@ -169,7 +174,9 @@ const bool registered = register_command(
          const model::Trace ta = model::load_trace(o->a, &bar.phase("reading " + o->a));
          const model::Trace tb = model::load_trace(o->b, &bar.phase("reading " + o->b));
          bar.phase("comparing");
-         const model::TraceComparison c = model::compare_traces(ta, tb);
+         // --json prints every matched op with its texts; the text report only a few of them.
+         std::vector<model::SpanDelta> matched;
+         const model::TraceComparison c = o->json ? model::compare_traces(ta, tb) : model::compare_traces(ta, tb, matched);
          bar.hide();
          if (c.workload_hash_mismatch)  // stderr, so --json output stays parseable
            std::cerr << "streamlab: warning: the traces are of different workloads (hash " << ta.meta.workload_hash
@@ -177,7 +184,7 @@ const bool registered = register_command(
          if (o->json)
            print_json(c, o->a, o->b);
          else
-           print_text(c, ta, tb, o->a, o->b);
+           print_text(c, matched, ta, tb, o->a, o->b);
        });
      }});
 

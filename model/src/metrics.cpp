@@ -107,6 +107,19 @@ TraceMetrics compute_metrics(const Trace& t) {
 }
 
 TraceComparison compare_traces(const Trace& a, const Trace& b) {
+  std::vector<SpanDelta> matched;
+  TraceComparison c = compare_traces(a, b, matched);
+  c.ops.reserve(matched.size());
+  for (const SpanDelta& d : matched) c.ops.push_back(op_delta(a, d));
+  return c;
+}
+
+OpDelta op_delta(const Trace& a, const SpanDelta& d) {
+  const Span& x = a.spans[d.a];
+  return OpDelta{x.op_id, x.name, x.engine, d.a_start, d.a_end, d.b_start, d.b_end};
+}
+
+TraceComparison compare_traces(const Trace& a, const Trace& b, std::vector<SpanDelta>& matched) {
   TraceComparison c;
   c.a = compute_metrics(a);
   c.b = compute_metrics(b);
@@ -210,21 +223,23 @@ TraceComparison compare_traces(const Trace& a, const Trace& b) {
                        });
     i = end;
   }
-  c.ops.reserve(pairs.size());
+  matched.clear();
+  matched.reserve(pairs.size());
   for (const Pair& p : pairs) {
     const Span& x = a.spans[p.a];
     const Span& y = b.spans[p.b];
-    c.ops.push_back(OpDelta{x.op_id, x.name, x.engine, x.start_ns - c.a.start_ns, x.end_ns - c.a.start_ns,
-                            y.start_ns - c.b.start_ns, y.end_ns - c.b.start_ns});
+    matched.push_back(SpanDelta{p.a, p.b, x.start_ns - c.a.start_ns, x.end_ns - c.a.start_ns,
+                                y.start_ns - c.b.start_ns, y.end_ns - c.b.start_ns});
   }
-  if (!c.ops.empty()) {
+  std::vector<Pair>().swap(pairs);
+  if (!matched.empty()) {
     double start_sum = 0, duration_sum = 0;
-    for (const OpDelta& d : c.ops) {
+    for (const SpanDelta& d : matched) {
       start_sum += static_cast<double>(std::abs(d.start_error()));
       duration_sum += static_cast<double>(std::abs(d.duration_error()));
     }
-    c.mean_abs_start_error_ns = start_sum / static_cast<double>(c.ops.size());
-    c.mean_abs_duration_error_ns = duration_sum / static_cast<double>(c.ops.size());
+    c.mean_abs_start_error_ns = start_sum / static_cast<double>(matched.size());
+    c.mean_abs_duration_error_ns = duration_sum / static_cast<double>(matched.size());
   }
   return c;
 }

@@ -303,6 +303,27 @@ TEST(Compare, PairingMatchesTheRuleOnRandomTraces) {
     EXPECT_EQ(got, want);
     EXPECT_EQ(c.only_in_a, only_a);
     EXPECT_EQ(c.only_in_b, only_b);
+
+    // Without OpDeltas: the same ops in the same order as span indices, everything else equal.
+    std::vector<SpanDelta> matched;
+    const TraceComparison light = compare_traces(a, b, matched);
+    EXPECT_TRUE(light.ops.empty());
+    ASSERT_EQ(matched.size(), c.ops.size());
+    for (std::size_t k = 0; k < matched.size(); ++k) {
+      const OpDelta d = op_delta(a, matched[k]);
+      EXPECT_EQ(std::tie(d.op_id, d.name, d.engine, d.a_start, d.a_end, d.b_start, d.b_end),
+                std::tie(c.ops[k].op_id, c.ops[k].name, c.ops[k].engine, c.ops[k].a_start, c.ops[k].a_end,
+                         c.ops[k].b_start, c.ops[k].b_end));
+      EXPECT_EQ(b.spans[matched[k].b].op_id, d.op_id);
+      EXPECT_EQ(b.spans[matched[k].b].engine, d.engine);
+      EXPECT_EQ(matched[k].start_error(), c.ops[k].start_error());
+      EXPECT_EQ(matched[k].duration_error(), c.ops[k].duration_error());
+    }
+    EXPECT_EQ(light.mean_abs_start_error_ns, c.mean_abs_start_error_ns);
+    EXPECT_EQ(light.mean_abs_duration_error_ns, c.mean_abs_duration_error_ns);
+    EXPECT_EQ(light.only_in_a, c.only_in_a);
+    EXPECT_EQ(light.only_in_b, c.only_in_b);
+    EXPECT_EQ(light.a.makespan_ns, c.a.makespan_ns);
   }
 }
 

@@ -50,4 +50,20 @@ struct TraceComparison {
 };
 [[nodiscard]] TraceComparison compare_traces(const Trace& a, const Trace& b);
 
+/// A matched op as indices of its two spans (a.spans[a], b.spans[b]) with the times of an OpDelta: the
+/// op without copies of its texts (OpDelta's two strings and their heap blocks are most of the memory of
+/// a comparison of ten-million-span traces, for a report that shows a few of them).
+struct SpanDelta {
+  std::uint32_t a = 0, b = 0;
+  Nanos a_start = 0, a_end = 0, b_start = 0, b_end = 0;  ///< relative to each trace's start
+  [[nodiscard]] Nanos start_error() const noexcept { return a_start - b_start; }
+  [[nodiscard]] Nanos end_error() const noexcept { return a_end - b_end; }
+  [[nodiscard]] Nanos duration_error() const noexcept { return (a_end - a_start) - (b_end - b_start); }
+};
+/// compare_traces with the matched ops in `matched` (the same ops in the same order as
+/// TraceComparison::ops) and TraceComparison::ops left empty.
+[[nodiscard]] TraceComparison compare_traces(const Trace& a, const Trace& b, std::vector<SpanDelta>& matched);
+/// The OpDelta of a matched op of trace `a` (its id and name copied from a's span).
+[[nodiscard]] OpDelta op_delta(const Trace& a, const SpanDelta& d);
+
 }  // namespace streamlab::model
