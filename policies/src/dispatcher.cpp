@@ -316,7 +316,9 @@ struct Dispatcher::State {
     plan.reserve(n);
     // Windows are ignored while planning (out_ops stays 0): a static policy's choices do not depend on
     // them.
+    const auto ahead = [&](std::size_t k) { return pol.upcoming(k); };
     while (plan.size() < n) {
+      if (opt.prefetch_ahead) prefetch_ahead<kPropagating>(ahead);
       const auto c0 = opt.measure_cpu ? Clock::now() : Clock::time_point{};
       const OpIndex h = take_hinted(true);
       Planned p{};
@@ -505,6 +507,49 @@ struct Dispatcher::State {
     return e;
   }
 
+  // Prefetch ------------------------------------------------------------------------------------------
+  /// The lines of op v's description (an Op is about four), every address inside it.
+  void prefetch_op(OpIndex v) const {
+    const char* o = reinterpret_cast<const char*>(&w.ops[v]);
+    constexpr std::size_t kLast = sizeof(model::Op) - 1;
+    __builtin_prefetch(o);
+    __builtin_prefetch(o + std::min<std::size_t>(64, kLast));
+    __builtin_prefetch(o + std::min<std::size_t>(128, kLast));
+    __builtin_prefetch(o + std::min<std::size_t>(192, kLast));
+  }
+
+  /// Ops are issued in no index order (a random DAG's ops become ready in random order), so what issuing
+  /// one reads lies in cold lines of a dozen per-op arrays, each found only through the one before (its
+  /// deps' range, then the deps, then their slots; its dependents, then their counters). At 10M ops that
+  /// chain of misses, not the work, was most of the Dispatcher's time. The ops handled next are known a
+  /// few decisions ahead (the plan, or the policy's upcoming()): `ahead(k)` is the op k decisions from now
+  /// (0: this one), anything >= n when unknown. Each stage reads only lines the stage before asked for;
+  /// `kReads` says what the loop reads of an op: what issuing it needs, what making its dependents ready
+  /// needs (propagate), or both.
+  static constexpr unsigned kIssuing = 1, kPropagating = 2;
+  template <unsigned kReads, class Ahead>
+  void prefetch_ahead(const Ahead& ahead) const {
+    constexpr bool issuing = (kReads & kIssuing) != 0, propagating = (kReads & kPropagating) != 0;
+    if (const OpIndex v = ahead(6); v < n) {
+      if constexpr (issuing) {
+        __builtin_prefetch(&slot[v]);
+        __builtin_prefetch(&est[v]);
+        __builtin_prefetch(w.deps(v).data());
+        prefetch_op(v);
+      }
+      if constexpr (propagating) __builtin_prefetch(&succ_off[v]);
+    }
+    if (const OpIndex v = ahead(3); v < n) {
+      if constexpr (issuing)
+        for (const OpIndex u : w.deps(v)) __builtin_prefetch(&slot[u]);
+      if constexpr (propagating) __builtin_prefetch(succ.data() + succ_off[v]);
+    }
+    if constexpr (propagating) {
+      if (const OpIndex v = ahead(1); v < n)
+        for (std::uint32_t i = succ_off[v]; i < succ_off[v + 1]; ++i) __builtin_prefetch(&pending[succ[i]]);
+    }
+  }
+
   // Issue ---------------------------------------------------------------------------------------------
   void issue(OpIndex op, std::uint32_t lane, const Reason& reason, Nanos host_t0, Clock::time_point cpu_t0,
              Nanos extra_cpu) {
@@ -517,15 +562,7 @@ struct Dispatcher::State {
     // all first so that the cache misses overlap instead of each waiting behind a branch on the one
     // before. (A loop of nothing but prefetches is deleted by the compiler; these ride on work.)
     __builtin_prefetch(&est[op]);
-    {
-      // The backend reads the op next: its lines (an Op is about four), every address inside it.
-      const char* o = reinterpret_cast<const char*>(&w.ops[op]);
-      constexpr std::size_t kLast = sizeof(model::Op) - 1;
-      __builtin_prefetch(o);
-      __builtin_prefetch(o + std::min<std::size_t>(64, kLast));
-      __builtin_prefetch(o + std::min<std::size_t>(128, kLast));
-      __builtin_prefetch(o + std::min<std::size_t>(192, kLast));
-    }
+    prefetch_op(op);  // the backend reads it next
     scratch.clear();
     for (OpIndex u : w.deps(op)) {
       __builtin_prefetch(&slot[u]);
@@ -617,7 +654,10 @@ struct Dispatcher::State {
   Clock::time_point cpu_now() const { return opt.measure_cpu ? Clock::now() : Clock::time_point{}; }
 
   void run_static() {
-    for (const Planned& pl : plan) {
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+      const Planned& pl = plan[i];
+      if (opt.prefetch_ahead)
+        prefetch_ahead<kIssuing>([&](std::size_t k) { return i + k < plan.size() ? plan[i + k].op : kNone; });
       if (!lane_has_room(pl.lane)) block_for_lane(pl.lane);
       const Nanos t0 = be.now();
       const auto c0 = cpu_now();
@@ -628,7 +668,9 @@ struct Dispatcher::State {
 
   void run_dynamic() {
     reset_readiness();
+    const auto ahead = [&](std::size_t k) { return pol.upcoming(k); };
     while (issued < n) {
+      if (opt.prefetch_ahead) prefetch_ahead<kIssuing | kPropagating>(ahead);
       const Nanos t0 = be.now();
       const auto c0 = cpu_now();
       if (poll_every && in_flight > 0) poll_all();

@@ -32,6 +32,10 @@ class OpQueue {
   [[nodiscard]] bool empty() const noexcept { return head_ == items_.size(); }
   [[nodiscard]] std::size_t size() const noexcept { return items_.size() - head_; }
   [[nodiscard]] OpIndex front() const noexcept { return items_[head_]; }
+  /// The op k places behind the front, or Policy::kNoUpcoming.
+  [[nodiscard]] OpIndex at(std::size_t k) const noexcept {
+    return k < size() ? items_[head_ + k] : Policy::kNoUpcoming;
+  }
   OpIndex pop_front() noexcept {
     const OpIndex op = items_[head_++];
     if (head_ == items_.size()) clear();  // reuse the storage from the start
@@ -84,6 +88,7 @@ class RoundRobin final : public PolicyBase {
     next_ = 0;
   }
   void on_ready(OpIndex op) override { ready_.push(op); }
+  [[nodiscard]] OpIndex upcoming(std::size_t k) const noexcept override { return ready_.at(k); }
   std::optional<Choice> choose(const HostView& v) override {
     if (ready_.empty()) return std::nullopt;
     const std::uint32_t s = next_;
@@ -113,6 +118,7 @@ class LoadBalanced final : public PolicyBase {
     ready_.reserve(v.workload().size());
   }
   void on_ready(OpIndex op) override { ready_.push(op); }
+  [[nodiscard]] OpIndex upcoming(std::size_t k) const noexcept override { return ready_.at(k); }
   std::optional<Choice> choose(const HostView& v) override {
     if (ready_.empty()) return std::nullopt;
     std::uint32_t best = kNone;

@@ -133,7 +133,8 @@ struct Phases {
 
 Phases run_dispatcher(const model::Workload& w, const model::DeviceProfile& profile, const std::string& hash,
                       sim::SimStats& stats, const sim::SimOptions& options = bench_options(),
-                      const std::string& policy_name = "round-robin", std::uint32_t streams = kStreams) {
+                      const std::string& policy_name = "round-robin", std::uint32_t streams = kStreams,
+                      bool prefetch_ahead = true) {
   const double t0 = thread_cpu_s();
   sim::SimBackend backend(profile, options);
   policies::PolicyConfig cfg;
@@ -143,6 +144,8 @@ Phases run_dispatcher(const model::Workload& w, const model::DeviceProfile& prof
   d.profile = &profile;
   d.keep_log = false;
   d.workload_hash = hash;  // hashing serializes the whole workload to JSON: not simulation
+  d.prefetch_ahead = prefetch_ahead;
+  d.timeout_ns = std::numeric_limits<Nanos>::max();  // the final synchronize of 10^7 ops runs past the default
   policies::DispatchResult r = policies::dispatch(backend, w, *policy, d);
   benchmark::DoNotOptimize(r.trace.spans.data());
   Phases p;
@@ -314,6 +317,38 @@ void BM_SimWavesRandomDag(benchmark::State& state) {
   state.counters["merged_ns_per_block"] = best_merged * 1e9 / static_cast<double>(st_merged.blocks);
 }
 BENCHMARK(BM_SimWavesRandomDag)->Arg(200'000)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+/// The Dispatcher's prefetching ahead (DispatchOptions::prefetch_ahead) on and off, taking turns, on
+/// `gen random-dag`'s DAG of range(1) ops (the scale table's: deps anywhere in earlier layers, so ops are
+/// issued in random order; load-balanced, 4 streams, as `streamlab sim` runs it there; range(0) = 0) and
+/// on this file's local 10^6-op DAG (deps among the 64 ops before, issued nearly in index order;
+/// round-robin; range(0) = 1). Fastest run each way; `on_over_off` < 1 means prefetching pays.
+void BM_SimPrefetchAhead(benchmark::State& state) {
+  const bool generated = state.range(0) == 0;
+  model::gen::RandomDag params;
+  params.ops = static_cast<std::uint32_t>(state.range(1));
+  const model::Workload generated_w = generated ? model::gen::random_dag(params) : model::Workload{};
+  const model::Workload& w = generated ? generated_w : random_dag_1m();
+  const std::string policy = generated ? "load-balanced" : "round-robin";
+  const model::DeviceProfile profile = model::bundled_h100_profile();
+  const std::string hash = w.hash();
+  sim::SimOptions options = bench_options();
+  options.budget.max_events = std::uint64_t{1} << 40;  // 10^7 ops of gen random-dag: 1.3G blocks
+  sim::SimStats st_on, st_off;
+  double best_on = 1e30, best_off = 1e30;
+  for (auto _ : state) {
+    best_off = std::min(best_off, run_dispatcher(w, profile, hash, st_off, options, policy, 4, false).total);
+    best_on = std::min(best_on, run_dispatcher(w, profile, hash, st_on, options, policy, 4, true).total);
+  }
+  if (st_on.events_processed != st_off.events_processed) state.SkipWithError("event counts differ");
+  state.counters["ops"] = static_cast<double>(w.size());
+  state.counters["on_s"] = best_on;
+  state.counters["off_s"] = best_off;
+  state.counters["on_over_off"] = best_on / best_off;
+}
+BENCHMARK(BM_SimPrefetchAhead)->Args({0, 1'000'000})->Args({1, 0})->Unit(benchmark::kMillisecond)->Iterations(3);
+// Ten times the ops: about a minute a run and 5 GB; run it on its own (--benchmark_filter=PrefetchAhead/0/1000).
+BENCHMARK(BM_SimPrefetchAhead)->Args({0, 10'000'000})->Unit(benchmark::kMillisecond)->Iterations(2);
 
 }  // namespace
 

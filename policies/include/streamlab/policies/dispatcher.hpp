@@ -88,6 +88,9 @@ struct DispatchOptions {
   bool elide_completed_waits = false;
   /// Measure Decision::cpu_ns with std::chrono::steady_clock (two clock reads per op).
   bool measure_cpu = true;
+  /// Ask for the memory the next few ops will need while this one is issued (the plan's next ops, or
+  /// Policy::upcoming()). Changes no decision; false is the reference benchmarks compare against.
+  bool prefetch_ahead = true;
   CompletionCallback on_complete;
   /// Trace metadata the Dispatcher fills in (policy, workload, workload_hash come from the run).
   std::string profile_name;

@@ -193,6 +193,11 @@ class Policy {
   /// Pick the next op and its stream, or nullopt when nothing can be issued now (for example every
   /// stream it would use is at its window): the Dispatcher then blocks until a completion.
   [[nodiscard]] virtual std::optional<Choice> choose(const HostView& view) = 0;
+  /// The op choose() will most likely return `k` choices from now (0: the next), when the policy can tell
+  /// cheaply, else kNoUpcoming. Only a hint that changes no decision: ops are issued in no index order, so
+  /// each one's state lies in cold memory, and the Dispatcher asks for it a few choices ahead.
+  [[nodiscard]] virtual model::OpIndex upcoming(std::size_t /*k*/) const noexcept { return kNoUpcoming; }
+  static constexpr model::OpIndex kNoUpcoming = 0xffffffffu;
   /// Op was issued on logical stream `stream` (by this policy's choice or by a stream hint).
   virtual void on_issued(model::OpIndex /*op*/, std::uint32_t /*stream*/) {}
   /// The host observed that op completed.
