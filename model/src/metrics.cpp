@@ -37,11 +37,23 @@ TraceMetrics compute_metrics(const Trace& t) {
   starts.reserve(t.spans.size());
   ends.reserve(t.spans.size());
   {
-    // Each engine's array sized once (growing arrays of ten million intervals copied them again and again).
+    // Each engine's and each stream's array sized once (growing arrays of ten million intervals copied
+    // them again and again).
     std::array<std::size_t, 256> count{};
-    for (const Span& s : t.spans)
-      if (!s.host_call) ++count[static_cast<std::size_t>(s.engine)];
+    std::map<std::uint32_t, std::size_t> per_stream;
+    std::uint32_t counted_stream = 0;
+    std::size_t* counted = nullptr;  // consecutive spans are often of one stream
+    for (const Span& s : t.spans) {
+      if (s.host_call) continue;
+      ++count[static_cast<std::size_t>(s.engine)];
+      if (counted == nullptr || s.stream != counted_stream) {
+        counted = &per_stream[s.stream];
+        counted_stream = s.stream;
+      }
+      ++*counted;
+    }
     for (std::size_t e = 0; e < count.size(); ++e) by_engine[e].reserve(count[e]);
+    for (const auto& [stream, n] : per_stream) by_stream[stream].reserve(n);
   }
   std::uint32_t cached_stream = 0;
   std::vector<Interval>* cached = nullptr;  // consecutive spans are often of one stream
@@ -78,6 +90,9 @@ TraceMetrics compute_metrics(const Trace& t) {
   const Nanos copy_time = total(copies), kernel_time = total(kernels);
   if (copy_time > 0 && kernel_time > 0)
     m.copy_compute_overlap = fraction(intersection(copies, kernels), std::min(copy_time, kernel_time));
+  // The unions kept the arrays of every interval they were made from: hand those back before the sweep.
+  std::vector<Interval>().swap(copies);
+  std::vector<Interval>().swap(kernels);
 
   // Concurrency: sweep starts (+1) and ends (-1) in time order; ends and starts at one instant apply
   // together. Two sorted arrays of times instead of one array of (time, +-1) events: half the data to
@@ -85,6 +100,9 @@ TraceMetrics compute_metrics(const Trace& t) {
   const auto itself = [](Nanos at) { return at; };
   if (!std::is_sorted(starts.begin(), starts.end())) intervals::sort_by_time(starts, itself);
   if (!std::is_sorted(ends.begin(), ends.end())) intervals::sort_by_time(ends, itself);
+  // At most one change point per start and per end, and the first: sized once (growing a list of twenty
+  // million points copied it again and again, into fresh memory each time).
+  m.concurrency.reserve(starts.size() + ends.size() + 1);
   m.concurrency.emplace_back(first, 0);
   std::int64_t running = 0;
   Nanos previous = first;
