@@ -18,14 +18,20 @@ frame, and its peak resident memory (not Xvfb's, nor window set-up or the PNG wr
 Simulations and validate (which checks a simulation's size) run with a budget large enough for 10M ops
 (--max-events 2^40).
 
-With --before BUILD_DIR the same commands of an older build run on the same files first, and the table
-shows both. With --write FILE the table is also written to FILE (atomically), headed by the date, the
+With --repeat N each command runs N times in a row and the table shows its least CPU time and its largest
+peak (on a shared machine one run can be slowed by others' work, never sped up). With --lock FILE each
+command of a size of 10M ops or more runs holding an exclusive flock on FILE (other large jobs on the
+machine take the same lock, so that two never compete for memory). With --before BUILD_DIR the same
+commands of an older build run on the same files first, and the table shows both. With --write FILE the table is also written to FILE (atomically), headed by the date, the
 commit, the machine and the command line. Usage:
 
-  tests/bench/scale_table.py --build build [--before old/build] [--sizes 1M,10M] [--data DIR] [--write FILE]
+  tests/bench/scale_table.py --build build [--before old/build] [--sizes 1M,10M] [--data DIR] [--repeat N]
+                             [--lock FILE] [--write FILE]
 """
 import argparse
+import contextlib
 import datetime
+import fcntl
 import os
 import platform
 import re
@@ -125,6 +131,31 @@ class Build:
         return "--timing" in out
 
 
+@contextlib.contextmanager
+def locked(path):
+    """Holds an exclusive flock on `path` (created if missing) while the block runs; nothing when None."""
+    if path is None:
+        yield
+        return
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def measure_best(argv, repeat, lock, self_timed=False):
+    """measure() `repeat` times: the least CPU time, the largest peak, the total wall time and the first
+    non-zero exit code (0 when every run succeeded)."""
+    runs = []
+    for _ in range(repeat):
+        with locked(lock):
+            runs.append(measure(argv, self_timed=self_timed))
+    code = next((r[3] for r in runs if r[3] != 0), 0)
+    return min(r[0] for r in runs), max(r[1] for r in runs), sum(r[2] for r in runs), code
+
+
 def prepare(build, data, gen, n):
     """The workload and its two traces (made once per size, by the newest build)."""
     base = os.path.join(data, f"{gen}-{label(n)}")
@@ -149,8 +180,11 @@ def main():
     ap.add_argument("--data", default="scale-data", help="folder for the generated files (kept between runs)")
     ap.add_argument("--commands", default="validate,analyze,sim,compare,viewer", help="which commands to measure")
     ap.add_argument("--write", help="also write the table to this file, headed by date, commit and machine")
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each command: least CPU, largest peak (default 1)")
+    ap.add_argument("--lock", help="flock this file around each command of 10M ops or more")
     args = ap.parse_args()
 
+    start_load = os.getloadavg()[0]
     after = Build(args.build)
     before = Build(args.before) if args.before else None
     os.makedirs(args.data, exist_ok=True)
@@ -168,7 +202,8 @@ def main():
                                                                      f"{gen}-{label(n)}-{tag}"):
                     if name not in wanted:
                         continue
-                    cpu, rss, wall, code = measure(argv, self_timed=self_timed)
+                    cpu, rss, wall, code = measure_best(argv, max(1, args.repeat),
+                                                        args.lock if n >= 10_000_000 else None, self_timed)
                     size = sum(os.path.getsize(f) for f in inputs)
                     results.setdefault(name, {"input": size})[tag] = (cpu, rss, code)
                     print(f"# {tag:6} {gen:13} {label(n):>4} {name:9} cpu {cpu:7.2f} s  wall {wall:7.2f} s  "
@@ -180,7 +215,7 @@ def main():
     print()
     print("\n".join(table))
     if args.write:
-        write_table(args.write, table, after)
+        write_table(args.write, table, after, max(1, args.repeat), start_load)
 
 
 def machine():
@@ -194,7 +229,7 @@ def machine():
     return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB memory, {platform.system()} {platform.release()}"
 
 
-def write_table(path, table, build):
+def write_table(path, table, build, repeat, start_load):
     repo = os.path.dirname(os.path.abspath(__file__))
     commit = subprocess.run(["git", "-C", repo, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip() or "?"
@@ -208,6 +243,8 @@ def write_table(path, table, build):
         f"# command: {' '.join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv))}",
         "# CPU s = user + system seconds of the command (the viewer: its own --timing account to the first",
         "# frame); peak = peak resident memory; input = the command's input files (workload, or both traces).",
+        f"# each command run {repeat} time(s): least CPU s, largest peak; 1-minute load average {start_load:.2f} at "
+        f"the start, {os.getloadavg()[0]:.2f} at the end",
         "",
     ]
     folder = os.path.dirname(os.path.abspath(path))
