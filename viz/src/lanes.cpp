@@ -208,22 +208,33 @@ LaneSet::LaneSet(const TraceSet& set, LaneMode mode) : mode_(mode), where_(set.s
       std::vector<std::vector<RowSpan>> per_trace;
     };
     std::map<std::pair<std::uint32_t, std::size_t>, Group> groups;
+    // Each trace's spans go to their groups in two passes over them: counting, then filling arrays of
+    // their exact size (an array of ten million spans grown one at a time was copied again and again).
     for (TraceIndex t = 0; t < set.size(); ++t) {
       const auto& spans = set.trace(t).spans;
-      // Consecutive spans are often of one group: remember the last one instead of a map lookup each.
-      std::pair<std::uint32_t, std::size_t> last_key{kNone, 0};
-      Group* last = nullptr;
-      for (std::uint32_t i = 0; i < spans.size(); ++i) {
-        const std::pair<std::uint32_t, std::size_t> key{spans[i].device, rank(spans[i].engine)};
-        if (last == nullptr || key != last_key) {
-          last = &groups[key];
-          last_key = key;
-          if (last->per_trace.empty()) {
-            last->per_trace.resize(set.size());
-            last->engine = spans[i].engine;
+      for (const bool fill : {false, true}) {
+        // Consecutive spans are often of one group: remember the last one instead of a map lookup each.
+        std::pair<std::uint32_t, std::size_t> last_key{kNone, 0};
+        Group* last = nullptr;
+        std::size_t* count = nullptr;
+        std::map<std::pair<std::uint32_t, std::size_t>, std::size_t> counts;
+        for (std::uint32_t i = 0; i < spans.size(); ++i) {
+          const std::pair<std::uint32_t, std::size_t> key{spans[i].device, rank(spans[i].engine)};
+          if (last == nullptr || key != last_key) {
+            last = &groups[key];
+            last_key = key;
+            if (last->per_trace.empty()) {
+              last->per_trace.resize(set.size());
+              last->engine = spans[i].engine;
+            }
+            if (!fill) count = &counts[key];
           }
+          if (fill)
+            last->per_trace[t].push_back(RowSpan::of(spans[i], i));
+          else
+            ++*count;
         }
-        last->per_trace[t].push_back(RowSpan::of(spans[i], i));
+        for (const auto& [key, n] : counts) groups[key].per_trace[t].reserve(n);
       }
     }
     for (auto& [key, g] : groups) {
