@@ -202,21 +202,25 @@ TraceComparison compare_traces(const Trace& a, const Trace& b, std::vector<SpanD
     while (end < in.size() && !key_less(in[i], t.spans[in[i].span], in[end], t.spans[in[end].span])) ++end;
     return end;
   };
-  // The matched pairs (their spans' indices and a's start), made into deltas once in their final order:
-  // copying each delta's strings in key order read them at random (most of the time at 10M spans).
-  struct Pair {
-    Nanos a_start;
-    std::uint32_t a, b;
-  };
-  std::vector<Pair> pairs;
-  pairs.reserve(std::min(in_a.size(), in_b.size()));
+  // The walk reads the spans in key order, at random in each trace: the spans a few keys ahead start
+  // loading while the current ones are compared (at ten million spans each read was a cache miss). A
+  // matched pair's times are taken then, from the spans the comparison just read.
+  matched.clear();
+  matched.reserve(std::min(in_a.size(), in_b.size()));
+  constexpr std::size_t kAhead = 16;
   for (std::size_t i = 0, j = 0; i < in_a.size() || j < in_b.size();) {
+    if (i + kAhead < in_a.size()) __builtin_prefetch(&a.spans[in_a[i + kAhead].span]);
+    if (j + kAhead < in_b.size()) __builtin_prefetch(&b.spans[in_b[j + kAhead].span]);
     const bool take_a = j == in_b.size() || (i < in_a.size() && !less_ba(j, i));
     const bool take_b = i == in_a.size() || (j < in_b.size() && !less_ab(i, j));
     const std::size_t a_end = take_a ? group_end(a, in_a, i) : i, b_end = take_b ? group_end(b, in_b, j) : j;
     const std::size_t both = std::min(a_end - i, b_end - j);
-    for (std::size_t k = 0; k < both; ++k)
-      pairs.push_back(Pair{a.spans[in_a[i + k].span].start_ns - c.a.start_ns, in_a[i + k].span, in_b[j + k].span});
+    for (std::size_t k = 0; k < both; ++k) {
+      const Span& x = a.spans[in_a[i + k].span];
+      const Span& y = b.spans[in_b[j + k].span];
+      matched.push_back(SpanDelta{in_a[i + k].span, in_b[j + k].span, x.start_ns - c.a.start_ns,
+                                  x.end_ns - c.a.start_ns, y.start_ns - c.b.start_ns, y.end_ns - c.b.start_ns});
+    }
     for (std::size_t k = i + both; k < a_end; ++k) c.only_in_a.push_back(a.spans[in_a[k].span].op_id);
     for (std::size_t k = j + both; k < b_end; ++k) c.only_in_b.push_back(b.spans[in_b[k].span].op_id);
     i = a_end;
@@ -228,28 +232,19 @@ TraceComparison compare_traces(const Trace& a, const Trace& b, std::vector<SpanD
   }
   // By (a_start, op id, engine): a stable radix sort on the start, then each run of equal starts by op id
   // and engine.
-  sort_by_key(pairs, [](const Pair& p) { return p.a_start; });
-  for (std::size_t i = 0; i < pairs.size();) {
+  sort_by_key(matched, [](const SpanDelta& d) { return d.a_start; });
+  for (std::size_t i = 0; i < matched.size();) {
     std::size_t end = i + 1;
-    while (end < pairs.size() && pairs[end].a_start == pairs[i].a_start) ++end;
+    while (end < matched.size() && matched[end].a_start == matched[i].a_start) ++end;
     if (end - i > 1)
-      std::stable_sort(pairs.begin() + static_cast<std::ptrdiff_t>(i), pairs.begin() + static_cast<std::ptrdiff_t>(end),
-                       [&](const Pair& x, const Pair& y) {
+      std::stable_sort(matched.begin() + static_cast<std::ptrdiff_t>(i),
+                       matched.begin() + static_cast<std::ptrdiff_t>(end), [&](const SpanDelta& x, const SpanDelta& y) {
                          const Span& sx = a.spans[x.a];
                          const Span& sy = a.spans[y.a];
                          return std::tie(sx.op_id, sx.engine) < std::tie(sy.op_id, sy.engine);
                        });
     i = end;
   }
-  matched.clear();
-  matched.reserve(pairs.size());
-  for (const Pair& p : pairs) {
-    const Span& x = a.spans[p.a];
-    const Span& y = b.spans[p.b];
-    matched.push_back(SpanDelta{p.a, p.b, x.start_ns - c.a.start_ns, x.end_ns - c.a.start_ns,
-                                y.start_ns - c.b.start_ns, y.end_ns - c.b.start_ns});
-  }
-  std::vector<Pair>().swap(pairs);
   if (!matched.empty()) {
     double start_sum = 0, duration_sum = 0;
     for (const SpanDelta& d : matched) {
