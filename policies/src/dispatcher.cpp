@@ -4,6 +4,7 @@
 #include "streamlab/policies/dispatcher.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <limits>
@@ -544,8 +545,19 @@ struct Dispatcher::State {
         for (const OpIndex u : w.deps(v)) __builtin_prefetch(&slot[u]);
       if constexpr (propagating) __builtin_prefetch(succ.data() + succ_off[v]);
     }
-    if constexpr (propagating) {
-      if (const OpIndex v = ahead(1); v < n)
+    if (const OpIndex v = ahead(1); v < n) {
+      if constexpr (issuing) {
+        // The backend's own state for the op and the events it will wait on and record (the pool's next).
+        std::array<EventId, 9> events{};
+        std::size_t k = 0;
+        for (const OpIndex u : w.deps(v)) {
+          if (k == events.size() - 1) break;
+          if (slot[u].event.valid()) events[k++] = slot[u].event;
+        }
+        if (!free_events.empty()) events[k++] = free_events.back();
+        be.prefetch_issue(v, std::span<const EventId>(events.data(), k));
+      }
+      if constexpr (propagating)
         for (std::uint32_t i = succ_off[v]; i < succ_off[v + 1]; ++i) __builtin_prefetch(&pending[succ[i]]);
     }
   }

@@ -244,6 +244,12 @@ class GpuModel {
   [[nodiscard]] std::uint32_t stream_count() const noexcept { return static_cast<std::uint32_t>(streams_.size()); }
   [[nodiscard]] std::uint32_t event_count() const noexcept { return static_cast<std::uint32_t>(events_.size()); }
   [[nodiscard]] const EventState& event(std::uint32_t e) const noexcept { return events_[e]; }
+  /// Hints (SimBackend::prefetch_issue): what issuing op `op`, or recording or waiting on event `e`,
+  /// reads first.
+  void prefetch_op(model::OpIndex op) const noexcept {
+    if (op < op_stream_.size()) __builtin_prefetch(op_stream_.data() + op);
+  }
+  void prefetch_event(std::uint32_t e) const noexcept { __builtin_prefetch(&events_[e]); }
   [[nodiscard]] const StreamState& stream(std::uint32_t s) const noexcept { return streams_[s]; }
 
   // Issue: `issued` is host time at the end of the call; the device sees the command at `arrival`.

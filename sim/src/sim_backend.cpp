@@ -255,6 +255,13 @@ void SimBackend::destroy_event(EventId event) {
   m.gpu.destroy_event(m.event_index(event, "destroy_event"));
 }
 
+void SimBackend::prefetch_issue(model::OpIndex op, std::span<const EventId> events) noexcept {
+  Impl& m = *impl_;
+  m.gpu.prefetch_op(op);
+  for (const EventId e : events)
+    if (e.valid() && e.value() < m.gpu.event_count()) m.gpu.prefetch_event(e.value());
+}
+
 void SimBackend::record_event(EventId event, StreamId stream) {
   Impl& m = *impl_;
   m.need_prepared("record_event");

@@ -187,6 +187,29 @@ TEST(SimBackend, CallOrderAndHandleErrors) {
   EXPECT_THROW(b.enqueue(s, 0), std::logic_error);  // after finish
 }
 
+TEST(SimBackend, PrefetchHintsAreHarmlessAnywhere) {
+  // A hint (Backend::prefetch_issue) names whatever the host may touch next: before prepare, after
+  // finish, out-of-range ops, unknown, invalid or destroyed events. None of it may fault or change a thing.
+  const model::Workload w = workload({kernel("k", 1, 64, 1000)});
+  sim::SimBackend b(golden::test_profile());
+  const policies::EventId odd[] = {policies::EventId{}, policies::EventId{5u}, policies::EventId{0xfffffffeu}};
+  b.prefetch_issue(0, odd);
+  b.prepare(w);
+  const auto s = b.create_stream(StreamDesc{});
+  const auto e = b.create_event(EventTiming::untimed);
+  const auto gone = b.create_event(EventTiming::untimed);
+  b.destroy_event(gone);
+  const policies::EventId events[] = {e, gone, policies::EventId{}, policies::EventId{99u}};
+  b.prefetch_issue(0, events);
+  b.prefetch_issue(12345, events);
+  b.enqueue(s, 0);
+  b.record_event(e, s);
+  const model::Trace t = b.finish();
+  b.prefetch_issue(0, events);
+  ASSERT_EQ(t.spans.size(), 1u);
+  EXPECT_EQ(t.spans[0].end_ns - t.spans[0].start_ns, 1000);
+}
+
 TEST(SimBackend, ElapsedBetweenTimedEvents) {
   const model::Workload w = workload({kernel("k", 1, 64, 7000)});
   sim::SimBackend b(golden::test_profile());

@@ -65,6 +65,11 @@ class Backend {
   /// no work (a backend may give them a zero-length span). An op with Op::blocking (a program's
   /// cudaMemcpy / cudaMemset) returns only once it, and so its stream's earlier work, has completed.
   virtual void enqueue(StreamId stream, OpIndex op) = 0;
+  /// A hint that changes nothing: the host is about to enqueue `op` and to record or wait on `events`
+  /// (invalid ids allowed). A backend whose bookkeeping for them lies in cold memory may ask for it now
+  /// (the simulator does: ops are issued in no index order and events are reused in any order); the
+  /// default does nothing.
+  virtual void prefetch_issue(OpIndex /*op*/, std::span<const EventId> /*events*/) noexcept {}
   /// cudaLaunchHostFunc: `fn` runs on a backend thread when the stream reaches this point. It must not
   /// call back into the Backend.
   virtual void launch_host_func(StreamId stream, std::function<void()> fn) = 0;

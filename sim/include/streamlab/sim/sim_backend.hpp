@@ -108,6 +108,7 @@ class SimBackend final : public policies::Backend {
   [[nodiscard]] policies::StreamId legacy_default_stream() override;
 
   void enqueue(policies::StreamId stream, model::OpIndex op) override;
+  void prefetch_issue(model::OpIndex op, std::span<const policies::EventId> events) noexcept override;
   void launch_host_func(policies::StreamId stream, std::function<void()> fn) override;
 
   policies::EventId create_event(policies::EventTiming timing) override;
