@@ -1,6 +1,7 @@
 #include "streamlab/viz/trace_set.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <functional>
 #include <numeric>
@@ -109,21 +110,43 @@ void TraceSet::intern_keys() {
   key_slots_.assign(std::bit_ceil(std::max<std::size_t>(2 * longest, 16)), kEmptySlot);
   key_ids_.reserve(traces_.empty() ? 0 : traces_[0].trace.spans.size());
   key_engines_.reserve(key_ids_.capacity());
+  // At ten million spans the table and the ids it names are hundreds of megabytes read at random: span
+  // i + kFar's first slot starts loading while span i is looked up, and span i + kNear's candidate (the
+  // key that slot names: its id and engine) once the slot is in.
+  constexpr std::size_t kFar = 16, kNear = 8;
   for (auto& e : traces_) {
     const auto& spans = e.trace.spans;
     e.keys.resize(spans.size());
+    std::array<std::uint64_t, kFar> ahead{};  // id hashes of the spans from i on, by index mod kFar
+    const auto start_loading = [&](std::size_t i) {
+      if (i >= spans.size()) return;
+      ahead[i % kFar] = id_hash(spans[i].op_id);
+      __builtin_prefetch(&key_slots_[ahead[i % kFar] & (key_slots_.size() - 1)]);
+    };
+    const auto load_candidate = [&](std::size_t i) {
+      if (i >= spans.size()) return;
+      const std::uint64_t v = key_slots_[ahead[i % kFar] & (key_slots_.size() - 1)];
+      if (v == kEmptySlot || static_cast<std::uint32_t>(v >> 32) != static_cast<std::uint32_t>(ahead[i % kFar] >> 32))
+        return;
+      const auto cand = static_cast<std::uint32_t>(v);
+      __builtin_prefetch(key_ids_[cand].data());
+      __builtin_prefetch(&key_engines_[cand]);
+    };
+    for (std::size_t i = 0; i < kFar; ++i) start_loading(i);
     for (std::size_t i = 0; i < spans.size(); ++i) {
+      const std::uint64_t h = ahead[i % kFar];
+      start_loading(i + kFar);
+      load_candidate(i + kNear);
       const std::string_view id = spans[i].op_id;
       const model::Engine engine = spans[i].engine;
       // Traces of one workload often list their spans in the same order: key i is then span i's key,
-      // found without hashing.
+      // found without a probe.
       if (i < key_ids_.size() && key_engines_[i] == engine && key_ids_[i] == id) {
         e.keys[i] = static_cast<std::uint32_t>(i);
         continue;
       }
       if (2 * (key_ids_.size() + 1) > key_slots_.size()) grow_key_slots();
       const std::size_t mask = key_slots_.size() - 1;
-      const std::uint64_t h = id_hash(id);
       const auto fp = static_cast<std::uint32_t>(h >> 32);
       std::size_t slot = h & mask;
       std::uint32_t k = kNone;
