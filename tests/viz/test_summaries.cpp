@@ -123,6 +123,45 @@ TEST(OpTable, ValuesAreAlignedAndSortByErrorMagnitude) {
   EXPECT_EQ(p.op_id_of_key(keys[0]), "k");  // 270 ns
 }
 
+// Large enough for the linear-time sorts (thousands of keys), against the order stated plainly: keys with
+// a value first, by value (magnitude for errors), then by key; keys without one last, by key. Many equal
+// values, negative ones, a span only in one trace, and keys given in shuffled order.
+TEST(OpTable, LargeSortsMatchTheStatedOrder) {
+  std::uint64_t state = 7;
+  const auto next = [&] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL, state >> 33; };
+  std::vector<model::Span> a, b;
+  for (int i = 0; i < 20000; ++i) {
+    const auto start = static_cast<model::Nanos>(next() % 300) - 100;
+    a.push_back(make_span("op_" + std::to_string(i), OpKind::kernel, 1, start, start + 5));
+    if (next() % 7 != 0) {
+      const auto other = static_cast<model::Nanos>(next() % 300) - 150;
+      b.push_back(make_span("op_" + std::to_string(i), OpKind::kernel, 1, other, other + static_cast<model::Nanos>(next() % 9)));
+    }
+  }
+  const TraceSet p = set_of({make_trace(a), make_trace(b)});
+  using W = OpColumn::What;
+  const std::vector<model::Nanos> offsets{0, 3};
+  for (const OpColumn column : {OpColumn{W::start, 1}, OpColumn{W::start_error, 1}, OpColumn{W::duration, 1}})
+    for (const bool descending : {false, true}) {
+      auto keys = all_op_keys(p);
+      for (std::size_t i = keys.size() - 1; i > 0; --i) std::swap(keys[i], keys[next() % (i + 1)]);
+      auto want = keys;
+      const auto value = [&](std::uint32_t k) {
+        auto v = op_value(p, offsets, k, column);
+        if (v && column.is_error() && *v < 0) *v = -*v;
+        return v;
+      };
+      std::sort(want.begin(), want.end(), [&](std::uint32_t x, std::uint32_t y) {
+        const auto vx = value(x), vy = value(y);
+        if (vx.has_value() != vy.has_value()) return vx.has_value();
+        if (vx && *vx != *vy) return descending ? *vx > *vy : *vx < *vy;
+        return x < y;
+      });
+      sort_op_keys(keys, p, offsets, column, descending);
+      EXPECT_EQ(keys, want);
+    }
+}
+
 TEST(OpTable, OpColumnSortsNaturally) {
   std::vector<model::Span> spans;
   for (const char* id : {"op_10", "op_2", "op_1", "op_02", "Op_3", "op_2b", "op"})

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <numeric>
 
+#include "streamlab/model/radix_sort.hpp"
+
 namespace streamlab::viz {
 
 namespace {
@@ -116,26 +118,35 @@ void sort_op_keys(std::vector<std::uint32_t>& keys, const TraceSet& set, std::sp
     });
     return;
   }
-  // (has value, sort value, key): one extraction per key, then a sort of plain records.
+  // Ordered by (has a value first, the value, the key): one extraction per key, then linear-time sorts
+  // of plain records (a comparison sort of ten million cost n log n): the records by key, then a stable
+  // sort by value, which keeps equal values in key order; the keys without a value after them, by key.
   struct Rec {
-    bool missing;
     model::Nanos v;
     std::uint32_t key;
   };
-  std::vector<Rec> recs(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    const auto v = op_value(set, offsets, keys[i], column);
-    model::Nanos x = v.value_or(0);
+  std::vector<Rec> recs;
+  recs.reserve(keys.size());
+  std::vector<std::uint32_t> missing;
+  for (const std::uint32_t key : keys) {
+    const auto v = op_value(set, offsets, key, column);
+    if (!v) {
+      missing.push_back(key);
+      continue;
+    }
+    model::Nanos x = *v;
     // Magnitude, saturating: -INT64_MIN does not exist.
     if (column.is_error() && x < 0) x = x == INT64_MIN ? INT64_MAX : -x;
-    recs[i] = Rec{!v.has_value(), x, keys[i]};
+    recs.push_back(Rec{x, key});
   }
-  std::sort(recs.begin(), recs.end(), [descending](const Rec& a, const Rec& b) {
-    if (a.missing != b.missing) return !a.missing;
-    if (a.v != b.v) return descending ? a.v > b.v : a.v < b.v;
-    return a.key < b.key;
-  });
-  for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = recs[i].key;
+  if (!std::is_sorted(recs.begin(), recs.end(), [](const Rec& a, const Rec& b) { return a.key < b.key; }))
+    model::sort_by_key(recs, [](const Rec& r) { return static_cast<std::int64_t>(r.key); });
+  // Descending: ~v reverses the order of every value (-v would overflow at INT64_MIN).
+  model::sort_by_key(recs, [descending](const Rec& r) { return descending ? ~r.v : r.v; });
+  std::sort(missing.begin(), missing.end());
+  std::size_t i = 0;
+  for (const Rec& r : recs) keys[i++] = r.key;
+  for (const std::uint32_t key : missing) keys[i++] = key;
 }
 
 }  // namespace streamlab::viz
