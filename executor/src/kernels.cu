@@ -209,6 +209,17 @@ cudaError_t launch_empty(dim3 grid, dim3 block, cudaStream_t s) {
   return cudaLaunchKernel(reinterpret_cast<const void*>(&empty_kernel), grid, block, nullptr, 0, s);
 }
 
+cudaError_t set_spin_carveout(int percent) {
+  return cudaFuncSetAttribute(spin_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent);
+}
+
+cudaError_t spin_occupancy(int block_threads, std::size_t shared_bytes, cudaFuncAttributes* attributes,
+                           int* blocks_per_sm) {
+  if (const cudaError_t e = cudaFuncGetAttributes(attributes, spin_kernel); e != cudaSuccess) return e;
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, spin_kernel, block_threads,
+                                                       dynamic_shared(static_cast<unsigned>(shared_bytes)));
+}
+
 cudaError_t launch_spin(dim3 grid, dim3 block, unsigned shared_bytes, cudaStream_t s, std::uint64_t ns_per_block,
                         BlockRecord* records) {
   const unsigned dyn = dynamic_shared(shared_bytes);

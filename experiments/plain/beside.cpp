@@ -16,8 +16,10 @@ void beside(Program& p, const Params& params) {
   const bool same = params.get("same_stream", 0) != 0;
   const int bg = p.stream(0, "non-blocking", "first");
   const int fg = same ? bg : p.stream(0, "non-blocking", "second");
-  p.kernel(bg, bg_grid, bg_block, bg_ns, "first");
-  p.kernel(fg, fg_grid, fg_block, fg_ns, "second");
+  const auto bg_shared = static_cast<unsigned>(params.get("bg_shared", 0));
+  const auto fg_shared = static_cast<unsigned>(params.get("fg_shared", 0));
+  p.kernel(bg, bg_grid, bg_block, bg_ns, "first", bg_shared);
+  p.kernel(fg, fg_grid, fg_block, fg_ns, "second", fg_shared);
   p.stream_sync(fg, "fg_done");
   p.device_sync("end");
 }

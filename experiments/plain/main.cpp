@@ -4,6 +4,8 @@
 //   ... --completion-records   also record an event after every work call (the Dispatcher's completion
 //                              tracking for non-replay policies), to measure whether that changes the run
 //   ... --call-times           also print when each call started (a clock read per call; diagnostic)
+//   ... --carveout PCT         set the spin kernel's preferred shared-memory carveout first (diagnostic)
+//   streamlab-plain occupancy  print the spin kernel's attributes and resident blocks per SM by block size
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -11,28 +13,72 @@
 #include <string>
 
 #include "program.hpp"
+#include "streamlab/executor/kernels.hpp"
 
 using namespace streamlab::plain;
+
+namespace {
+
+// What the driver reports for the spin kernel: registers, static shared memory, and how many blocks of
+// each size fit on an SM with no dynamic shared memory and with `shared=` bytes.
+int occupancy(const Params& params) {
+  const auto shared = static_cast<std::size_t>(params.get("shared", 0));
+  cudaDeviceProp prop{};
+  if (const cudaError_t e = cudaGetDeviceProperties(&prop, 0); e != cudaSuccess) {
+    std::fprintf(stderr, "streamlab-plain: error: cudaGetDeviceProperties: %s\n", cudaGetErrorString(e));
+    return 3;
+  }
+  std::printf("{\"device\":\"%s\",\"shared_per_sm\":%zu,\"reserved_shared_per_block\":%zu,"
+              "\"max_blocks_per_sm\":%d,\"max_threads_per_sm\":%d,\"regs_per_sm\":%d,\"blocks_per_sm\":{",
+              prop.name, prop.sharedMemPerMultiprocessor, prop.reservedSharedMemPerBlock,
+              prop.maxBlocksPerMultiProcessor, prop.maxThreadsPerMultiProcessor, prop.regsPerMultiprocessor);
+  cudaFuncAttributes attr{};
+  for (int threads = 32; threads <= 1024; threads *= 2) {
+    int blocks = 0;
+    if (const cudaError_t e = streamlab::executor::kernels::spin_occupancy(threads, shared, &attr, &blocks);
+        e != cudaSuccess) {
+      std::fprintf(stderr, "streamlab-plain: error: occupancy at %d threads: %s\n", threads, cudaGetErrorString(e));
+      return 3;
+    }
+    std::printf("%s\"%d\":%d", threads == 32 ? "" : ",", threads, blocks);
+  }
+  std::printf("},\"shared\":%zu,\"registers\":%d,\"static_shared\":%zu,\"preferred_carveout\":%d}\n", shared,
+              attr.numRegs, attr.sharedSizeBytes, attr.preferredShmemCarveout);
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   const std::map<std::string, std::function<void(Program&, const Params&)>> scenarios{
       {"chunked", chunked}, {"chains", chains},     {"triple-buffer", triple_buffer},
       {"legacy-null", legacy_null}, {"priority", priority}, {"task-pool", task_pool},
       {"beside", beside}};
+  if (argc >= 2 && std::string(argv[1]) == "occupancy") {
+    Params params;
+    for (int i = 2; i < argc; ++i) {
+      const std::string a = argv[i];
+      if (auto eq = a.find('='); eq != std::string::npos) params.values[a.substr(0, eq)] = a.substr(eq + 1);
+    }
+    return occupancy(params);
+  }
   if (argc < 2 || scenarios.count(argv[1]) == 0) {
     std::fprintf(stderr, "usage: streamlab-plain {chunked|chains|triple-buffer|legacy-null|priority|task-pool|beside} "
-                         "[key=value ...] [--emit FILE] [--name NAME] [--completion-records] [--call-times]\n");
+                         "[key=value ...] [--emit FILE] [--name NAME] [--completion-records] [--call-times] [--carveout PCT]\n"
+                         "       streamlab-plain occupancy [shared=BYTES]\n");
     return 2;
   }
   const std::string scenario = argv[1];
   Params params;
   std::string emit, name = scenario;
   bool records = false, call_times = false;
+  int carveout = -1;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--emit" && i + 1 < argc) emit = argv[++i];
     else if (a == "--completion-records") records = true;
     else if (a == "--call-times") call_times = true;
+    else if (a == "--carveout" && i + 1 < argc) carveout = std::stoi(argv[++i]);
     else if (a == "--name" && i + 1 < argc) name = argv[++i];
     else if (auto eq = a.find('='); eq != std::string::npos) params.values[a.substr(0, eq)] = a.substr(eq + 1);
     else {
@@ -51,6 +97,7 @@ int main(int argc, char** argv) {
   }
   p.set_completion_records(records);
   p.set_call_times(call_times);
+  p.set_carveout(carveout);
   p.prepare_run();
   run(p, params);
   std::printf("{\"scenario\":\"%s\",\"sync_ns\":{", name.c_str());

@@ -34,7 +34,7 @@ struct Program::Call {
   int stream = 0;
   std::size_t bytes = 0;
   bool blocking = false;
-  unsigned grid = 1, block = 1;
+  unsigned grid = 1, block = 1, shared = 0;
   std::int64_t ns = 0;
   std::string name, event, id;
   std::vector<std::int64_t> tasks;
@@ -148,14 +148,15 @@ void Program::d2h(int s, std::size_t bytes, bool blocking) {
   if (blocking && s != 0) check(cudaStreamSynchronize(handle(s)), "cudaStreamSynchronize");
 }
 
-void Program::kernel(int s, unsigned grid, unsigned block, std::int64_t ns_per_block, const std::string& name) {
+void Program::kernel(int s, unsigned grid, unsigned block, std::int64_t ns_per_block, const std::string& name,
+                     unsigned shared_bytes) {
   Call& c = next(kKernel);
   if (mode_ == Mode::plan) {
-    c.stream = s, c.grid = grid, c.block = block, c.ns = ns_per_block, c.name = name;
+    c.stream = s, c.grid = grid, c.block = block, c.ns = ns_per_block, c.name = name, c.shared = shared_bytes;
     return;
   }
   start();
-  check(kernels::launch_spin(dim3(grid), dim3(block), 0, handle(s), static_cast<std::uint64_t>(ns_per_block)),
+  check(kernels::launch_spin(dim3(grid), dim3(block), c.shared, handle(s), static_cast<std::uint64_t>(ns_per_block)),
         "kernel launch");
   completed(c, s);
 }
@@ -252,6 +253,7 @@ void Program::prepare_run() {
         break;
     }
   }
+  if (carveout_ >= 0) check(kernels::set_spin_carveout(carveout_), "cudaFuncSetAttribute(carveout)");
   // Load the kernels before time 0 (lazy module loading would charge the first launch), as the executor's
   // prepare() does.
   check(kernels::launch_spin(dim3(1), dim3(1), 0, cudaStreamLegacy, 0), "warm-up launch");
@@ -298,6 +300,7 @@ std::string Program::workload_json() const {
         o["stream"] = c.stream;
         o["grid"] = c.grid;
         o["block"] = c.block;
+        if (c.shared > 0) o["shared_mem"] = c.shared;
         o["duration"] = {{"per_block_ns", c.ns}};
         break;
       case kTaskPool:

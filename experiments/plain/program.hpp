@@ -34,7 +34,9 @@ class Program {
   // Calls, in the program's issue order.
   void h2d(int s, std::size_t bytes, bool blocking = false);
   void d2h(int s, std::size_t bytes, bool blocking = false);
-  void kernel(int s, unsigned grid, unsigned block, std::int64_t ns_per_block, const std::string& name = {});
+  /// `shared_bytes`: shared memory a block asks for (dynamic; 0: none).
+  void kernel(int s, unsigned grid, unsigned block, std::int64_t ns_per_block, const std::string& name = {},
+              unsigned shared_bytes = 0);
   void task_pool(int s, unsigned grid, unsigned block, const std::vector<std::int64_t>& task_ns, bool dynamic);
   void record(int s, const std::string& event);
   void wait(int s, const std::string& event);
@@ -55,6 +57,9 @@ class Program {
   /// Dispatcher does for its non-replay policies (one event per op, made before time 0). Measures whether
   /// those records change what the GPU does; off for the plain baseline.
   void set_completion_records(bool on) { completion_records_ = on; }
+  /// Diagnostic switch: the spin kernel's preferred shared-memory carveout in percent (set in
+  /// prepare_run; -1, the default, leaves the driver's choice). Not part of the emitted workload.
+  void set_carveout(int percent) { carveout_ = percent; }
   /// Diagnostic switch: read the steady clock as each call starts (one clock read per call, ~20-30 ns on a
   /// TSC host), to see where a program's host time goes. Off for the baseline.
   void set_call_times(bool on) { call_times_ = on; }
@@ -87,6 +92,7 @@ class Program {
   std::map<std::string, cudaEvent_t> events_;
   void* task_state_ = nullptr;
   bool completion_records_ = false;
+  int carveout_ = -1;
   void completed(Call& c, int s);
 };
 

@@ -28,6 +28,14 @@ cudaError_t launch_empty(dim3 grid, dim3 block, cudaStream_t s);
 /// Every block spins for `ns_per_block`; `records` (one per block) may be null.
 cudaError_t launch_spin(dim3 grid, dim3 block, unsigned shared_bytes, cudaStream_t s, std::uint64_t ns_per_block,
                         BlockRecord* records = nullptr);
+/// Sets the spin kernel's preferred shared-memory carveout (percent of the SM's L1/shared storage,
+/// cudaFuncAttributePreferredSharedMemoryCarveout; -1: the driver chooses, the default). Diagnostic: the
+/// carveout decides which kernels can share an SM.
+cudaError_t set_spin_carveout(int percent);
+/// The spin kernel's attributes and its resident blocks per SM at `block_threads` threads and
+/// `shared_bytes` dynamic shared memory a block.
+cudaError_t spin_occupancy(int block_threads, std::size_t shared_bytes, cudaFuncAttributes* attributes,
+                           int* blocks_per_sm);
 /// Block i spins for `ns_per_block[i]` (device memory, one entry per block).
 cudaError_t launch_spin_per_block(dim3 grid, dim3 block, unsigned shared_bytes, cudaStream_t s,
                                   const std::int64_t* ns_per_block, BlockRecord* records = nullptr);
