@@ -4,6 +4,7 @@
 #include "mapped_host.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -367,6 +368,8 @@ class Calibrator {
   void device_latencies(model::DeviceProfile& p);
   void copies(model::DeviceProfile& p);
   void occupancy_limits(model::DeviceProfile& p);
+  /// shared_mem_alloc_unit_bytes and carveout_*_threads_bytes: which kernels can share an SM.
+  void carveouts(model::DeviceProfile& p);
   void throughput(model::DeviceProfile& p);
   /// warp_launch_ns, block_dispatch_ns + block_dispatch_per_warp_ns, task_fetch_ns (device clock).
   void scheduling_details(model::DeviceProfile& p);
@@ -1186,7 +1189,7 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
   constexpr std::uint32_t kWaves = 8;
   constexpr std::uint64_t kShortNs = 25'000, kLongNs = 100'000;
   double ramp_traced = 0, wave_traced = 0, median_traced = 0, wave_short = 0, wave_long = 0;
-  double median_plain = 0, ramp_half = 0, span_pad = 0, traced_gap = 0;
+  double median_plain = 0, ramp_half = 0, span_pad = 0, traced_gap = 0, cupti_pad = 0;
   const unsigned half = std::max(32u, big / 2);
   const double wave_plain = wave_gap(s, sms, big, per_sm, kLongNs, kWaves, runs, median_plain);
   if (why.empty()) {
@@ -1201,6 +1204,13 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
       ramp_half = ramp_slope(s, sms, half, per_sm, runs);
       traced_chain(s, tracer, static_cast<unsigned>(sms), 128, 20'000, runs, span_pad, traced_gap);
       (void)tracer.take();
+      // The pad of CUPTI's own kernel records, as a profiler that records kernels (and so an imported
+      // trace) has it.
+      tracer.set_kernel_records(true);
+      double records_gap = 0;
+      traced_chain(s, tracer, static_cast<unsigned>(sms), 128, 20'000, runs, cupti_pad, records_gap);
+      (void)tracer.take();
+      tracer.set_kernel_records(false);
     } catch (const CuptiUnavailable& e) {
       why = e.what();
     }
@@ -1215,6 +1225,7 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
     p.traced_dispatch_long_block_ns = measured(static_cast<double>(kLongNs), "probe setting (not measured: " + why + ")");
     p.traced_warp_launch_half_fill_ns = measured(p.warp_launch_ns.value, none);
     p.traced_span_pad_ns = measured(0, "CUPTI unavailable (" + why + "): not measured, 0 charged");
+    p.cupti_kernel_pad_ns = measured(0, "CUPTI unavailable (" + why + "): not measured, 0 charged");
     p.traced_same_stream_gap_ns = measured(p.same_stream_gap_ns.value, none);
     note("traced launch overhead: CUPTI unavailable (" + why + ")");
     return;
@@ -1239,10 +1250,14 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
       std::max(0.0, span_pad), "median over " + chain + " of the traced kernel span minus the kernel's own span (last block end - "
                                "first block start, %globaltimer in device memory); 0 when CudaBackend's tracing "
                                "takes kernel spans from the blocks themselves (kernel records off)");
+  p.cupti_kernel_pad_ns = measured(
+      std::max(0.0, cupti_pad), "median over " + chain + ", with CUPTI kernel records on (as a profiler records "
+                                "kernels), of the kernel record's span minus the kernel's own span (last block end - "
+                                "first block start, %globaltimer in device memory)");
   p.traced_same_stream_gap_ns = measured(
       std::max(0.0, traced_gap), "median over " + chain + " of a kernel's first block start minus the previous "
                                  "kernel's last block end (%globaltimer in device memory; untraced: same_stream_gap_ns)");
-  note("traced spans: CUPTI pad " + fmt(span_pad, 0) + " ns per kernel, same-stream gap " + fmt(traced_gap, 0) +
+  note("traced spans: pad " + fmt(span_pad, 0) + " ns per kernel (CUPTI kernel records: " + fmt(cupti_pad, 0) + " ns), same-stream gap " + fmt(traced_gap, 0) +
        " ns, warp launch at half fill " + fmt(ramp_half, 3) + " ns/warp (full " + fmt(ramp_traced, 3) + ")");
   // The simulator's same-SM replacement gap is block_dispatch_ns + warps x per-warp; take the per-warp
   // value that makes it the per-wave cost a traced kernel shows end to end.
@@ -1276,6 +1291,115 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
   note("traced launch overhead: " + fmt(extra) + " ns per op (" + fmt(traced) + " traced vs " + fmt(plain) + ")");
 }
 
+void Calibrator::carveouts(model::DeviceProfile& p) {
+  const auto& d = info_.props;
+  const int reserved = static_cast<int>(d.reservedSharedMemPerBlock);
+  const auto smem_per_sm = static_cast<int>(d.sharedMemPerMultiprocessor);
+
+  // The allocation unit of a block's shared memory: of 8, 16, ..., 1024 bytes, the one with which the
+  // blocks per SM (the block, thread and shared-memory limits) reproduce the runtime's occupancy for
+  // 32-thread spin blocks of every size from 8 bytes to 20000 in steps of 8.
+  std::vector<int> sizes, occupancy;
+  for (int bytes = 8; bytes <= 20000; bytes += 8) {
+    cudaFuncAttributes attr{};
+    int blocks = 0;
+    check(kernels::spin_occupancy(32, static_cast<std::size_t>(bytes), &attr, &blocks), "calibrate (occupancy)");
+    sizes.push_back(bytes);
+    occupancy.push_back(blocks);
+  }
+  int unit = 0;
+  for (int u = 8; u <= 1024 && unit == 0; u *= 2) {
+    bool all = true;
+    for (std::size_t i = 0; i < sizes.size() && all; ++i) {
+      const int per_block = (sizes[i] + u - 1) / u * u + reserved;
+      const int expect = std::min({d.maxBlocksPerMultiProcessor, d.maxThreadsPerMultiProcessor / 32, smem_per_sm / per_block});
+      all = occupancy[i] == expect;
+    }
+    if (all) unit = u;
+  }
+  if (unit == 0) throw std::runtime_error("calibrate (carveout): no allocation unit of 8..1024 bytes reproduces the runtime's occupancy");
+  p.shared_mem_alloc_unit_bytes = measured(
+      unit, "the shared-memory allocation unit (of 8, 16, ..., 1024 bytes) with which blocks per SM = min(block, "
+            "thread and shared-memory limits, a block's bytes rounded up to it plus the per-block reservation) "
+            "reproduces cudaOccupancyMaxActiveBlocksPerMultiprocessor for 32-thread blocks of " +
+            std::to_string(sizes.size()) + " sizes, 8 to 20000 bytes");
+
+  // The configuration a running grid leaves: one block of SMs x T-thread blocks on every SM (no shared
+  // memory, 200 us), then a probe of one 512-thread block on another stream whose full-occupancy need (4
+  // blocks by the thread limit) is exactly one carveout step. The largest step whose probe starts beside
+  // the grid is what the grid's SMs are configured for. The steps are the sm_80/sm_90 carveout sizes, as
+  // probe points only: the value is the largest probe need that started beside.
+  const int sms = d.multiProcessorCount;
+  stream bg(StreamFlags::non_blocking, 0), fg(StreamFlags::non_blocking, 0);
+  buffer rec = device_buffer((static_cast<std::size_t>(sms) + 1) * sizeof(kernels::BlockRecord), "calibrate");
+  constexpr unsigned kProbeThreads = 512;
+  const int probe_blocks = std::min(d.maxBlocksPerMultiProcessor, d.maxThreadsPerMultiProcessor / static_cast<int>(kProbeThreads));
+  std::vector<int> steps;
+  for (int kb : {8, 16, 32, 64, 100, 132, 164, 196, 228})
+    if (kb * 1024 <= smem_per_sm && kb * 1024 / probe_blocks >= reserved) steps.push_back(kb * 1024);
+  // 1 admitted, 0 not, -1 inconclusive (the grid did not cover every SM, or the probe ran on an SM it left
+  // idle).
+  auto trial = [&](unsigned threads, int need) {
+    auto* r = rec.as<kernels::BlockRecord>();
+    check(kernels::launch_spin(dim3(static_cast<unsigned>(sms)), dim3(threads), 0, bg.get(), 200'000, r), "calibrate (carveout)");
+    // Let the grid's blocks reach every SM before the probe is issued.
+    const auto until = Clock::now() + std::chrono::microseconds(30);
+    while (Clock::now() < until) {
+    }
+    const auto shared = static_cast<unsigned>(need / probe_blocks - reserved);
+    check(kernels::launch_spin(dim3(1), dim3(kProbeThreads), shared, fg.get(), 1'000, r + sms), "calibrate (carveout probe)");
+    bg.sync("calibrate (carveout)");
+    fg.sync("calibrate (carveout probe)");
+    const std::vector<kernels::BlockRecord> h = block_records(rec, static_cast<std::size_t>(sms) + 1);
+    const kernels::BlockRecord& probe = h.back();
+    std::set<std::uint32_t> used;
+    std::uint64_t first_end = ~std::uint64_t{0};
+    bool beside_one = false;
+    for (int b = 0; b < sms; ++b) {
+      used.insert(h[static_cast<std::size_t>(b)].sm);
+      first_end = std::min(first_end, h[static_cast<std::size_t>(b)].end_ns);
+      beside_one = beside_one || (h[static_cast<std::size_t>(b)].sm == probe.sm && h[static_cast<std::size_t>(b)].start_ns <= probe.start_ns &&
+                                  probe.start_ns < h[static_cast<std::size_t>(b)].end_ns);
+    }
+    if (static_cast<int>(used.size()) != sms) return -1;
+    if (probe.start_ns >= first_end) return 0;
+    return beside_one ? 1 : -1;
+  };
+  static constexpr std::array<model::Param model::DeviceProfile::*, 6> kFields{
+      &model::DeviceProfile::carveout_32_threads_bytes,  &model::DeviceProfile::carveout_64_threads_bytes,
+      &model::DeviceProfile::carveout_128_threads_bytes, &model::DeviceProfile::carveout_256_threads_bytes,
+      &model::DeviceProfile::carveout_512_threads_bytes, &model::DeviceProfile::carveout_1024_threads_bytes};
+  std::string line;
+  for (std::size_t row = 0; row < kFields.size(); ++row) {
+    const unsigned threads = 32u << row;
+    const int own = std::min({d.maxBlocksPerMultiProcessor, d.maxThreadsPerMultiProcessor / static_cast<int>(threads),
+                              smem_per_sm / reserved}) * reserved;
+    int largest = 0, inconclusive = 0;
+    for (int need : steps) {
+      int yes = 0, no = 0;
+      for (int t = 0; t < 5 && yes < 2 && no < 2; ++t) {
+        const int r = trial(threads, need);
+        yes += r == 1 ? 1 : 0;
+        no += r == 0 ? 1 : 0;
+        inconclusive += r < 0 ? 1 : 0;
+      }
+      if (yes < 2 && no < 2) throw std::runtime_error("calibrate (carveout): " + std::to_string(threads) +
+                                                      "-thread grid: no clear answer in 5 probe trials");
+      if (yes < 2) break;
+      largest = need;
+    }
+    (p.*kFields[row]) = measured(
+        std::max(largest, own),
+        "the largest full-occupancy shared-memory need (probes at " + std::to_string(steps.size()) +
+            " carveout steps, 8 KB up) of a " + std::to_string(kProbeThreads) + "-thread block on another stream "
+            "that started beside a running grid of one " + std::to_string(threads) + "-thread block per SM without "
+            "shared memory (two agreeing trials per step, %globaltimer block records; " + std::to_string(inconclusive) +
+            " inconclusive trials repeated); at least the grid's own need, " + std::to_string(own) + " bytes");
+    line += " " + std::to_string(threads) + ":" + std::to_string(std::max(largest, own) / 1024) + "K";
+  }
+  note("shared-memory allocation unit " + std::to_string(unit) + " B; carveout by block threads:" + line);
+}
+
 model::DeviceProfile Calibrator::run() {
   model::DeviceProfile p;
   p.name = info_.name;
@@ -1302,6 +1426,7 @@ model::DeviceProfile Calibrator::run() {
     round_ = rounds > 1 ? "[round " + std::to_string(k + 1) + "/" + std::to_string(rounds) + "] " : "";
     model::DeviceProfile& q = measured[static_cast<std::size_t>(k)];
     occupancy_limits(q);
+    carveouts(q);
     host_api_costs(q);
     device_latencies(q);
     scheduling_details(q);

@@ -27,12 +27,12 @@ __device__ __forceinline__ std::uint32_t linear_block() {
 
 __device__ __forceinline__ std::uint32_t block_count() { return gridDim.x * gridDim.y * gridDim.z; }
 
-// The whole block spins until `ns` has passed since thread 0 read the clock; every thread stays resident
-// for the duration (as a real block would).
+// Every thread spins until `ns` has passed since it read the clock, and the block stays resident until
+// its last thread is done (as a real block would); the warps of a block start within nanoseconds of each
+// other. No shared memory: a shape's shared memory decides which other kernels can share an SM (the
+// carveout), so the kernel asks for exactly what the shape says (see dynamic_shared).
 __device__ void spin_block(std::uint64_t ns, BlockRecord* records, std::uint32_t index) {
-  __shared__ std::uint64_t start;
-  if (first_thread()) start = globaltimer();
-  __syncthreads();
+  const std::uint64_t start = globaltimer();
   const std::uint64_t until = start + ns;
   while (globaltimer() < until) {
   }
@@ -184,11 +184,13 @@ __global__ void timer_resolution_kernel(std::uint64_t* out, std::uint32_t sample
   *out = best;
 }
 
-// Static shared memory the spin helpers use; subtracted from a shape's request so the total stays within
-// the per-block limit.
-constexpr unsigned kStaticShared = 16;
+// Static shared memory of the task-pool kernel (its shared task index); the spin kernels have none.
+// Subtracted from a shape's request so the block's total is what the shape asks for.
+constexpr unsigned kTaskPoolStaticShared = sizeof(unsigned long long);
 
-unsigned dynamic_shared(unsigned requested) { return requested > kStaticShared ? requested - kStaticShared : 0; }
+unsigned dynamic_shared(unsigned requested, unsigned static_bytes = 0) {
+  return requested > static_bytes ? requested - static_bytes : 0;
+}
 
 template <class Kernel>
 cudaError_t allow_shared(Kernel kernel, unsigned dynamic) {
@@ -253,7 +255,7 @@ cudaError_t launch_cost_model(dim3 grid, dim3 block, cudaStream_t s, void* buf, 
 cudaError_t launch_task_pool(dim3 grid, dim3 block, unsigned shared_bytes, cudaStream_t s, const std::int64_t* task_ns,
                              std::uint32_t tasks, bool dynamic_queue, TaskPoolState* state,
                              BlockRecord* records) {
-  const unsigned dyn = dynamic_shared(shared_bytes);
+  const unsigned dyn = dynamic_shared(shared_bytes, kTaskPoolStaticShared);
   if (const cudaError_t e = allow_shared(task_pool_kernel, dyn); e != cudaSuccess) return e;
   return launch(task_pool_kernel, grid, block, dyn, s, task_ns, tasks, dynamic_queue, state, records);
 }

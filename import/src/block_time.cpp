@@ -481,7 +481,7 @@ BlockTimes kernel_block_times(std::span<const MeasuredKernel> kernels, const mod
   out.ns.assign(kernels.size(), 1);
   const auto sms = static_cast<std::uint32_t>(std::clamp(profile.sm_count.value, 1.0, 1e6));
   const SmResources capacity = model::sm_capacity(profile);
-  const auto pad = static_cast<Nanos>(std::llround(std::max(0.0, profile.traced_span_pad_ns.value)));
+  const auto pad = static_cast<Nanos>(std::llround(std::max(0.0, model::cupti_kernel_pad_ns(profile))));
 
   std::vector<std::size_t> order(kernels.size());
   std::iota(order.begin(), order.end(), std::size_t{0});

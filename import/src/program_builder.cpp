@@ -21,7 +21,7 @@ namespace {
 
 constexpr Nanos kNever = std::numeric_limits<Nanos>::min();
 /// A waiting op may appear to start this much before the work it waited for ends: CUPTI opens a kernel's
-/// record before its first block (the profile's traced_span_pad_ns, under 1 us on H100) and clocks jitter.
+/// record before its first block (the profile's cupti_kernel_pad_ns, under 1 us on H100) and clocks jitter.
 constexpr Nanos kWaitTolerance = 2'000;
 /// How many earlier event records a wait considers when the trace does not link it to one.
 constexpr std::size_t kRecordSearchWindow = 4096;
@@ -83,7 +83,7 @@ model::Nanos per_block_ns_for_span(const model::KernelShape& shape, model::Nanos
   const std::uint64_t slots =
       model::blocks_per_sm(shape, profile) * std::max<std::uint64_t>(1, static_cast<std::uint64_t>(profile.sm_count.value));
   const std::uint64_t waves = (shape.blocks() + slots - 1) / slots;
-  const auto pad = static_cast<Nanos>(std::llround(profile.traced_span_pad_ns.value));
+  const auto pad = static_cast<Nanos>(std::llround(model::cupti_kernel_pad_ns(profile)));
   const Nanos own = std::max<Nanos>(1, span - pad);
   return std::max<Nanos>(1, static_cast<Nanos>(std::llround(static_cast<double>(own) / static_cast<double>(waves))));
 }

@@ -113,7 +113,8 @@ DeviceProfile read_device_profile(JsonDocument& document) {
   }
   for (const auto& f : fields) {
     const std::string ptr = "/params/" + std::string(f.name);
-    const JsonRef j = r.required(params, "/params", f.name, "every parameter is required");
+    if (f.optional && !params.find(f.name)) continue;  // stays absent: no source
+    const JsonRef j = r.required(params, "/params", f.name, "every parameter but the optional ones is required");
     r.check_keys(j, ptr, {"value", "unit", "source", "spread", "range"}, "parameter " + std::string(f.name));
     const std::string_view unit = r.get_string(r.required(j, ptr, "unit"), ptr + "/unit");
     if (unit != f.unit)
@@ -181,6 +182,7 @@ std::string device_profile_to_json(const DeviceProfile& p) {
   Json params = Json::object();
   for (const auto& f : device_profile_fields()) {
     const Param& param = p.*(f.member);
+    if (f.optional && !param.present()) continue;
     Json j;
     j["value"] = number_json(param.value);
     j["unit"] = std::string(f.unit);
@@ -247,6 +249,10 @@ Param param_from_samples(std::vector<double> samples, std::string source) {
   p.spread = p.value != 0 ? (p.range->high - p.range->low) / std::abs(p.value) : 0.0;
   p.source = std::move(source);
   return p;
+}
+
+double cupti_kernel_pad_ns(const DeviceProfile& p) noexcept {
+  return p.cupti_kernel_pad_ns.present() ? p.cupti_kernel_pad_ns.value : p.traced_span_pad_ns.value;
 }
 
 DeviceProfile bundled_h100_profile() {

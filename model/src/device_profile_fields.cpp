@@ -61,6 +61,14 @@ std::span<const ParamField> device_profile_fields() noexcept {
       ParamField{"traced_warp_launch_half_fill_ns", "ns/warp", &DeviceProfile::traced_warp_launch_half_fill_ns},
       ParamField{"traced_span_pad_ns", "ns", &DeviceProfile::traced_span_pad_ns},
       ParamField{"traced_same_stream_gap_ns", "ns", &DeviceProfile::traced_same_stream_gap_ns},
+      ParamField{"cupti_kernel_pad_ns", "ns", &DeviceProfile::cupti_kernel_pad_ns, false, false, true},
+      ParamField{"shared_mem_alloc_unit_bytes", "bytes", &DeviceProfile::shared_mem_alloc_unit_bytes, false, false, true},
+      ParamField{"carveout_32_threads_bytes", "bytes", &DeviceProfile::carveout_32_threads_bytes, false, false, true},
+      ParamField{"carveout_64_threads_bytes", "bytes", &DeviceProfile::carveout_64_threads_bytes, false, false, true},
+      ParamField{"carveout_128_threads_bytes", "bytes", &DeviceProfile::carveout_128_threads_bytes, false, false, true},
+      ParamField{"carveout_256_threads_bytes", "bytes", &DeviceProfile::carveout_256_threads_bytes, false, false, true},
+      ParamField{"carveout_512_threads_bytes", "bytes", &DeviceProfile::carveout_512_threads_bytes, false, false, true},
+      ParamField{"carveout_1024_threads_bytes", "bytes", &DeviceProfile::carveout_1024_threads_bytes, false, false, true},
   };
   return kFields;
 }

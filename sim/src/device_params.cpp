@@ -24,6 +24,8 @@ class Reader {
  public:
   explicit Reader(const model::DeviceProfile& p) : p_(p) {}
 
+  /// Whether an optional field is in the profile.
+  bool has(std::string_view field) const { return find(field).present(); }
   double any(std::string_view field) const {
     const model::Param& param = find(field);
     if (!std::isfinite(param.value)) fail(field, "is not a finite number");
@@ -123,6 +125,19 @@ DeviceParams derive_params(const model::DeviceProfile& p) {
     r.fail("max_shared_mem_per_block_bytes", "must not exceed shared_mem_per_sm_bytes");
   d.smem_reserved_per_block = d.smem_per_sm - d.smem_per_block_max;
   d.threads_per_block_max = static_cast<std::int32_t>(r.integer("max_threads_per_block", 1, kBig));
+  // The carveout: all seven fields or none.
+  static constexpr std::array<std::string_view, 6> kCarveouts{
+      "carveout_32_threads_bytes",  "carveout_64_threads_bytes",  "carveout_128_threads_bytes",
+      "carveout_256_threads_bytes", "carveout_512_threads_bytes", "carveout_1024_threads_bytes"};
+  d.carveout = r.has("shared_mem_alloc_unit_bytes");
+  for (std::size_t i = 0; i < kCarveouts.size(); ++i) {
+    if (r.has(kCarveouts[i]) != d.carveout)
+      r.fail(kCarveouts[i], d.carveout ? "is missing: the carveout needs shared_mem_alloc_unit_bytes and all six carveout_*_threads_bytes"
+                                       : "needs shared_mem_alloc_unit_bytes (the carveout is all seven fields or none)");
+    if (d.carveout)
+      d.carveout_by_threads[i] = static_cast<std::int32_t>(r.integer(kCarveouts[i], 1, d.smem_per_sm));
+  }
+  if (d.carveout) d.smem_alloc_unit = static_cast<std::int32_t>(r.integer("shared_mem_alloc_unit_bytes", 1, 65536));
   d.max_resident_grids = static_cast<std::uint32_t>(r.integer("max_resident_grids", 1, 1'000'000));
   d.connections = static_cast<std::uint32_t>(r.integer("connections", 1, 32));
   d.priority_least = static_cast<int>(r.integer("priority_least", -1000, 1000));

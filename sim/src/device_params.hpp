@@ -20,6 +20,13 @@ struct DeviceParams {
   /// Shared memory the system reserves per resident block: smem_per_sm - max per block (1 KB on sm_80..90,
   /// which is exactly the difference the CUDA occupancy tables give).
   std::int32_t smem_reserved_per_block = 0;
+  /// The shared-memory carveout (profiles that measured it; `carveout` false otherwise and every kernel
+  /// may share an SM that has room). A block's shared memory is rounded up to smem_alloc_unit; a running
+  /// grid of threads_for(i) = 32 << i -thread blocks without shared memory leaves its SMs configured for
+  /// carveout_by_threads[i] bytes (see GpuModel's KernelInfo::carveout and ::admit).
+  bool carveout = false;
+  std::int32_t smem_alloc_unit = 1;
+  std::array<std::int32_t, 6> carveout_by_threads{};
   std::uint32_t max_resident_grids = 0;
   std::uint32_t connections = 0;
   int priority_least = 0, priority_greatest = 0;

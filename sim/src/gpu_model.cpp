@@ -106,7 +106,7 @@ GpuModel::GpuModel(const DeviceParams& params, std::uint32_t connections, bool r
   // streams, the H2D engine ran the copies of streams 1 and 5 in issue order, then those of 2 and 6, ...).
   copy_pool_ = std::min<std::uint32_t>(connections_, kCopyQueuesPerEngine);
   queues_.resize(static_cast<std::size_t>(connections_) + 3 * static_cast<std::size_t>(copy_pool_));
-  sms_.assign(p_.sm_count, SmRoom{p_.threads_per_sm, p_.blocks_per_sm, p_.registers_per_sm, p_.smem_per_sm});
+  sms_.assign(p_.sm_count, SmRoom{p_.threads_per_sm, p_.blocks_per_sm, p_.registers_per_sm, p_.smem_per_sm, 0, 0});
   const auto levels = static_cast<std::size_t>(p_.priority_least - p_.priority_greatest + 1);
   level_head_.assign(levels, kNone);
   level_tail_.assign(levels, kNone);
@@ -172,7 +172,8 @@ KernelInfo GpuModel::kernel_info(model::OpIndex i, bool preparing) {
     bad("block needs " + std::to_string(regs) + " registers (" + std::to_string(s.registers_per_thread) +
         " per thread, allocated per warp), above the SM's registers_per_sm " + std::to_string(p_.registers_per_sm));
   k.need.regs = static_cast<std::int32_t>(regs);
-  k.need.smem = static_cast<std::int32_t>(s.shared_mem_bytes) + p_.smem_reserved_per_block;
+  k.need.smem = static_cast<std::int32_t>(ceil_div(std::int64_t{s.shared_mem_bytes}, p_.smem_alloc_unit) * p_.smem_alloc_unit) +
+                p_.smem_reserved_per_block;
   if (k.need.threads > p_.threads_per_sm)
     bad("block of " + std::to_string(k.need.threads) + " threads exceeds max_threads_per_sm");
   if (k.need.smem > p_.smem_per_sm) bad("block's shared memory exceeds shared_mem_per_sm_bytes");
@@ -196,6 +197,16 @@ KernelInfo GpuModel::kernel_info(model::OpIndex i, bool preparing) {
   std::int64_t occ = std::min<std::int64_t>(p_.blocks_per_sm, p_.threads_per_sm / k.need.threads);
   occ = std::min<std::int64_t>(occ, p_.registers_per_sm / std::max<std::int32_t>(1, k.need.regs));
   if (k.need.smem > 0) occ = std::min<std::int64_t>(occ, p_.smem_per_sm / k.need.smem);
+  if (p_.carveout) {
+    // Measured for power-of-two block sizes without shared memory: the next size up stands for a block
+    // in between, and a kernel whose own full-occupancy need is larger configures at least that.
+    k.need.admit = static_cast<std::int32_t>(occ * k.need.smem);
+    std::size_t row = 0;
+    while (row + 1 < p_.carveout_by_threads.size() && (kWarp << row) < k.need.threads) ++row;
+    k.need.carveout = std::max(p_.carveout_by_threads[row], k.need.admit);
+  } else {
+    k.need.carveout = p_.smem_per_sm;
+  }
   {
     const double wave = static_cast<double>(std::min<std::uint64_t>(blocks, static_cast<std::uint64_t>(occ) * p_.sm_count));
     const double fill = wave * k.need.threads / (static_cast<double>(p_.sm_count) * p_.threads_per_sm);

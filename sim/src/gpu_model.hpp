@@ -104,22 +104,35 @@ struct Queue {
   bool dirty = false;
 };
 
-/// Per-block resources, rounded the way the hardware allocates them.
+/// Per-block resources, rounded the way the hardware allocates them, and the kernel's shared-memory
+/// carveout: `carveout`, the configuration its first block sets on an idle SM; `admit`, what it needs of
+/// a busy SM's configuration to start there (its shared memory at full occupancy). Without a measured
+/// carveout (DeviceParams::carveout false) carveout is the whole SM and admit 0: any kernel fits anywhere
+/// there is room.
 struct BlockNeed {
   std::int32_t threads = 0, regs = 0, smem = 0;
+  std::int32_t carveout = 0, admit = 0;
 };
+/// What an SM has left. `smem` counts within the configuration in force (`carveout`), which the first
+/// block on an idle SM sets and which stays until the SM is idle again (the hardware reconfigures only an
+/// SM that runs nothing: H100, 2026-11-24, a 4 x 32-thread kernel of another stream waited 300 us for a
+/// 132 x 1024-thread grid that left every SM room).
 struct SmRoom {
   std::int32_t threads = 0, blocks = 0, regs = 0, smem = 0;
+  std::int32_t carveout = 0, resident = 0;
   [[nodiscard]] bool fits(const BlockNeed& n) const noexcept {
-    return blocks >= 1 && threads >= n.threads && regs >= n.regs && smem >= n.smem;
+    if (blocks < 1 || threads < n.threads || regs < n.regs) return false;
+    return resident == 0 || (smem >= n.smem && n.admit <= carveout);
   }
   void take(const BlockNeed& n) noexcept {
+    if (resident++ == 0) carveout = smem = n.carveout;
     threads -= n.threads;
     blocks -= 1;
     regs -= n.regs;
     smem -= n.smem;
   }
   void give(const BlockNeed& n) noexcept {
+    --resident;
     threads += n.threads;
     blocks += 1;
     regs += n.regs;

@@ -3,6 +3,8 @@
 // tests/golden/expected/<scenario>.txt, computed by hand there.
 #include <string>
 
+#include "streamlab/model/errors.hpp"
+
 #include "golden_support.hpp"
 #include "streamlab/policies/dispatcher.hpp"
 #include "streamlab/policies/registry.hpp"
@@ -23,18 +25,24 @@ std::string program(const std::string& name, const std::string& streams, const s
          R"(, "ops": [)" + ops + "]}";
 }
 
-/// Replays `json` on the test device; device spans as Scenario::render does, then one line per host call.
-std::string replay(const std::string& json, std::optional<std::uint32_t> connections, const std::string& prefix) {
+/// Replays `json` on `profile` and returns the trace.
+model::Trace replay_trace(const std::string& json, std::optional<std::uint32_t> connections,
+                          const model::DeviceProfile& profile) {
   const model::Workload w = model::parse_workload(json, "golden");
   sim::SimOptions o;
   o.date = "2026-01-01";
   o.warp_launch_ns = 0.0;
   o.connections = connections;
-  sim::SimBackend be(test_profile(), o);
+  sim::SimBackend be(profile, o);
   auto policy = policies::make_policy(policies::kReplayPolicy, {});
-  const policies::DispatchResult r = policies::dispatch(be, w, *policy);
+  return policies::dispatch(be, w, *policy).trace;
+}
+
+/// Replays `json` on the test device; device spans as Scenario::render does, then one line per host call.
+std::string replay(const std::string& json, std::optional<std::uint32_t> connections, const std::string& prefix) {
+  const model::Trace trace = replay_trace(json, connections, test_profile());
   std::string out;
-  for (const model::Span& s : r.trace.spans) {
+  for (const model::Span& s : trace.spans) {
     out += prefix + (s.host_call ? "call " + s.name + " " : std::string()) + s.op_id +
            " stream=" + std::to_string(s.stream) + " engine=" + std::string(model::to_string(s.engine)) +
            " start=" + std::to_string(s.start_ns) + " end=" + std::to_string(s.end_ns) + "\n";
@@ -102,6 +110,60 @@ TEST(GoldenProgram, CopyQueues) {
                             copy("H2", "h2d", 2, 10000) + "," + kernel("K2", 2, 1, 256, 10000)),
                 1, "conn1 ");
   check("program_copy_queues", out);
+}
+
+/// The test device with a measured shared-memory carveout: 128-byte allocation unit; a running grid of
+/// 32/64-thread blocks leaves its SMs configured for 32 KiB, 128: 16 KiB, 256/512: 8 KiB, 1024: 4 KiB.
+model::DeviceProfile carveout_profile() {
+  model::DeviceProfile d = test_profile();
+  d.shared_mem_alloc_unit_bytes = p(128);
+  d.carveout_32_threads_bytes = p(32768);
+  d.carveout_64_threads_bytes = p(32768);
+  d.carveout_128_threads_bytes = p(16384);
+  d.carveout_256_threads_bytes = p(8192);
+  d.carveout_512_threads_bytes = p(8192);
+  d.carveout_1024_threads_bytes = p(4096);
+  return d;
+}
+
+/// When FG (stream 2, one 256-thread block with `shared` bytes, 10 us) starts, issued right after BG
+/// (stream 1, `bg_blocks` x `bg_threads`, 10 us a block, no shared memory).
+Nanos fg_start(const model::DeviceProfile& profile, std::uint32_t bg_blocks, std::uint32_t bg_threads, int shared) {
+  const std::string fg = R"({"id": "FG", "kind": "kernel", "stream": 2, "grid": 1, "block": 256, "shared_mem": )" +
+                         std::to_string(shared) + R"(, "duration": {"per_block_ns": 10000}})";
+  const model::Trace t =
+      replay_trace(program("carveout", kTwoStreams, kernel("BG", 1, bg_blocks, bg_threads, 10000) + "," + fg),
+                   std::nullopt, profile);
+  for (const model::Span& s : t.spans)
+    if (!s.host_call && s.op_id == "FG") return s.start_ns;
+  ADD_FAILURE() << "no FG span";
+  return -1;
+}
+
+TEST(GoldenProgram, CarveoutKeepsAKernelOffBusySmsConfiguredTooSmall) {
+  // Host: BG's launch call [0, 1000], FG's [1000, 2000]; each kernel reaches the SMs 2000 after its call
+  // returns: BG runs [3000, 13000], one 1024-thread block on each of the 4 SMs, and sets their carveout to
+  // 4 KiB (its own need, 2 blocks x 0 bytes, is less). FG is ready at 4000. Its need at full occupancy is
+  // 8 blocks (threads and registers allow 8) x its shared memory rounded up to 128 bytes.
+  const model::DeviceProfile c = carveout_profile();
+  EXPECT_EQ(fg_start(c, 4, 1024, 512), 4000) << "8 x 512 = 4096 fits the 4 KiB configuration: starts beside";
+  EXPECT_EQ(fg_start(c, 4, 1024, 500), 4000) << "500 bytes are allocated as 512";
+  EXPECT_EQ(fg_start(c, 4, 1024, 513), 13000) << "513 -> 640 bytes, 8 x 640 = 5120 > 4096: waits for an idle SM";
+  EXPECT_EQ(fg_start(test_profile(), 4, 1024, 513), 4000) << "without a measured carveout any room will do";
+  EXPECT_EQ(fg_start(c, 2, 1024, 513), 4000) << "two SMs are idle: FG configures one of them itself";
+  EXPECT_EQ(fg_start(c, 4, 64, 2048), 4000) << "64-thread blocks leave 32 KiB: 8 x 2048 = 16384 fits";
+  EXPECT_EQ(fg_start(c, 4, 64, 4097), 13000) << "4097 -> 4224 bytes, 8 x 4224 = 33792 > 32768";
+}
+
+TEST(GoldenProgram, CarveoutNeedsAllItsFields) {
+  model::DeviceProfile d = carveout_profile();
+  d.carveout_512_threads_bytes = model::Param{};
+  try {
+    sim::SimBackend be(d, sim::SimOptions{});
+    FAIL() << "a partial carveout was accepted";
+  } catch (const model::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("carveout_512_threads_bytes"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

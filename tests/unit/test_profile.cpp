@@ -45,7 +45,10 @@ TEST(Profile, BundledH100Parses) {
   EXPECT_EQ(p.priority_greatest.value, -5);
   EXPECT_EQ(p.copy_engines.value, 3);
   EXPECT_FALSE(p.sm_count.source.empty());
-  for (const auto& f : device_profile_fields()) EXPECT_FALSE((p.*(f.member)).source.empty()) << f.name;
+  for (const auto& f : device_profile_fields()) {
+    if (f.optional) continue;
+    EXPECT_FALSE((p.*(f.member)).source.empty()) << f.name;
+  }
 }
 
 TEST(Profile, BundledMatchesTheRepositoryFile) {
@@ -271,4 +274,32 @@ TEST(Profile, TheSampledH100CalibrationCarriesTheHostsRanges) {
   EXPECT_GT(slow.kernel_launch_ns.value, p.kernel_launch_ns.value);
   EXPECT_LT(fast.kernel_launch_ns.value, p.kernel_launch_ns.value);
   EXPECT_LT(slow.h2d_pageable_gbps.value, fast.h2d_pageable_gbps.value);
+}
+
+TEST(ProfileOptional, AbsentFieldsStayAbsentAndPresentOnesRoundTrip) {
+  // Profiles from before the carveout and the CUPTI record pad were measured: absent, not written back.
+  DeviceProfile p = bundled_h100_profile();
+  EXPECT_FALSE(p.cupti_kernel_pad_ns.present());
+  EXPECT_FALSE(p.shared_mem_alloc_unit_bytes.present());
+  const std::string without = device_profile_to_json(p);
+  EXPECT_EQ(without.find("carveout_"), std::string::npos);
+  EXPECT_EQ(without.find("cupti_kernel_pad_ns"), std::string::npos);
+  EXPECT_EQ(parse_device_profile(without, "x"), p);
+  // The import's pad falls back to traced_span_pad_ns, then follows the new field.
+  EXPECT_EQ(cupti_kernel_pad_ns(p), p.traced_span_pad_ns.value);
+  p.cupti_kernel_pad_ns = Param{640, "test"};
+  p.carveout_256_threads_bytes = Param{16384, "test"};
+  const std::string with = device_profile_to_json(p);
+  EXPECT_NE(with.find("\"carveout_256_threads_bytes\""), std::string::npos);
+  EXPECT_EQ(parse_device_profile(with, "x"), p);
+  EXPECT_EQ(cupti_kernel_pad_ns(p), 640);
+  // Present, an optional field is checked like any other.
+  std::string bad = with;
+  bad.replace(bad.find("16384"), 5, "-3");
+  try {
+    (void)parse_device_profile(bad, "bad.json");
+    FAIL() << "a negative byte count was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/params/carveout_256_threads_bytes/value"), std::string::npos) << e.what();
+  }
 }

@@ -45,7 +45,7 @@ struct BlockTimes {
 };
 
 /// Block times of every kernel of one device's timeline (any order; kernels of other devices must not be
-/// mixed in). Uses the profile's SM count, SM resources and traced_span_pad_ns.
+/// mixed in). Uses the profile's SM count, SM resources and CUPTI kernel-record pad (model::cupti_kernel_pad_ns).
 [[nodiscard]] BlockTimes kernel_block_times(std::span<const MeasuredKernel> kernels,
                                             const model::DeviceProfile& profile);
 

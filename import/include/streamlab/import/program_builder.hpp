@@ -76,7 +76,7 @@ struct Imported {
 [[nodiscard]] Imported build_program(const Capture& capture, const BuildOptions& options);
 
 /// Per-block duration (ns) that reproduces a kernel's measured CUPTI span under `profile`:
-/// (span - traced_span_pad_ns) / waves, waves = ceil(blocks / (blocks_per_sm x SMs)), at least 1 ns.
+/// (span - cupti_kernel_pad_ns) / waves, waves = ceil(blocks / (blocks_per_sm x SMs)), at least 1 ns.
 [[nodiscard]] model::Nanos per_block_ns_for_span(const model::KernelShape& shape, model::Nanos span,
                                                  const model::DeviceProfile& profile);
 

@@ -33,11 +33,14 @@ struct Param {
     friend bool operator==(const Range&, const Range&) = default;
   };
   std::optional<Range> range = std::nullopt;
+  /// False only for an optional parameter (ParamField::optional) that the profile does not have: it has
+  /// no source then. Required parameters always have one.
+  [[nodiscard]] bool present() const noexcept { return !source.empty(); }
   friend bool operator==(const Param&, const Param&) = default;
 };
 
-/// Device parameters. Every field is required in the JSON; a missing or invalid one is an InputError
-/// naming it. Units are in the field names.
+/// Device parameters. Every field but the optional ones (ParamField::optional) is required in the JSON; a
+/// missing or invalid one is an InputError naming it. Units are in the field names.
 struct DeviceProfile {
   std::string name;          ///< e.g. "NVIDIA H100 80GB HBM3"
   std::string driver;        ///< driver version, where measured
@@ -144,6 +147,27 @@ struct DeviceProfile {
   Param traced_span_pad_ns;
   /// same_stream_gap_ns measured with CUPTI tracing on (the simulator's traced runs use it instead).
   Param traced_same_stream_gap_ns;
+  /// Optional: CUPTI's kernel activity record span minus the kernel's own span, with kernel records on
+  /// (traced_span_pad_ns is 0 where the executor takes kernel spans from the blocks themselves). Importers
+  /// of profiler traces (CUPTI kernel records) take a kernel's blocks from its span less this pad; absent,
+  /// they use traced_span_pad_ns (profiles from before the two were told apart).
+  Param cupti_kernel_pad_ns;
+
+  // Optional: the shared-memory carveout (profiles from before it was measured have none, and the
+  // simulator then lets any kernel share an SM that has room). An SM's L1/shared storage is split by a
+  // configuration the first kernel placed on an idle SM sets; another kernel's block starts on an SM
+  // that runs blocks only when its own full-occupancy shared-memory need fits that configuration.
+  /// Granularity of a block's shared memory (static + dynamic, rounded up to it, plus the per-block
+  /// reservation).
+  Param shared_mem_alloc_unit_bytes;
+  /// The configuration a running grid of 32 / 64 / ... / 1024-thread blocks without shared memory leaves
+  /// on its SMs: the largest per-SM need of another kernel that still starts beside it.
+  Param carveout_32_threads_bytes;
+  Param carveout_64_threads_bytes;
+  Param carveout_128_threads_bytes;
+  Param carveout_256_threads_bytes;
+  Param carveout_512_threads_bytes;
+  Param carveout_1024_threads_bytes;
 
   friend bool operator==(const DeviceProfile&, const DeviceProfile&) = default;
 };
@@ -159,6 +183,8 @@ struct ParamField {
   /// A rate the host's CPU sets (pageable copies go through the CPU's copy into staging buffers): lower
   /// on a slow host. at_host_speed moves it to its range's ends too (slow = low).
   bool host_rate = false;
+  /// May be absent from a profile (Param::present() false): measured only by newer calibrations.
+  bool optional = false;
 };
 [[nodiscard]] std::span<const ParamField> device_profile_fields() noexcept;
 
@@ -189,6 +215,11 @@ enum class HostSpeed { typical, fast, slow };
 /// sample, range = the 5th..95th percentile (linear between ranks), spread = (high - low) / value.
 /// `samples` must not be empty.
 [[nodiscard]] Param param_from_samples(std::vector<double> samples, std::string source);
+
+/// The pad of CUPTI's kernel activity records (what an imported profiler trace's kernel spans carry):
+/// cupti_kernel_pad_ns where the profile has it, else traced_span_pad_ns (older profiles measured the
+/// pad with kernel records on under that name).
+[[nodiscard]] double cupti_kernel_pad_ns(const DeviceProfile& p) noexcept;
 
 /// The bundled H100 SXM profile (model/profiles/h100-sxm.json, baked in at build time).
 [[nodiscard]] DeviceProfile bundled_h100_profile();
