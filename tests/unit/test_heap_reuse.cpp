@@ -13,10 +13,11 @@
 namespace streamlab::model {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kOwnAllocator = true;  // ASan's allocator replaces glibc's: nothing to observe
+// A sanitizer's allocator (ASan, TSan, MSan) replaces glibc's: there is nothing of glibc's to observe.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kOwnAllocator = true;
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
 constexpr bool kOwnAllocator = true;
 #else
 constexpr bool kOwnAllocator = false;
