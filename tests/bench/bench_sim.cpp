@@ -322,14 +322,25 @@ BENCHMARK(BM_SimWavesRandomDag)->Arg(200'000)->Unit(benchmark::kMillisecond)->It
 /// `gen random-dag`'s DAG of range(1) ops (the scale table's: deps anywhere in earlier layers, so ops are
 /// issued in random order; load-balanced, 4 streams, as `streamlab sim` runs it there; range(0) = 0) and
 /// on this file's local 10^6-op DAG (deps among the 64 ops before, issued nearly in index order;
-/// round-robin; range(0) = 1). Fastest run each way; `on_over_off` < 1 means prefetching pays.
+/// round-robin; range(0) = 1) and on `gen stream-chains`' range(1) ops (chains of 1000 kernels, every op
+/// hinted to a stream; load-balanced; range(0) = 2). Fastest run each way; `on_over_off` < 1 means
+/// prefetching pays.
 void BM_SimPrefetchAhead(benchmark::State& state) {
-  const bool generated = state.range(0) == 0;
-  model::gen::RandomDag params;
-  params.ops = static_cast<std::uint32_t>(state.range(1));
-  const model::Workload generated_w = generated ? model::gen::random_dag(params) : model::Workload{};
+  const auto ops = static_cast<std::uint32_t>(state.range(1));
+  model::Workload generated_w;
+  if (state.range(0) == 0) {
+    model::gen::RandomDag params;
+    params.ops = ops;
+    generated_w = model::gen::random_dag(params);
+  } else if (state.range(0) == 2) {
+    model::gen::StreamChains params;  // as the scale table's: chains of 1000 kernels, every op hinted
+    params.chains = ops / 1000;
+    params.length = 1000;
+    generated_w = model::gen::stream_chains(params);
+  }
+  const bool generated = state.range(0) != 1;
   const model::Workload& w = generated ? generated_w : random_dag_1m();
-  const std::string policy = generated ? "load-balanced" : "round-robin";
+  const std::string policy = state.range(0) == 1 ? "round-robin" : "load-balanced";
   const model::DeviceProfile profile = model::bundled_h100_profile();
   const std::string hash = w.hash();
   sim::SimOptions options = bench_options();
@@ -346,9 +357,18 @@ void BM_SimPrefetchAhead(benchmark::State& state) {
   state.counters["off_s"] = best_off;
   state.counters["on_over_off"] = best_on / best_off;
 }
-BENCHMARK(BM_SimPrefetchAhead)->Args({0, 1'000'000})->Args({1, 0})->Unit(benchmark::kMillisecond)->Iterations(3);
-// Ten times the ops: about a minute a run and 5 GB; run it on its own (--benchmark_filter=PrefetchAhead/0/1000).
-BENCHMARK(BM_SimPrefetchAhead)->Args({0, 10'000'000})->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK(BM_SimPrefetchAhead)
+    ->Args({0, 1'000'000})
+    ->Args({1, 0})
+    ->Args({2, 1'000'000})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+// Ten times the ops: about a minute a run and 5 GB; run them on their own (--benchmark_filter=PrefetchAhead/./10000000).
+BENCHMARK(BM_SimPrefetchAhead)
+    ->Args({0, 10'000'000})
+    ->Args({2, 10'000'000})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2);
 
 }  // namespace
 
