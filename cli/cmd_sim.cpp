@@ -174,8 +174,9 @@ const bool registered = register_command(
            ->check(CLI::Range(0.01, 100.0))
            ->capture_default_str();
        app.add_option("--host-speed", o->host_speed,
-                      "typical: the profile's host API costs; fast / slow: each at the low / high end of the "
-                      "range calibrate measured for it (the host's own spread: predict both for a range)")
+                      "typical: the profile's values; fast / slow: each host API cost at the low / high end of "
+                      "the range calibrate measured for it, host-set rates and the copy directions' sharing at "
+                      "the other end (the machine's own spread: predict both for a range)")
            ->check(CLI::IsMember({"typical", "fast", "slow"}))
            ->capture_default_str();
        add_budget_options(app, o->budget);

@@ -388,6 +388,8 @@ class Calibrator {
   /// Every sample of each host-call parameter, by field name: one per round (reps_ batches each) and one
   /// per pass of sample_host_speed (kSampleBatches each).
   std::map<std::string_view, std::vector<double>> host_samples_;
+  /// Every run of each run-to-run ratio (ParamField::run_to_run), over all rounds.
+  std::map<std::string_view, std::vector<double>> run_samples_;
   int sampling_passes_ = 0;
   double sampling_seconds_ = 0;
   bool sampling_ = false;  ///< no progress line per sampling pass
@@ -547,6 +549,17 @@ void Calibrator::combine_host_samples(model::DeviceProfile& p, const std::vector
           v, (rounds.front().*(f.member)).source + "; value: the median of " + std::to_string(v.size()) +
                  " calibrate rounds (method above: round 1), range: their 5th to 95th percentile (the host's CPU "
                  "copies pageable data, so this moves with its speed)");
+      continue;
+    }
+    if (f.run_to_run) {  // the copy directions' sharing moves from run to run: every run of every round
+      const auto runs = run_samples_.find(f.name);
+      if (runs == run_samples_.end() || runs->second.empty()) continue;
+      model::Param& out = p.*(f.member);
+      out = model::param_from_samples(
+          runs->second, out.source.substr(0, out.source.find("; value:")) + "; value: the median of all " +
+                            std::to_string(runs->second.size()) + " runs of " + std::to_string(rounds.size()) +
+                            " calibrate rounds (method above: round 1), range: their 5th to 95th percentile (it "
+                            "moves from run to run)");
       continue;
     }
     if (!f.host_call) continue;
@@ -924,6 +937,9 @@ void Calibrator::copies(model::DeviceProfile& p) {
   const auto [d2h_bf, d2h_param] = bidirectional(down, "D2H", "H2D");
   p.h2d_bidirectional_factor = h2d_param;
   p.d2h_bidirectional_factor = d2h_param;
+  // Every run's factor, for the range over all rounds (combine_host_samples).
+  for (const auto& [name, l] : {std::pair{"h2d_bidirectional_factor", &up}, std::pair{"d2h_bidirectional_factor", &down}})
+    for (double f : l->covered.empty() ? l->all : l->covered) run_samples_[name].push_back(std::min(1.0, f));
   p.copy_engines = {static_cast<double>(info_.props.asyncEngineCount),
                     prefix_ + "device query: cudaDeviceProp::asyncEngineCount"};
   note("bidirectional factors: h2d " + fmt(h2d_bf, 3) + " (runs " + up.raw + "), d2h " + fmt(d2h_bf, 3) + " (runs " +

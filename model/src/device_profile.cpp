@@ -220,6 +220,11 @@ DeviceProfile at_host_speed(const DeviceProfile& p, HostSpeed speed) {
   DeviceProfile out = p;
   if (speed == HostSpeed::typical) return out;
   for (const auto& f : device_profile_fields()) {
+    if (f.run_to_run) {
+      Param& param = out.*(f.member);
+      if (param.range) param.value = speed == HostSpeed::fast ? param.range->high : param.range->low;
+      continue;
+    }
     if (!f.host_call && !f.host_rate) continue;
     Param& param = out.*(f.member);
     if (!param.range)

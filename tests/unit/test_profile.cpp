@@ -230,6 +230,21 @@ TEST(ProfileHostSpeed, RangesRoundTripAndMoveOnlyWhatTheHostSets) {
   EXPECT_EQ(slow.kernel_start_latency_ns, p.kernel_start_latency_ns);
   EXPECT_EQ(slow.sync_wakeup_ns, p.sync_wakeup_ns);
   EXPECT_EQ(fast.h2d_pinned_gbps, p.h2d_pinned_gbps);
+  // The copy directions' sharing has no range in the bundled profile: it stays.
+  EXPECT_EQ(fast.h2d_bidirectional_factor, p.h2d_bidirectional_factor);
+}
+
+TEST(ProfileHostSpeed, RunToRunRatiosMoveWithTheRatesWhereTheyHaveARange) {
+  DeviceProfile p = bundled_h100_profile();
+  int run_to_run = 0;
+  for (const auto& f : device_profile_fields()) run_to_run += f.run_to_run ? 1 : 0;
+  EXPECT_EQ(run_to_run, 2) << "h2d_ and d2h_bidirectional_factor";
+  for (const auto& f : device_profile_fields())
+    if (f.host_call || f.host_rate) (p.*(f.member)).range = Param::Range{(p.*(f.member)).value, (p.*(f.member)).value};
+  p.h2d_bidirectional_factor = Param{0.75, "test", 0.3, Param::Range{0.6, 0.9}};
+  EXPECT_DOUBLE_EQ(at_host_speed(p, HostSpeed::fast).h2d_bidirectional_factor.value, 0.9) << "less contention";
+  EXPECT_DOUBLE_EQ(at_host_speed(p, HostSpeed::slow).h2d_bidirectional_factor.value, 0.6) << "more contention";
+  EXPECT_EQ(at_host_speed(p, HostSpeed::slow).d2h_bidirectional_factor, p.d2h_bidirectional_factor) << "no range";
 }
 
 TEST(ProfileHostSpeed, NoRangeNoFastOrSlowHost) {

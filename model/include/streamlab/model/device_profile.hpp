@@ -185,6 +185,10 @@ struct ParamField {
   bool host_rate = false;
   /// May be absent from a profile (Param::present() false): measured only by newer calibrations.
   bool optional = false;
+  /// A device-side ratio that moves from run to run on its own (how the two copy directions share the
+  /// link): calibrate stores the range of its runs, and at_host_speed moves it with the host-set rates
+  /// (fast = high) where it has one.
+  bool run_to_run = false;
 };
 [[nodiscard]] std::span<const ParamField> device_profile_fields() noexcept;
 
@@ -206,8 +210,9 @@ enum class HostSpeed { typical, fast, slow };
 [[nodiscard]] std::string_view to_string(HostSpeed s) noexcept;
 
 /// `p` with every host-call cost (ParamField::host_call) at its range's low end (fast) or high end (slow),
-/// and every host-set rate (ParamField::host_rate) at its high end (fast) or low end (slow); `typical`
-/// returns `p` unchanged. Throws InputError naming the profile and the parameter when one of them has no
+/// and every host-set rate (ParamField::host_rate) at its high end (fast) or low end (slow); the run-to-run
+/// ratios (ParamField::run_to_run) follow the rates where they have a range; `typical` returns `p`
+/// unchanged. Throws InputError naming the profile and the parameter when one of them has no
 /// measured range (profiles from before calibrate sampled the host's speed).
 [[nodiscard]] DeviceProfile at_host_speed(const DeviceProfile& p, HostSpeed speed);
 
