@@ -61,18 +61,23 @@ def pairs(x):
     print("| parameter | unit | " + " | ".join(f"pair {i + 1}" for i in range(n)) + " | value (pair 1, A) | range | spread |")
     print("|---|---|" + "---|" * n + "---|---|---|")
     over = [0] * n
+    counted = [0] * n
     for k in first:
-        ds = [difference(loaded[2 * i][k]["value"], loaded[2 * i + 1][k]["value"]) for i in range(n)]
+        # Optional parameters that an older pair's profiles lack: "-" there.
+        ds = [difference(loaded[2 * i][k]["value"], loaded[2 * i + 1][k]["value"])
+              if k in loaded[2 * i] and k in loaded[2 * i + 1] else None for i in range(n)]
         for i, d in enumerate(ds):
-            over[i] += d > x.threshold
+            if d is not None:
+                over[i] += d > x.threshold
+                counted[i] += 1
         r = first[k].get("range")
         sp = first[k].get("spread")
-        print(f"| `{k}` | {first[k]['unit']} | " + " | ".join(f"{100 * d:.1f}%" for d in ds) +
+        print(f"| `{k}` | {first[k]['unit']} | " + " | ".join("-" if d is None else f"{100 * d:.1f}%" for d in ds) +
               f" | {first[k]['value']:g} | " + (f"{r[0]:g}-{r[1]:g}" if r else "") + " | " +
               ("" if sp is None else f"{100 * sp:.1f}%") + " |")
     print()
     print("Parameters over %.0f%% apart: " % (100 * x.threshold) +
-          ", ".join(f"pair {i + 1}: {c} of {len(first)}" for i, c in enumerate(over)))
+          ", ".join(f"pair {i + 1}: {c} of {counted[i]}" for i, c in enumerate(over)))
 
 
 if __name__ == "__main__":
