@@ -30,7 +30,10 @@ SmResources block_footprint(const KernelShape& shape, const DeviceProfile& p) {
   const std::int64_t per_block_max = count(p.max_shared_mem_per_block_bytes);
   const std::int64_t reserved =
       per_block_max > 0 ? std::max<std::int64_t>(0, count(p.shared_mem_per_sm_bytes) - per_block_max) : 0;
-  return SmResources{warps * kWarpSize, 1, warps * regs_per_warp, std::int64_t{shape.shared_mem_bytes} + reserved};
+  // Shared memory is allocated in the profile's unit where it was measured (128 bytes on H100).
+  const std::int64_t unit = p.shared_mem_alloc_unit_bytes.present() ? std::max<std::int64_t>(1, count(p.shared_mem_alloc_unit_bytes)) : 1;
+  return SmResources{warps * kWarpSize, 1, warps * regs_per_warp,
+                     ceil_div(std::int64_t{shape.shared_mem_bytes}, unit) * unit + reserved};
 }
 
 std::int64_t blocks_that_fit(const SmResources& need, const SmResources& sm) noexcept {

@@ -43,8 +43,9 @@ struct SmResources {
 [[nodiscard]] SmResources sm_capacity(const DeviceProfile& p);
 
 /// What one block of `shape` holds: its threads in whole warps, its registers in whole allocation units per
-/// warp, and its shared memory plus the per-block reservation the driver keeps (the SM's shared memory
-/// minus the largest a block may ask for, 1 KB on H100).
+/// warp, and its shared memory (rounded up to the profile's shared_mem_alloc_unit_bytes where it has one)
+/// plus the per-block reservation the driver keeps (the SM's shared memory minus the largest a block may
+/// ask for, 1 KB on H100).
 [[nodiscard]] SmResources block_footprint(const KernelShape& shape, const DeviceProfile& p);
 
 /// Blocks of this footprint an idle SM holds at once (0 when one block does not fit).
