@@ -1381,12 +1381,9 @@ void Calibrator::carveouts(model::DeviceProfile& p) {
     if (probe.start_ns >= first_end) return 0;
     return beside_one ? 1 : -1;
   };
-  static constexpr std::array<model::Param model::DeviceProfile::*, 6> kFields{
-      &model::DeviceProfile::carveout_32_threads_bytes,  &model::DeviceProfile::carveout_64_threads_bytes,
-      &model::DeviceProfile::carveout_128_threads_bytes, &model::DeviceProfile::carveout_256_threads_bytes,
-      &model::DeviceProfile::carveout_512_threads_bytes, &model::DeviceProfile::carveout_1024_threads_bytes};
+  const auto rows = model::carveout_fields();
   std::string line;
-  for (std::size_t row = 0; row < kFields.size(); ++row) {
+  for (std::size_t row = 0; row < rows.size(); ++row) {
     const unsigned threads = 32u << row;
     const int own = std::min({d.maxBlocksPerMultiProcessor, d.maxThreadsPerMultiProcessor / static_cast<int>(threads),
                               smem_per_sm / reserved}) * reserved;
@@ -1404,7 +1401,7 @@ void Calibrator::carveouts(model::DeviceProfile& p) {
       if (yes < 2) break;
       largest = need;
     }
-    (p.*kFields[row]) = measured(
+    (p.*(rows[row].member)) = measured(
         std::max(largest, own),
         "the largest full-occupancy shared-memory need (probes at " + std::to_string(steps.size()) +
             " carveout steps, 8 KB up) of a " + std::to_string(kProbeThreads) + "-thread block on another stream "

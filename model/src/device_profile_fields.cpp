@@ -73,4 +73,14 @@ std::span<const ParamField> device_profile_fields() noexcept {
   return kFields;
 }
 
+std::span<const ParamField> carveout_fields() noexcept {
+  static const std::span<const ParamField> rows = [] {
+    const auto all = device_profile_fields();
+    std::size_t first = 0;
+    while (all[first].name != "carveout_32_threads_bytes") ++first;
+    return all.subspan(first, 6);
+  }();
+  return rows;
+}
+
 }  // namespace streamlab::model

@@ -126,16 +126,14 @@ DeviceParams derive_params(const model::DeviceProfile& p) {
   d.smem_reserved_per_block = d.smem_per_sm - d.smem_per_block_max;
   d.threads_per_block_max = static_cast<std::int32_t>(r.integer("max_threads_per_block", 1, kBig));
   // The carveout: all seven fields or none.
-  static constexpr std::array<std::string_view, 6> kCarveouts{
-      "carveout_32_threads_bytes",  "carveout_64_threads_bytes",  "carveout_128_threads_bytes",
-      "carveout_256_threads_bytes", "carveout_512_threads_bytes", "carveout_1024_threads_bytes"};
+  const auto rows = model::carveout_fields();
   d.carveout = r.has("shared_mem_alloc_unit_bytes");
-  for (std::size_t i = 0; i < kCarveouts.size(); ++i) {
-    if (r.has(kCarveouts[i]) != d.carveout)
-      r.fail(kCarveouts[i], d.carveout ? "is missing: the carveout needs shared_mem_alloc_unit_bytes and all six carveout_*_threads_bytes"
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (r.has(rows[i].name) != d.carveout)
+      r.fail(rows[i].name, d.carveout ? "is missing: the carveout needs shared_mem_alloc_unit_bytes and all six carveout_*_threads_bytes"
                                        : "needs shared_mem_alloc_unit_bytes (the carveout is all seven fields or none)");
     if (d.carveout)
-      d.carveout_by_threads[i] = static_cast<std::int32_t>(r.integer(kCarveouts[i], 1, d.smem_per_sm));
+      d.carveout_by_threads[i] = static_cast<std::int32_t>(r.integer(rows[i].name, 1, d.smem_per_sm));
   }
   if (d.carveout) d.smem_alloc_unit = static_cast<std::int32_t>(r.integer("shared_mem_alloc_unit_bytes", 1, 65536));
   d.max_resident_grids = static_cast<std::uint32_t>(r.integer("max_resident_grids", 1, 1'000'000));

@@ -320,3 +320,12 @@ TEST(ProfileOptional, AbsentFieldsStayAbsentAndPresentOnesRoundTrip) {
     EXPECT_NE(std::string(e.what()).find("/params/carveout_256_threads_bytes/value"), std::string::npos) << e.what();
   }
 }
+
+TEST(ProfileOptional, CarveoutRowsAreInBlockSizeOrder) {
+  const auto rows = carveout_fields();
+  ASSERT_EQ(rows.size(), 6u);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].name, "carveout_" + std::to_string(32u << i) + "_threads_bytes");
+    EXPECT_TRUE(rows[i].optional);
+  }
+}

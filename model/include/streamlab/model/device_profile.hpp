@@ -191,6 +191,8 @@ struct ParamField {
   bool run_to_run = false;
 };
 [[nodiscard]] std::span<const ParamField> device_profile_fields() noexcept;
+/// The six carveout_*_threads_bytes fields, row i for blocks of 32 << i threads.
+[[nodiscard]] std::span<const ParamField> carveout_fields() noexcept;
 
 /// Strict parse: unknown keys, a missing field, a wrong type or a value out of range throw InputError
 /// naming the field. JSON shape: {"format_version":1,"name":..,"params":{"sm_count":{"value":132,
