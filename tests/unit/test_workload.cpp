@@ -2,12 +2,17 @@
 // that the message names the file, the JSON pointer (or line:column) and the op.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <optional>
+#include <random>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -491,6 +496,90 @@ TEST(WorkloadErrors, DanglingDep) {
                "/ops/1/deps/1", "b", "dep 'c' names no op");
   expect_error(doc(R"({"id": "load", "kind": "barrier"}, {"id": "gemm", "kind": "barrier", "deps": ["lod"]})"),
                "/ops/1/deps/0", "gemm", "dep 'lod' names no op of this workload (did you mean 'load'?)");
+}
+
+// Ids that number the ops (a prefix and a number, one run of consecutive numbers per prefix) resolve
+// without an index; every other set of ids through one. Both must give what the plain rule gives: a
+// repeated id is an error at its second op, a dep names the first op with its id or is an error.
+TEST(WorkloadErrors, NumberedAndOtherIdsResolveByTheSameRule) {
+  std::mt19937 rng(15);
+  const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  int numbered = 0, errors = 0;
+  for (int round = 0; round < 800; ++round) {
+    const std::size_t n = 1 + pick(40);
+    std::vector<std::string> ids(n);
+    const std::size_t scheme = pick(4);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (scheme == 0) ids[i] = "op_" + std::to_string(i);
+      if (scheme == 1) ids[i] = "c" + std::to_string(i / 7) + "_k" + std::to_string(i % 7);
+      if (scheme == 2) ids[i] = "n" + std::to_string(i + 95);
+      if (scheme == 3) ids[i] = std::string(1, static_cast<char>('a' + pick(3))) + std::to_string(pick(4));
+    }
+    // Now and then one id broken: repeated, a leading zero, no number, a number too long, a prefix that
+    // ends a run and starts another.
+    if (pick(3) == 0) {
+      const std::size_t i = pick(n);
+      const std::string broken[] = {ids[pick(n)], "op_0" + std::to_string(i), "op_", "op_1234567890123456789",
+                                    "c0_k" + std::to_string(i), "7"};
+      ids[i] = broken[pick(6)];
+    }
+    std::map<std::string, std::size_t> first;
+    std::optional<std::pair<std::size_t, std::size_t>> duplicate;  // (first op, op)
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto [it, added] = first.try_emplace(ids[i], i);
+      if (!added && !duplicate) duplicate = std::pair{it->second, i};
+    }
+    // Each op's deps: distinct earlier ops by id, and now and then a name no op may have.
+    std::string ops;
+    std::vector<std::vector<std::string>> deps(n);
+    std::optional<std::tuple<std::size_t, std::size_t, std::string>> dangling;  // (op, dep, name)
+    for (std::size_t i = 0; i < n; ++i) {
+      std::vector<bool> used(n, false);
+      for (std::size_t k = 0, count = i == 0 ? 0 : pick(4); k < count; ++k) {
+        const std::size_t d = pick(i);
+        if (used[d] || first.at(ids[d]) != d) continue;  // a repeated id names its first op
+        used[d] = true;
+        deps[i].push_back(ids[d]);
+      }
+      if (pick(12) == 0) {
+        const std::string odd[] = {"op_0" + std::to_string(i), "op_" + std::to_string(n + pick(3)), "op_", "x",
+                                   "c0_k" + std::to_string(7 + pick(3)), "n" + std::to_string(90 + pick(10)), "00"};
+        const std::string name = odd[pick(7)];
+        if (std::count(deps[i].begin(), deps[i].end(), name) == 0) deps[i].insert(deps[i].begin(), name);
+      }
+      std::string list;
+      for (std::size_t k = 0; k < deps[i].size(); ++k) {
+        list += (k ? ", \"" : "\"") + deps[i][k] + "\"";
+        const auto it = first.find(deps[i][k]);
+        if (!dangling && (it == first.end() || it->second >= i)) dangling = std::tuple{i, k, deps[i][k]};
+      }
+      ops += (i ? ", " : "") + std::string(R"({"id": ")") + ids[i] + R"(", "kind": "barrier", "deps": [)" + list + "]}";
+    }
+    const std::string text = doc(ops);
+    SCOPED_TRACE(text);
+    if (duplicate) {
+      ++errors;
+      expect_error(text, "/ops/" + std::to_string(duplicate->second) + "/id", ids[duplicate->second],
+                   "duplicate op id (already used by /ops/" + std::to_string(duplicate->first) + ")");
+    } else if (dangling) {
+      const auto& [i, k, name] = *dangling;
+      const auto it = first.find(name);
+      if (it != first.end()) continue;  // names a later op or itself: other checks' errors
+      ++errors;
+      expect_error(text, "/ops/" + std::to_string(i) + "/deps/" + std::to_string(k), ids[i],
+                   "dep '" + name + "' names no op of this workload");
+    } else {
+      numbered += scheme < 3;
+      const Workload w = parse_workload(text, kFile);
+      for (std::size_t i = 0; i < n; ++i) {
+        std::vector<std::string> named;
+        for (const OpIndex d : w.deps(static_cast<OpIndex>(i))) named.push_back(ids[d]);
+        EXPECT_EQ(named, deps[i]) << "op " << i;
+      }
+    }
+  }
+  EXPECT_GT(numbered, 100);  // both ways were taken, and errors met
+  EXPECT_GT(errors, 50);
 }
 
 TEST(WorkloadErrors, SelfDep) {
