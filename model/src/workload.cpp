@@ -866,6 +866,95 @@ void append_stream(std::string& out, const StreamDecl& d) {
 /// 2 when the workload is a program or declares streams.
 int written_version(const Workload& w) { return w.program || !w.streams.empty() ? 2 : 1; }
 
+// Op ids that number the ops: each id is a prefix and a decimal number (no leading zero, the prefix not
+// ending in a digit), and the ops of one prefix form one run of consecutive ops with consecutive numbers
+// (op_0, op_1, ...; or c0_k0 .. c0_k999, c1_k0, ...: every generator's ids, and those of tools that number
+// their ops). Such ids are distinct, the op a dep names follows from the dep's text (its prefix's run and
+// its number's place there), and an op's id from its index. Resolving then reads the deps' texts and a
+// table of runs instead of a random slot of an index as large as the workload, and writing reads no
+// other op's id for a dep: at ten million ops each of those reads was a cache and TLB miss, and both grew
+// 15-19x from 1M to 10M ops. Workloads whose ids do not fit use IdIndex and read the ids.
+class IdRuns {
+ public:
+  static constexpr OpIndex kNone = std::numeric_limits<OpIndex>::max();
+
+  explicit IdRuns(const Workload& w) {
+    const std::size_t n = w.ops.size();
+    const std::size_t max_runs = 16 + n / 8;  // past this the runs are no smaller than an IdIndex
+    for (OpIndex i = 0; i < n; ++i) {
+      const auto parts = split(w.ops[i].id);
+      if (!parts) return;
+      if (!runs_.empty()) {
+        Run& run = runs_.back();
+        if (parts->first == run.prefix && parts->second == run.first_number + run.count) {
+          ++run.count;
+          continue;
+        }
+      }
+      if (runs_.size() >= max_runs) return;
+      if (!by_prefix_.try_emplace(parts->first, runs_.size()).second) return;  // a prefix in two runs
+      runs_.push_back(Run{parts->first, parts->second, i, 1});
+    }
+    valid_ = true;
+  }
+
+  /// Whether every op's id fits the scheme (find() and id() answer only then).
+  [[nodiscard]] bool valid() const noexcept { return valid_; }
+
+  /// The op whose id is `id`, or kNone when no op has it.
+  [[nodiscard]] OpIndex find(std::string_view id) const {
+    const auto parts = split(id);
+    if (!parts) return kNone;
+    if (last_ >= runs_.size() || runs_[last_].prefix != parts->first) {
+      const auto it = by_prefix_.find(parts->first);  // deps often name ops of the run the previous one named
+      if (it == by_prefix_.end()) return kNone;
+      last_ = it->second;
+    }
+    const Run& run = runs_[last_];
+    if (parts->second < run.first_number || parts->second - run.first_number >= run.count) return kNone;
+    return run.first_op + static_cast<OpIndex>(parts->second - run.first_number);
+  }
+
+  /// Appends op `i`'s id to `out` (i < the workload's size).
+  void append_id(OpIndex i, std::string& out) const {
+    if (last_ >= runs_.size() || i < runs_[last_].first_op || i - runs_[last_].first_op >= runs_[last_].count) {
+      const auto after = std::upper_bound(runs_.begin(), runs_.end(), i,
+                                          [](OpIndex v, const Run& run) { return v < run.first_op; });
+      last_ = static_cast<std::size_t>(after - runs_.begin()) - 1;
+    }
+    const Run& run = runs_[last_];
+    out += run.prefix;
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, run.first_number + (i - run.first_op)).ptr;
+    out.append(digits, end);
+  }
+
+ private:
+  static constexpr std::size_t kMaxDigits = 18;  // below 2^64
+
+  /// (prefix, number) of an id that ends in a decimal number written without leading zeros.
+  static std::optional<std::pair<std::string_view, std::uint64_t>> split(std::string_view id) noexcept {
+    std::size_t start = id.size();
+    while (start > 0 && id[start - 1] >= '0' && id[start - 1] <= '9') --start;
+    const std::size_t digits = id.size() - start;
+    if (digits == 0 || digits > kMaxDigits || (digits > 1 && id[start] == '0')) return std::nullopt;
+    std::uint64_t number = 0;
+    for (std::size_t k = start; k < id.size(); ++k) number = number * 10 + static_cast<std::uint64_t>(id[k] - '0');
+    return std::pair{id.substr(0, start), number};
+  }
+
+  struct Run {
+    std::string_view prefix;  ///< a view of the first op's interned id
+    std::uint64_t first_number;
+    OpIndex first_op;
+    std::uint32_t count;
+  };
+  std::vector<Run> runs_;  ///< in op order
+  std::unordered_map<std::string_view, std::size_t> by_prefix_;
+  mutable std::size_t last_ = 0;  ///< the run the last lookup found
+  bool valid_ = false;
+};
+
 /// Writes the canonical text to `out`; indent < 0 gives the compact form.
 template <class Out>
 void write_canonical(const Workload& w, int indent, Out& out) {
@@ -957,11 +1046,28 @@ void write_canonical(const Workload& w, int indent, Out& out) {
     }
     edge_base = 0;
   };
+  // Ids that number the ops (IdRuns) are written from the deps' indices without reading other ops.
+  const std::optional<IdRuns> runs = w.resolved() ? std::optional<IdRuns>(std::in_place, w) : std::nullopt;
+  const bool numbered = runs && runs->valid();
+  std::string dep_texts;
+  std::vector<std::size_t> dep_ends;
   std::vector<std::string_view> unresolved;
   for (std::size_t i = 0; i < w.ops.size(); ++i) {
     out.text(i == 0 ? first_sep : sep);
     const auto v = static_cast<OpIndex>(i);
-    if (w.resolved()) {
+    if (numbered) {
+      const auto deps = w.deps(v);
+      dep_texts.clear();
+      dep_ends.clear();
+      for (const OpIndex d : deps) {
+        runs->append_id(d, dep_texts);
+        dep_ends.push_back(dep_texts.size());
+      }
+      op_deps.resize(deps.size());
+      for (std::size_t k = 0, begin = 0; k < deps.size(); begin = dep_ends[k++])
+        op_deps[k] = std::string_view(dep_texts).substr(begin, dep_ends[k] - begin);
+      append_op(out, w, v, op_deps);
+    } else if (w.resolved()) {
       if (i == window_end) gather(i);
       const std::size_t count = w.deps(v).size();
       op_deps.resize(count);
@@ -1165,79 +1271,6 @@ class IdIndex {
   std::vector<Slot> slots_;
   std::size_t mask_ = 0;
   std::optional<std::pair<OpIndex, OpIndex>> duplicate_;
-};
-
-// Op ids that number the ops: each id is a prefix and a decimal number (no leading zero, the prefix not
-// ending in a digit), and the ops of one prefix form one run of consecutive ops with consecutive numbers
-// (op_0, op_1, ...; or c0_k0 .. c0_k999, c1_k0, ...: every generator's ids, and those of tools that number
-// their ops). Such ids are distinct, and the op a dep names follows from the dep's text: its prefix's run
-// and its number's place there. Resolving then reads the deps' texts and a table of runs instead of a
-// random slot of an index as large as the workload: at ten million ops each of those slots was a cache
-// and TLB miss, and resolving grew 15-19x from 1M to 10M ops. Workloads whose ids do not fit use IdIndex.
-class IdRuns {
- public:
-  explicit IdRuns(const Workload& w) {
-    const std::size_t n = w.ops.size();
-    const std::size_t max_runs = 16 + n / 8;  // past this the runs are no smaller than an IdIndex
-    Run* run = nullptr;
-    std::string_view prefix;
-    for (OpIndex i = 0; i < n; ++i) {
-      const auto parts = split(w.ops[i].id);
-      if (!parts) return;
-      if (run != nullptr && parts->first == prefix && parts->second == run->first_number + run->count) {
-        ++run->count;
-        continue;
-      }
-      if (runs_.size() >= max_runs) return;
-      const auto [it, added] = runs_.try_emplace(parts->first, Run{parts->second, i, 1});
-      if (!added) return;  // a prefix in two runs: its numbers might repeat
-      run = &it->second;   // unordered_map elements stay where they are
-      prefix = parts->first;
-    }
-    valid_ = true;
-  }
-  IdRuns(const IdRuns&) = delete;  // last_ points into runs_
-  IdRuns& operator=(const IdRuns&) = delete;
-
-  /// Whether every op's id fits the scheme (find() answers only then).
-  [[nodiscard]] bool valid() const noexcept { return valid_; }
-
-  /// The op whose id is `id`, or IdIndex::kNone when no op has it.
-  [[nodiscard]] OpIndex find(std::string_view id) const {
-    const auto parts = split(id);
-    if (!parts) return kNone;
-    if (last_ == runs_.end() || last_->first != parts->first) {
-      last_ = runs_.find(parts->first);  // deps often name ops of the run the previous dep named
-      if (last_ == runs_.end()) return kNone;
-    }
-    const Run& run = last_->second;
-    if (parts->second < run.first_number || parts->second - run.first_number >= run.count) return kNone;
-    return run.first_op + static_cast<OpIndex>(parts->second - run.first_number);
-  }
-
- private:
-  static constexpr OpIndex kNone = IdIndex::kNone;
-  static constexpr std::size_t kMaxDigits = 18;  // below 2^64
-
-  /// (prefix, number) of an id that ends in a decimal number written without leading zeros.
-  static std::optional<std::pair<std::string_view, std::uint64_t>> split(std::string_view id) noexcept {
-    std::size_t start = id.size();
-    while (start > 0 && id[start - 1] >= '0' && id[start - 1] <= '9') --start;
-    const std::size_t digits = id.size() - start;
-    if (digits == 0 || digits > kMaxDigits || (digits > 1 && id[start] == '0')) return std::nullopt;
-    std::uint64_t number = 0;
-    for (std::size_t k = start; k < id.size(); ++k) number = number * 10 + static_cast<std::uint64_t>(id[k] - '0');
-    return std::pair{id.substr(0, start), number};
-  }
-
-  struct Run {
-    std::uint64_t first_number;
-    OpIndex first_op;
-    std::uint32_t count;
-  };
-  std::unordered_map<std::string_view, Run> runs_;  ///< by prefix (views of the ops' interned ids)
-  mutable std::unordered_map<std::string_view, Run>::const_iterator last_ = runs_.end();
-  bool valid_ = false;
 };
 
 /// Kahn's algorithm over resolved deps: cheap when there is no cycle; a leftover triggers the SCC report.
