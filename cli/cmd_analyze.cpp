@@ -86,7 +86,7 @@ Analysis analyze(const std::string& file, const std::string& profile_file, Progr
   const model::DurationOf duration = [&a](model::OpIndex v) { return a.duration[v]; };
 
   const model::Dag dag(a.w);
-  model::DagAnalysis all = model::analyze_dag(dag, duration);
+  model::DagAnalysis all = model::analyze_dag(dag, duration, model::TopologicalOrder::omit);
   a.cycles = std::move(all.cycles);
   if (!a.cycles.empty()) return a;  // loading rejects cycles already; kept for workloads built otherwise
   a.cp = std::move(all.critical);

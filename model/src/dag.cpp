@@ -4,6 +4,7 @@
 #include <bit>
 #include <cassert>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -165,19 +166,27 @@ std::vector<Nanos> durations_of(std::uint32_t n, const DurationOf& duration) {
   return d;
 }
 
+/// The op the reported longest path ends at: the first to finish last (kNone when there is none).
+OpIndex path_end(const std::vector<Nanos>& earliest, const std::vector<Nanos>& d) {
+  OpIndex last = kNone;
+  Nanos length = 0;
+  for (OpIndex v = 0; v < earliest.size(); ++v) {
+    if (last == kNone || earliest[v] + d[v] > length) {
+      length = earliest[v] + d[v];
+      last = v;
+    }
+  }
+  return last;
+}
+
 /// Latest starts, slack and one longest path, given a topological order and earliest starts (with
 /// `via[v]` = the predecessor that set v's earliest start, kNone when none did).
 CriticalPath finish_critical_path(const CsrView& g, const std::vector<OpIndex>& order, const std::vector<Nanos>& d,
                                   std::vector<Nanos> earliest, const std::vector<OpIndex>& via) {
   const std::uint32_t n = g.n;
   CriticalPath cp;
-  OpIndex last = kNone;
-  for (OpIndex v = 0; v < n; ++v) {
-    if (last == kNone || earliest[v] + d[v] > cp.length) {
-      cp.length = earliest[v] + d[v];
-      last = v;
-    }
-  }
+  const OpIndex last = path_end(earliest, d);
+  if (last != kNone) cp.length = earliest[last] + d[last];
   cp.latest_start.resize(n);
   const auto visit = [&](std::size_t k, std::size_t ahead) { return k >= ahead ? order[k - ahead] : kNone; };
   for (std::size_t k = order.size(); k-- > 0;) {
@@ -242,6 +251,67 @@ bool forward_pass(const CsrView& g, const std::vector<Nanos>& d, std::vector<OpI
     for (OpIndex v = 0; v < g.n; ++v) (*level)[v] = at[v].level;
   }
   return acyclic;
+}
+
+/// Whether every edge goes from a lower to a higher index: the vertices' own order is topological (a
+/// generated or saved workload lists each op after its deps). Predecessor rows are sorted.
+bool numbered_in_topological_order(const CsrView& g) {
+  for (OpIndex v = 0; v < g.n; ++v)
+    if (g.in_start[v + 1] > g.in_start[v] && g.in[g.in_start[v + 1] - 1] >= v) return false;
+  return true;
+}
+
+/// `via` of a vertex two of whose predecessors finish last together (forward_in_index_order).
+constexpr OpIndex kTie = kNone - 1;
+
+/// forward_pass for vertices numbered in a topological order: each vertex pulls its earliest start and
+/// level from its predecessors, visited in index order, so the rows are read front to back and only each
+/// predecessor's record (one cache line) lies anywhere; Kahn's pass reads every row and record in its
+/// own queue order, several misses per vertex at ten million ops. The values are the same in any order;
+/// `via` is too unless two predecessors of a vertex finish last together, where Kahn's pass keeps the one
+/// it visits first: such a vertex gets kTie (the caller runs Kahn's pass if the reported path needs it).
+void forward_in_index_order(const CsrView& g, const std::vector<Nanos>& d, std::vector<Nanos>& earliest,
+                            std::vector<OpIndex>& via, std::vector<std::uint32_t>& level) {
+  struct Done {
+    Nanos finish = 0;
+    std::uint32_t level = 0;
+  };
+  std::vector<Done> done(g.n);
+  earliest.resize(g.n);
+  via.resize(g.n);
+  level.resize(g.n);
+  constexpr OpIndex kAhead = 8;  // vertices: their predecessors' records start loading this far ahead
+  for (OpIndex v = 0; v < g.n; ++v) {
+    if (v + kAhead < g.n)
+      for (std::uint32_t e = g.in_start[v + kAhead], end = g.in_start[v + kAhead + 1]; e < end; ++e)
+        __builtin_prefetch(&done[g.in[e]]);
+    Nanos start = 0;
+    OpIndex from = kNone;
+    std::uint32_t ties = 0, depth = 0;
+    for (std::uint32_t e = g.in_start[v], end = g.in_start[v + 1]; e < end; ++e) {
+      const Done& u = done[g.in[e]];
+      if (u.finish > start) {
+        start = u.finish;
+        from = g.in[e];
+        ties = 0;
+      } else if (u.finish == start && from != kNone) {
+        ++ties;
+      }
+      depth = std::max(depth, u.level + 1);
+    }
+    earliest[v] = start;
+    via[v] = ties != 0 ? kTie : from;
+    level[v] = depth;
+    done[v] = Done{start + d[v], depth};
+  }
+}
+
+/// Whether the longest path finish_critical_path reports passes no kTie.
+bool path_is_unambiguous(const std::vector<Nanos>& earliest, const std::vector<Nanos>& d,
+                         const std::vector<OpIndex>& via) {
+  for (OpIndex v = path_end(earliest, d); v != kNone; v = via[v])
+    if (v == kTie) return false;
+  return true;
 }
 
 // Row-major bitsets: row r occupies words [r * words, (r + 1) * words).
@@ -534,18 +604,29 @@ CriticalPath critical_path(const Dag& g, const DurationOf& duration) {
   return finish_critical_path(v, order, d, std::move(earliest), via);
 }
 
-DagAnalysis analyze_dag(const Dag& g, const DurationOf& duration) {
+DagAnalysis analyze_dag(const Dag& g, const DurationOf& duration, TopologicalOrder order) {
   const CsrView v = DagAccess::view(g);
   const std::vector<Nanos> d = durations_of(v.n, duration);
   DagAnalysis result;
   std::vector<OpIndex> via;
   std::vector<Nanos> earliest;
+  if (order == TopologicalOrder::omit && numbered_in_topological_order(v)) {
+    forward_in_index_order(v, d, earliest, via, result.level);
+    if (path_is_unambiguous(earliest, d, via)) {
+      std::vector<OpIndex> reverse_from(v.n);  // the vertices' own order, for the reverse pass
+      std::iota(reverse_from.begin(), reverse_from.end(), OpIndex{0});
+      result.critical = finish_critical_path(v, reverse_from, d, std::move(earliest), via);
+      return result;
+    }
+    result.level.clear();
+  }
   if (!forward_pass(v, d, result.order, earliest, via, &result.level)) {
     result.order.clear();
     result.cycles = strongly_connected_cycles(g);
     return result;
   }
   result.critical = finish_critical_path(v, result.order, d, std::move(earliest), via);
+  if (order == TopologicalOrder::omit) std::vector<OpIndex>().swap(result.order);
   return result;
 }
 

@@ -89,11 +89,16 @@ struct CriticalPath {
 /// critical_path + levels give, at about a third of their cost. For a cyclic graph: cycles filled, order empty, no critical path.
 struct DagAnalysis {
   std::vector<Cycle> cycles;
-  std::vector<OpIndex> order;
+  std::vector<OpIndex> order;  ///< empty when asked to omit it (TopologicalOrder::omit)
   std::optional<CriticalPath> critical;
   std::vector<std::uint32_t> level;  ///< what levels() gives, from the same pass (empty when cyclic)
 };
-[[nodiscard]] DagAnalysis analyze_dag(const Dag& g, const DurationOf& duration);
+/// Whether analyze_dag gives DagAnalysis::order. Without it, a graph whose vertices are numbered in a
+/// topological order already (every edge to a higher index: generated and saved workloads) is analyzed in
+/// that order, without Kahn's pass over the whole graph (same cycles, critical path and levels).
+enum class TopologicalOrder : bool { omit, keep };
+[[nodiscard]] DagAnalysis analyze_dag(const Dag& g, const DurationOf& duration,
+                                      TopologicalOrder order = TopologicalOrder::keep);
 
 /// level[v] = number of edges on the longest path ending at v (sources are level 0). Acyclic only
 /// (throws std::invalid_argument). The topological depth is max level + 1.
