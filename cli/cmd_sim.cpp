@@ -8,6 +8,9 @@
 #include <optional>
 #include <string>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -44,6 +47,7 @@ struct SimCommandOptions {
   double host_cost_scale = 1.0;
   std::string host_speed = "typical";
   bool quiet = false;
+  bool timing = false;
   sim::SimBudget budget;
   PolicyOptions policy;
 };
@@ -68,17 +72,62 @@ void give_back_freed_memory() {
 #endif
 }
 
+/// `--timing`: CPU time (user and system) and peak resident memory at the end of each phase of the
+/// command, on stderr, so that a slow run shows which phase grew.
+class PhaseTimes {
+ public:
+  explicit PhaseTimes(bool on) : on_(on) { last_ = now(); }
+  /// Ends the phase `name` (its time runs from the end of the previous one).
+  void end(const char* name) {
+    if (!on_) return;
+    const Sample s = now();
+    std::fprintf(stderr, "streamlab: timing: %-9s %7.3f s CPU (%.3f user + %.3f sys), resident %ld MiB, peak %ld MiB\n",
+                 name, s.user - last_.user + s.sys - last_.sys, s.user - last_.user, s.sys - last_.sys, resident_mib(),
+                 s.peak_mib);
+    last_ = s;
+  }
+  /// A line of detail inside the phase that ends next.
+  void note(const std::string& line) const {
+    if (on_) std::fprintf(stderr, "streamlab: timing:   %s\n", line.c_str());
+  }
+  [[nodiscard]] bool on() const noexcept { return on_; }
+
+ private:
+  struct Sample {
+    double user = 0, sys = 0;
+    long peak_mib = 0;
+  };
+  static long resident_mib() {
+    long pages = 0, resident = 0;
+    if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+      std::fclose(f);
+    }
+    return resident * (sysconf(_SC_PAGESIZE) / 1024) / 1024;
+  }
+  static Sample now() {
+    rusage ru{};
+    if (getrusage(RUSAGE_SELF, &ru) != 0) return {};
+    auto sec = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+    return {sec(ru.ru_utime), sec(ru.ru_stime), ru.ru_maxrss / 1024};  // ru_maxrss: KiB on Linux
+  }
+  bool on_;
+  Sample last_;
+};
+
 void run(const SimCommandOptions& o) {
   // Large arrays from the heap, reused when freed (heap_reuse.hpp): at 10M ops every array mapped afresh
   // was faulted in page by page again. The trims below still hand back what would otherwise sit under
   // the run's two peaks (after reading, before the spans).
   model::keep_freed_memory_for_reuse();
   ProgressBar bar(!o.quiet);
+  PhaseTimes times(o.timing);
   const model::DeviceProfile profile =
       o.device.empty() ? model::bundled_h100_profile() : model::load_device_profile(o.device);
   model::Workload w =
       model::load_workload(o.workload, model::shape_limits(profile), &bar.phase("reading " + o.workload));
   give_back_freed_memory();
+  times.end("read");
   std::optional<model::OpIndex> explain_op;
   if (!o.explain.empty()) {
     for (std::size_t i = 0; i < w.ops.size(); ++i)
@@ -87,6 +136,7 @@ void run(const SimCommandOptions& o) {
       throw model::InputError(o.workload, "--explain", o.explain, "no op with id '" + o.explain + "' in the workload");
   }
   const std::unique_ptr<policies::Policy> policy = o.policy.make(w);
+  times.end("policy");
 
   sim::SimOptions so;
   if (o.connections != 0) so.connections = o.connections;
@@ -120,6 +170,17 @@ void run(const SimCommandOptions& o) {
   // anything is issued.
   policies::DispatchResult result =
       model::with_step(o.workload, "simulating", [&] { return policies::dispatch(backend, w, *policy, d); });
+  {
+    const sim::SimStats& st = backend.stats();
+    char line[300];
+    std::snprintf(line, sizeof line,
+                  "of which the simulator's prepare %.3f s, running the device dry at the end %.3f s, spans %.3f s; "
+                  "at most %llu commands in flight, %llu future events",
+                  st.prepare_cpu_s, st.drain_cpu_s, st.spans_cpu_s, static_cast<unsigned long long>(st.max_live_commands),
+                  static_cast<unsigned long long>(st.max_pending_events));
+    times.note(line);
+  }
+  times.end("simulate");
   for (const std::string& line : result.warnings) std::cerr << "streamlab: warning: " << line << "\n";
   result.trace.meta.extra["connections"] = std::to_string(backend.connections());
   if (so.host_speed != model::HostSpeed::typical) result.trace.meta.extra["host_speed"] = o.host_speed;
@@ -137,12 +198,15 @@ void run(const SimCommandOptions& o) {
   const std::shared_ptr<model::StringTable> strings = w.strings();
   w = model::Workload{};
   give_back_freed_memory();
+  times.end("drop ops");
 
   bar.phase("writing " + o.output);
   model::with_step(o.output, "writing the trace", [&] { model::save_trace(result.trace, o.output); });
   bar.hide();
+  times.end("write");
 
   const model::TraceMetrics m = model::compute_metrics(result.trace);
+  times.end("metrics");
   const sim::SimStats& st = backend.stats();
   std::cout << "predicted " << workload_name << " (" << ops << " ops) with " << policy_name << " on "
             << profile.name << ", " << backend.connections() << " connections: makespan " << us(m.makespan_ns)
@@ -185,6 +249,9 @@ const bool registered = register_command(
                       "work, whichever is longer)")
            ->capture_default_str();
        add_quiet_flag(app, o->quiet);
+       app.add_flag("--timing", o->timing,
+                    "Print the CPU time (user and system) and peak memory of each phase (read, policy, simulate, "
+                    "write, metrics) on stderr");
        app.callback([o] { run(*o); });
      }});
 

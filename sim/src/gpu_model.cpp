@@ -133,10 +133,48 @@ void GpuModel::prepare(const model::Workload& w, const std::string& source) {
   // device (all ops, when it never waits) grows the table without copying it, and one that stays close
   // uses only the first pages.
   cmds_.reserve(std::max<std::size_t>(cmds_.capacity(), 3 * n));
-  // Refuse, before anything runs, a kernel that could never be placed; the per-kernel numbers themselves
-  // are worked out when the kernel is issued (cheaper than a table per op).
-  for (std::size_t i = 0; i < n; ++i)
-    if (model::runs_on_sms(w.ops[i].kind)) (void)kernel_info(static_cast<model::OpIndex>(i), true);
+  // Refuse, before anything runs, a kernel that could never be placed. A kernel with a fixed block time
+  // gets its numbers from its shape's class, found here while the ops are read in order: when it leaves its
+  // queue, long after the host issued it, the line of its times is all it reads (at ten million ops its
+  // description there was a cache and TLB miss per kernel). Others are worked out then.
+  kernel_classes_.clear();
+  std::unordered_map<ShapeKey, std::uint32_t, ShapeKeyHash> class_of;
+  for (std::size_t i = 0; i < n; ++i) {
+    const model::Op& op = w.ops[i];
+    if (!model::runs_on_sms(op.kind)) continue;
+    const auto index = static_cast<model::OpIndex>(i);
+    (void)kernel_info(index, true);
+    if (!merge_waves_) continue;  // the reference run works out every kernel when it leaves its queue
+    const auto* fixed = std::get_if<model::FixedPerBlock>(&op.duration);
+    if (op.kind != model::OpKind::kernel || fixed == nullptr || fixed->ns < 0 ||
+        fixed->ns > static_cast<Nanos>(kClassTimeMask))
+      continue;
+    const ShapeKey key{op.shape->threads_per_block(), op.shape->blocks(), op.shape->registers_per_thread,
+                       op.shape->shared_mem_bytes};
+    auto [it, added] = class_of.try_emplace(key, static_cast<std::uint32_t>(kernel_classes_.size()));
+    if (added) {
+      if (kernel_classes_.size() == kMaxClasses) {  // unlikely: the rest are worked out when they leave
+        class_of.erase(it);
+        continue;
+      }
+      kernel_classes_.push_back(kernel_info(index, false));
+    }
+    op_times_[i].start = -2 - static_cast<Nanos>((std::uint64_t{it->second} << kClassTimeBits) |
+                                                 static_cast<std::uint64_t>(fixed->ns));
+  }
+}
+
+KernelInfo GpuModel::class_kernel_info(Nanos packed) const noexcept {
+  const auto v = static_cast<std::uint64_t>(-2 - packed);
+  KernelInfo k = kernel_classes_[v >> kClassTimeBits];
+  k.fixed_ns = static_cast<Nanos>(v & kClassTimeMask);
+  k.dispatch_ns = dispatch_gap(k.need.threads / kWarp, static_cast<double>(k.fixed_ns));
+  return k;
+}
+
+Nanos GpuModel::dispatch_gap(std::int64_t warps, double mean_block_ns) const noexcept {
+  return p_.block_dispatch + static_cast<Nanos>(std::llround(static_cast<double>(warps) *
+                                                             dispatch_per_warp_at(p_, mean_block_ns)));
 }
 
 KernelInfo GpuModel::kernel_info(model::OpIndex i, bool preparing) {
@@ -163,10 +201,7 @@ KernelInfo GpuModel::kernel_info(model::OpIndex i, bool preparing) {
       ceil_div(std::int64_t{s.registers_per_thread} * kWarp, kRegisterUnit) * kRegisterUnit;
   k.need.threads = static_cast<std::int32_t>(warps * kWarp);
   // The replacement gap depends on the block's run time where the profile says so (traced runs).
-  auto set_dispatch = [&](double mean_block_ns) {
-    k.dispatch_ns = p_.block_dispatch + static_cast<Nanos>(std::llround(static_cast<double>(warps) *
-                                                                        dispatch_per_warp_at(p_, mean_block_ns)));
-  };
+  auto set_dispatch = [&](double mean_block_ns) { k.dispatch_ns = dispatch_gap(warps, mean_block_ns); };
   const std::int64_t regs = warps * regs_per_warp;
   if (regs > p_.registers_per_sm)
     bad("block needs " + std::to_string(regs) + " registers (" + std::to_string(s.registers_per_thread) +
@@ -734,8 +769,10 @@ void GpuModel::kernel_enqueue(std::uint32_t c) {
   k.cmd = c;
   k.op = x.payload;
   // Worked out here, not at issue: a table of them per command in flight would hold one per kernel the
-  // host has issued ahead of the device (all of them, when it never waits).
-  k.info = kernel_info(x.payload, false);
+  // host has issued ahead of the device (all of them, when it never waits). A kernel of a class has its
+  // class and block time where its start time will go (prepare()).
+  const Nanos packed = op_times_[x.payload].start;
+  k.info = packed < -1 ? class_kernel_info(packed) : kernel_info(x.payload, false);
   k.blocks = k.info.blocks;
   k.next_block = 0;
   k.done_blocks = 0;

@@ -228,7 +228,8 @@ struct ModelStats {
 class GpuModel {
  public:
   /// `merge_waves` false gives every block its own future event and ends and places each block by the
-  /// general code, no shortcut (the reference: results are identical; for tests and the benchmark).
+  /// general code, no shortcut, and works out every kernel's numbers from its op when it leaves its queue
+  /// (no kernel classes): the reference (results are identical; for tests and the benchmark).
   GpuModel(const DeviceParams& params, std::uint32_t connections, bool record_blocks, bool explain,
            bool merge_waves = true);
   /// With explanations on, keeps op `op`'s alone (call before prepare()).
@@ -333,6 +334,10 @@ class GpuModel {
   /// Block needs and durations of kernel/task-pool op i; throws InputError when it can never run.
   /// `preparing`: only the checks (and a static pool's per-block sums), at prepare; the rest at issue.
   [[nodiscard]] KernelInfo kernel_info(model::OpIndex i, bool preparing);
+  /// The KernelInfo of a kernel whose class and block time prepare() packed into its start time.
+  [[nodiscard]] KernelInfo class_kernel_info(Nanos packed) const noexcept;
+  /// The gap before a replacement block of `warps` warps starts (KernelInfo::dispatch_ns).
+  [[nodiscard]] Nanos dispatch_gap(std::int64_t warps, double mean_block_ns) const noexcept;
   void kernel_enqueue(std::uint32_t c);
   /// `replacement`: the room was freed by a finishing block, so a block placed now starts its kernel's
   /// dispatch_ns later.
@@ -425,7 +430,27 @@ class GpuModel {
   struct OpTimes {
     Nanos start = -1, end = -1;
   };
+  /// Before a kernel of a class starts, `start` holds -2 - (class << kClassTimeBits | block time).
   std::vector<OpTimes> op_times_;
+  /// Kernels with a fixed block time, by shape (threads per block, blocks, registers, shared memory): the
+  /// KernelInfo of the first of them, whose block time and replacement gap each kernel replaces by its own.
+  std::vector<KernelInfo> kernel_classes_;
+  struct ShapeKey {
+    std::uint64_t threads = 0, blocks = 0;
+    std::uint32_t regs = 0, smem = 0;
+    friend bool operator==(const ShapeKey&, const ShapeKey&) = default;
+  };
+  struct ShapeKeyHash {
+    std::size_t operator()(const ShapeKey& k) const noexcept {
+      std::uint64_t h = k.threads * 0x9e3779b97f4a7c15ull;
+      h = (h ^ k.blocks) * 0x9e3779b97f4a7c15ull;
+      h = (h ^ (std::uint64_t{k.regs} << 32 | k.smem)) * 0x9e3779b97f4a7c15ull;
+      return static_cast<std::size_t>(h ^ (h >> 29));
+    }
+  };
+  static constexpr int kClassTimeBits = 40;  ///< block times up to 2^40 - 1 ns (the workload limit: 2^40)
+  static constexpr std::uint64_t kClassTimeMask = (std::uint64_t{1} << kClassTimeBits) - 1;
+  static constexpr std::size_t kMaxClasses = std::size_t{1} << 22;  ///< packed values stay below 2^62
   std::vector<std::uint32_t> op_stream_;
   std::unordered_map<model::OpIndex, std::vector<Nanos>> static_sums_;  ///< static task pools' per-block sums
   std::vector<OpExplanation> exps_;

@@ -34,6 +34,13 @@ std::string today_utc() {
   return buf;
 }
 
+/// CPU time of the process so far (user + system), for SimStats' phase times.
+double process_cpu_s() {
+  timespec ts{};
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 Nanos saturating_add(Nanos a, Nanos b) {
   if (b > 0 && a > std::numeric_limits<Nanos>::max() - b) return std::numeric_limits<Nanos>::max();
   return a + b;
@@ -98,6 +105,7 @@ struct SimBackend::Impl {
   bool prepared = false;
   bool finished = false;
   SimStats stats;
+  double prepare_cpu_s = 0, drain_cpu_s = 0, spans_cpu_s = 0;
 
   // -- checks ------------------------------------------------------------------------------------
   void need_prepared(const char* call) const {
@@ -161,6 +169,7 @@ SimBackend::~SimBackend() = default;
 
 void SimBackend::prepare(const model::Workload& workload) {
   if (impl_->prepared) throw std::logic_error("sim backend: prepare() called twice");
+  const double cpu0 = process_cpu_s();
   const SimBudget& b = impl_->options.budget;
   model::check_simulation_size(workload, impl_->options.source, b.max_events);
   impl_->gpu.set_budget(b.max_events, b.wall_seconds, impl_->options.source);
@@ -172,6 +181,7 @@ void SimBackend::prepare(const model::Workload& workload) {
   impl_->workload = &workload;
   impl_->prepared = true;
   impl_->host = 0;
+  impl_->prepare_cpu_s = process_cpu_s() - cpu0;
 }
 
 std::pair<int, int> SimBackend::priority_range() const {
@@ -364,11 +374,14 @@ void SimBackend::host_work(Nanos ns) {
 model::Trace SimBackend::finish() {
   Impl& m = *impl_;
   m.need_prepared("finish");
+  const double cpu0 = process_cpu_s();
   if (m.block_until([&] { return m.gpu.device_idle(); }, std::numeric_limits<Nanos>::max(), 0) !=
       WaitStatus::ready)
     throw std::logic_error("sim backend: finish: device work can never complete");
   m.gpu.flush_progress();
   m.finished = true;
+  const double cpu1 = process_cpu_s();
+  m.drain_cpu_s = cpu1 - cpu0;
   model::Trace t;
   t.meta.backend = "sim";
   t.meta.device_name = m.profile.name;
@@ -381,6 +394,7 @@ model::Trace SimBackend::finish() {
   if (!m.profile.cuda_version.empty()) t.meta.extra["cuda_version"] = m.profile.cuda_version;
   t.spans = m.gpu.take_spans();
   if (m.options.record_blocks) t.blocks = m.gpu.take_placements();
+  m.spans_cpu_s = process_cpu_s() - cpu1;
   return t;
 }
 
@@ -390,7 +404,7 @@ const SimStats& SimBackend::stats() const noexcept {
   const detail::ModelStats& s = impl_->gpu.stats();
   impl_->stats = SimStats{s.events, s.commands, s.blocks, s.max_heap,
                           s.pops == 0 ? 0.0 : static_cast<double>(s.heap_sum) / static_cast<double>(s.pops),
-                          s.max_live, s.pops};
+                          s.max_live, s.pops, impl_->prepare_cpu_s, impl_->drain_cpu_s, impl_->spans_cpu_s};
   return impl_->stats;
 }
 

@@ -76,7 +76,9 @@ struct SimOptions {
   /// back (a grid placed into free room is one wave). The trace, block placements, explanations, event
   /// count and budget errors are the same either way; false schedules one event per block and handles
   /// each block by the general code, without the shortcuts waves allow (the reference the equivalence
-  /// tests and the benchmark compare against).
+  /// tests and the benchmark compare against); it also works out every kernel's block needs and times
+  /// from its op when the kernel leaves its queue, where the fast path takes them from the kernel's class
+  /// (sim/README.md, "Cold memory").
   bool merge_block_waves = true;
 };
 
@@ -91,6 +93,10 @@ struct SimStats {
   double mean_pending_events = 0;        ///< future-event list depth when an entry is popped, on average
   std::uint64_t max_live_commands = 0;
   std::uint64_t queue_pops = 0;          ///< entries taken off the future-event list (a wave is one)
+  /// CPU seconds (user + system, the whole process) spent in prepare(), in finish() running the device
+  /// dry, and in finish() making the spans: with the caller's own clock around the run, where its time
+  /// went (`streamlab sim --timing`).
+  double prepare_cpu_s = 0, drain_cpu_s = 0, spans_cpu_s = 0;
 };
 
 class SimBackend final : public policies::Backend {
