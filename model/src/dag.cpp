@@ -4,7 +4,7 @@
 #include <bit>
 #include <cassert>
 #include <limits>
-#include <numeric>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -34,7 +34,10 @@ struct CsrView {
 };
 
 struct DagAccess {
+  /// Both directions (a Dag built from a workload makes its successor rows here, once).
   static CsrView view(const Dag& g);
+  /// The predecessor rows only (out_start and out null).
+  static CsrView predecessors_view(const Dag& g);
 };
 
 }  // namespace detail
@@ -42,18 +45,33 @@ struct DagAccess {
 // Both directions in compressed sparse rows (32-bit edge indices: 4G dependency edges is far beyond any
 // workload): successors in edge input order, predecessors by source (as Boost's bidirectional CSR graph
 // ordered them, which this replaced: it needed the edges as one more array and a third per-edge array).
+// A Dag built from a workload makes its successor rows only when an analysis first needs them: analyze
+// of a workload numbered in a topological order reads predecessor rows alone (analyze_dag with
+// TopologicalOrder::omit), and at ten million ops the successor rows (a counting sort of every edge, two
+// passes of random writes) cost more than that whole analysis.
 struct Dag::Impl {
   std::vector<std::uint32_t> out_start, in_start;  // n + 1 entries each
   std::vector<OpIndex> out, in;
+  std::once_flag successors_made;
   /// The predecessor rows from the successor rows: a stable counting sort of the edges by target, taken
   /// in successor order (by source, then input order).
   void fill_predecessors(std::uint32_t n);
+  /// The successor rows from the predecessor rows (each sorted): each row in ascending target order.
+  void fill_successors(std::uint32_t n);
+  const Impl& with_successors() {
+    std::call_once(successors_made, [this] { fill_successors(static_cast<std::uint32_t>(in_start.size() - 1)); });
+    return *this;
+  }
 };
 
 namespace detail {
 CsrView DagAccess::view(const Dag& g) {
-  const Dag::Impl& d = *g.impl_;
+  const Dag::Impl& d = g.impl_->with_successors();
   return CsrView{g.vertex_count(), d.out_start.data(), d.out.data(), d.in_start.data(), d.in.data()};
+}
+CsrView DagAccess::predecessors_view(const Dag& g) {
+  const Dag::Impl& d = *g.impl_;
+  return CsrView{g.vertex_count(), nullptr, nullptr, d.in_start.data(), d.in.data()};
 }
 }  // namespace detail
 
@@ -179,6 +197,15 @@ OpIndex path_end(const std::vector<Nanos>& earliest, const std::vector<Nanos>& d
   return last;
 }
 
+/// Slack and the path ending at `last`, once cp's latest starts are known.
+void complete_critical_path(CriticalPath& cp, OpIndex last, std::vector<Nanos> earliest, const std::vector<OpIndex>& via) {
+  cp.slack.resize(earliest.size());
+  for (OpIndex v = 0; v < earliest.size(); ++v) cp.slack[v] = cp.latest_start[v] - earliest[v];
+  for (OpIndex v = last; v != kNone; v = via[v]) cp.ops.push_back(v);
+  std::reverse(cp.ops.begin(), cp.ops.end());
+  cp.earliest_start = std::move(earliest);
+}
+
 /// Latest starts, slack and one longest path, given a topological order and earliest starts (with
 /// `via[v]` = the predecessor that set v's earliest start, kNone when none did).
 CriticalPath finish_critical_path(const CsrView& g, const std::vector<OpIndex>& order, const std::vector<Nanos>& d,
@@ -202,11 +229,7 @@ CriticalPath finish_critical_path(const CsrView& g, const std::vector<OpIndex>& 
       latest_finish = std::min(latest_finish, cp.latest_start[g.out[e]]);
     cp.latest_start[u] = latest_finish - d[u];
   }
-  cp.slack.resize(n);
-  for (OpIndex v = 0; v < n; ++v) cp.slack[v] = cp.latest_start[v] - earliest[v];
-  for (OpIndex v = last; v != kNone; v = via[v]) cp.ops.push_back(v);
-  std::reverse(cp.ops.begin(), cp.ops.end());
-  cp.earliest_start = std::move(earliest);
+  complete_critical_path(cp, last, std::move(earliest), via);
   return cp;
 }
 
@@ -304,6 +327,29 @@ void forward_in_index_order(const CsrView& g, const std::vector<Nanos>& d, std::
     level[v] = depth;
     done[v] = Done{start + d[v], depth};
   }
+}
+
+/// finish_critical_path for vertices numbered in a topological order, from the predecessor rows alone:
+/// in reverse index order each vertex's latest start is final (its successors, all later, have pushed
+/// theirs to it as its latest finish) and is pushed to its predecessors. The same values.
+CriticalPath finish_in_index_order(const CsrView& g, const std::vector<Nanos>& d, std::vector<Nanos> earliest,
+                                   const std::vector<OpIndex>& via) {
+  CriticalPath cp;
+  const OpIndex last = path_end(earliest, d);
+  if (last != kNone) cp.length = earliest[last] + d[last];
+  cp.latest_start.assign(g.n, cp.length);  // a vertex's latest finish until its turn
+  constexpr OpIndex kAhead = 8;
+  for (OpIndex v = g.n; v-- > 0;) {
+    if (v >= kAhead)
+      for (std::uint32_t e = g.in_start[v - kAhead], end = g.in_start[v - kAhead + 1]; e < end; ++e)
+        __builtin_prefetch(&cp.latest_start[g.in[e]]);
+    const Nanos latest = cp.latest_start[v] - d[v];
+    cp.latest_start[v] = latest;
+    for (std::uint32_t e = g.in_start[v], end = g.in_start[v + 1]; e < end; ++e)
+      cp.latest_start[g.in[e]] = std::min(cp.latest_start[g.in[e]], latest);
+  }
+  complete_critical_path(cp, last, std::move(earliest), via);
+  return cp;
 }
 
 /// Whether the longest path finish_critical_path reports passes no kTie.
@@ -508,6 +554,17 @@ void prefix_sums(std::vector<std::uint32_t>& start) {
 
 }  // namespace
 
+void Dag::Impl::fill_successors(std::uint32_t n) {
+  if (!out_start.empty()) return;  // made with the graph (Dag(vertex_count, edges))
+  out_start.assign(std::size_t{n} + 1, 0);
+  for (const OpIndex u : in) ++out_start[u + 1];
+  prefix_sums(out_start);
+  out.resize(in.size());
+  std::vector<std::uint32_t> fill(out_start.begin(), out_start.end() - 1);
+  for (OpIndex v = 0; v < n; ++v)
+    for (std::uint32_t e = in_start[v]; e < in_start[v + 1]; ++e) out[fill[in[e]]++] = v;
+}
+
 void Dag::Impl::fill_predecessors(std::uint32_t n) {
   in_start.assign(std::size_t{n} + 1, 0);
   for (const OpIndex v : out) ++in_start[v + 1];
@@ -536,7 +593,8 @@ Dag::Dag(std::uint32_t vertex_count, std::span<const Edge> edges) : impl_(std::m
 }
 
 // Straight from the workload's deps (no array of edges in between). The predecessor rows are its dep
-// rows, each sorted by source; the successor rows a counting sort of the deps by dep, in op order.
+// rows, each sorted by source; the successor rows (made when first needed) a counting sort of those by
+// source, in op order.
 Dag::Dag(const Workload& w) : impl_(std::make_unique<Impl>()) {
   if (w.ops.size() >= std::numeric_limits<std::uint32_t>::max())
     throw std::length_error("Dag: more than 2^32 - 1 ops");
@@ -545,38 +603,31 @@ Dag::Dag(const Workload& w) : impl_(std::make_unique<Impl>()) {
     throw std::length_error("Dag: more than 2^32 - 1 edges");
   const auto n = static_cast<std::uint32_t>(w.ops.size());
   Impl& d = *impl_;
-  d.out_start.assign(std::size_t{n} + 1, 0);
   d.in_start.assign(std::size_t{n} + 1, 0);
   d.in.reserve(w.edge_count());
   for (OpIndex v = 0; v < n; ++v) {
     const auto deps = w.deps(v);
-    for (const OpIndex u : deps) {
+    for (const OpIndex u : deps)
       if (u >= n)
         throw std::out_of_range("Dag: edge " + std::to_string(u) + " -> " + std::to_string(v) +
                                 " names a vertex >= " + std::to_string(n));
-      ++d.out_start[u + 1];
-    }
     d.in.insert(d.in.end(), deps.begin(), deps.end());
     std::sort(d.in.end() - static_cast<std::ptrdiff_t>(deps.size()), d.in.end());
     d.in_start[v + 1] = static_cast<std::uint32_t>(d.in.size());
   }
-  prefix_sums(d.out_start);
-  d.out.resize(d.in.size());
-  std::vector<std::uint32_t> fill(d.out_start.begin(), d.out_start.end() - 1);
-  for (OpIndex v = 0; v < n; ++v)
-    for (const OpIndex u : w.deps(v)) d.out[fill[u]++] = v;
 }
 
 Dag::~Dag() = default;
 Dag::Dag(Dag&&) noexcept = default;
 Dag& Dag::operator=(Dag&&) noexcept = default;
 
-std::uint32_t Dag::vertex_count() const noexcept { return static_cast<std::uint32_t>(impl_->out_start.size() - 1); }
-std::size_t Dag::edge_count() const noexcept { return impl_->out.size(); }
+std::uint32_t Dag::vertex_count() const noexcept { return static_cast<std::uint32_t>(impl_->in_start.size() - 1); }
+std::size_t Dag::edge_count() const noexcept { return impl_->in.size(); }
 
 std::span<const OpIndex> Dag::successors(OpIndex v) const {
   if (v >= vertex_count()) throw std::out_of_range("Dag::successors: no vertex " + std::to_string(v));
-  return {impl_->out.data() + impl_->out_start[v], impl_->out.data() + impl_->out_start[v + 1]};
+  const Impl& d = impl_->with_successors();
+  return {d.out.data() + d.out_start[v], d.out.data() + d.out_start[v + 1]};
 }
 std::span<const OpIndex> Dag::predecessors(OpIndex v) const {
   if (v >= vertex_count()) throw std::out_of_range("Dag::predecessors: no vertex " + std::to_string(v));
@@ -605,21 +656,20 @@ CriticalPath critical_path(const Dag& g, const DurationOf& duration) {
 }
 
 DagAnalysis analyze_dag(const Dag& g, const DurationOf& duration, TopologicalOrder order) {
-  const CsrView v = DagAccess::view(g);
-  const std::vector<Nanos> d = durations_of(v.n, duration);
+  const std::vector<Nanos> d = durations_of(g.vertex_count(), duration);
   DagAnalysis result;
   std::vector<OpIndex> via;
   std::vector<Nanos> earliest;
-  if (order == TopologicalOrder::omit && numbered_in_topological_order(v)) {
-    forward_in_index_order(v, d, earliest, via, result.level);
+  if (const CsrView p = DagAccess::predecessors_view(g);
+      order == TopologicalOrder::omit && numbered_in_topological_order(p)) {
+    forward_in_index_order(p, d, earliest, via, result.level);
     if (path_is_unambiguous(earliest, d, via)) {
-      std::vector<OpIndex> reverse_from(v.n);  // the vertices' own order, for the reverse pass
-      std::iota(reverse_from.begin(), reverse_from.end(), OpIndex{0});
-      result.critical = finish_critical_path(v, reverse_from, d, std::move(earliest), via);
+      result.critical = finish_in_index_order(p, d, std::move(earliest), via);
       return result;
     }
     result.level.clear();
   }
+  const CsrView v = DagAccess::view(g);
   if (!forward_pass(v, d, result.order, earliest, via, &result.level)) {
     result.order.clear();
     result.cycles = strongly_connected_cycles(g);

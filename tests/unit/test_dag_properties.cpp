@@ -5,11 +5,13 @@
 #include <numeric>
 #include <random>
 #include <set>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "streamlab/model/dag.hpp"
+#include "streamlab/model/workload.hpp"
 
 namespace streamlab::model {
 namespace {
@@ -235,7 +237,19 @@ TEST(DagProperties, AnalyzeDagWithoutTheOrderGivesTheSameAnswers) {
     const Dag dag(n, edges);
     const DurationOf d = [&](OpIndex v) { return duration[v]; };
     const DagAnalysis all = analyze_dag(dag, d);
-    const DagAnalysis some = analyze_dag(dag, d, TopologicalOrder::omit);
+    // Half of them from a workload: a Dag that makes its successor rows only if Kahn's pass needs them.
+    Workload w;
+    std::vector<std::vector<OpIndex>> deps(n);
+    for (const auto& [u, v] : edges) deps[v].push_back(u);
+    for (OpIndex v = 0; v < n; ++v) {
+      Op op;
+      const std::string id = std::to_string(v);  // a number is an id too
+      op.id = op.name = w.intern(id);
+      op.kind = OpKind::barrier;
+      w.add_resolved(op, deps[v]);
+    }
+    const Dag from_w(w);
+    const DagAnalysis some = analyze_dag(seed % 4 < 2 ? dag : from_w, d, TopologicalOrder::omit);
     EXPECT_TRUE(some.order.empty());
     EXPECT_EQ(some.cycles, all.cycles) << "seed " << seed;
     EXPECT_EQ(some.level, all.level) << "seed " << seed;
