@@ -27,6 +27,7 @@ std::vector<OpIndex> closed_walk(const std::vector<OpIndex>& members, ForEachSuc
   };
   const OpIndex start = members.front();
   std::vector<std::uint32_t> parent(members.size(), kNone);
+  if (parent.empty()) return {};  // not so (members is not empty), but GCC 12 sees a null parent[0] otherwise
   std::vector<std::uint32_t> queue{0};
   parent[0] = 0;
   std::uint32_t closing = kNone;  // local index of the op whose edge returns to start
