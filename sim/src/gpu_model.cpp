@@ -144,7 +144,7 @@ void GpuModel::prepare(const model::Workload& w, const std::string& source) {
     if (!model::runs_on_sms(op.kind)) continue;
     const auto index = static_cast<model::OpIndex>(i);
     (void)kernel_info(index, true);
-    if (!merge_waves_) continue;  // the reference run works out every kernel when it leaves its queue
+    if (!kernel_classes_on_) continue;  // every kernel is worked out when it leaves its queue
     const auto* fixed = std::get_if<model::FixedPerBlock>(&op.duration);
     if (op.kind != model::OpKind::kernel || fixed == nullptr || fixed->ns < 0 ||
         fixed->ns > static_cast<Nanos>(kClassTimeMask))

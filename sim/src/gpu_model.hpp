@@ -228,14 +228,16 @@ struct ModelStats {
 class GpuModel {
  public:
   /// `merge_waves` false gives every block its own future event and ends and places each block by the
-  /// general code, no shortcut, and works out every kernel's numbers from its op when it leaves its queue
-  /// (no kernel classes): the reference (results are identical; for tests and the benchmark).
+  /// general code, no shortcut (the reference: results are identical; for tests and the benchmark).
   GpuModel(const DeviceParams& params, std::uint32_t connections, bool record_blocks, bool explain,
            bool merge_waves = true);
   /// With explanations on, keeps op `op`'s alone (call before prepare()).
   void explain_only(model::OpIndex op) noexcept { explain_only_ = op; }
   /// take_spans() hands the heap's free pages back to the system first (SimOptions::trim_heap).
   void trim_heap(bool on) noexcept { trim_heap_ = on; }
+  /// Kernels with a fixed block time get their numbers from their shape's class (SimOptions::kernel_classes;
+  /// call before prepare()).
+  void kernel_classes(bool on) noexcept { kernel_classes_on_ = on; }
 
   /// Binds the workload and precomputes per-op block needs and durations. Throws InputError when a
   /// kernel's block can never fit on an SM, naming the op and the limit.
@@ -391,6 +393,7 @@ class GpuModel {
   bool explain_;
   std::uint32_t explain_only_ = kNone;  ///< the one op explained (kNone: every op)
   bool trim_heap_ = false;
+  bool kernel_classes_on_ = true;
   bool merge_waves_;
   model::ProgressCounter* progress_ = nullptr;
   static constexpr std::uint32_t kProgressBatch = 4096;

@@ -57,6 +57,7 @@ struct SimBackend::Impl {
         gpu(params, connections, options.record_blocks, options.explain, options.merge_block_waves) {
     if (options.explain_only) gpu.explain_only(*options.explain_only);
     gpu.trim_heap(options.trim_heap);
+    gpu.kernel_classes(options.kernel_classes);
   }
 
   static detail::DeviceParams with_options(detail::DeviceParams p, const SimOptions& o) {

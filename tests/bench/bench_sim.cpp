@@ -9,6 +9,7 @@
 //                       the whole `streamlab sim` path minus file I/O and the workload's hash, which the
 //                       Dispatcher computes when not given one (`workload_hash_s`: that hash, timed once).
 //   BM_PriorityQueueBaseline  the bare heap loop alone, for reference.
+//   BM_SimKernelClasses  kernel classes on against off, `gen random-dag` 1M (and 10M on its own).
 //   BM_SimWavesRandomDag  `gen random-dag`'s workload (kernels of 1 to about 260 blocks, 132 on average, of
 //                       10-200 us) through the Dispatcher (load-balanced, 4 streams: `streamlab sim
 //                       --policy load-balanced` minus file I/O), alternately with waves of blocks merged
@@ -369,6 +370,35 @@ BENCHMARK(BM_SimPrefetchAhead)
     ->Args({2, 10'000'000})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(2);
+
+/// Kernel classes (SimOptions::kernel_classes) on against off on `gen random-dag`'s range(0) ops
+/// (load-balanced, 4 streams, as `streamlab sim` runs it): with them a kernel leaving its queue reads its
+/// class and the slot of its times instead of its op. Fastest run each way; `on_over_off` < 1 means the
+/// classes pay.
+void BM_SimKernelClasses(benchmark::State& state) {
+  model::gen::RandomDag params;
+  params.ops = static_cast<std::uint32_t>(state.range(0));
+  const model::Workload w = model::gen::random_dag(params);
+  const model::DeviceProfile profile = model::bundled_h100_profile();
+  const std::string hash = w.hash();
+  sim::SimOptions on = bench_options(), off = bench_options();
+  on.budget.max_events = off.budget.max_events = std::uint64_t{1} << 40;
+  off.kernel_classes = false;
+  sim::SimStats st_on, st_off;
+  double best_on = 1e30, best_off = 1e30;
+  for (auto _ : state) {
+    best_off = std::min(best_off, run_dispatcher(w, profile, hash, st_off, off, "load-balanced", 4).total);
+    best_on = std::min(best_on, run_dispatcher(w, profile, hash, st_on, on, "load-balanced", 4).total);
+  }
+  if (st_on.events_processed != st_off.events_processed) state.SkipWithError("event counts differ");
+  state.counters["ops"] = static_cast<double>(w.size());
+  state.counters["on_s"] = best_on;
+  state.counters["off_s"] = best_off;
+  state.counters["on_over_off"] = best_on / best_off;
+}
+BENCHMARK(BM_SimKernelClasses)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->Iterations(3);
+// About a minute a run and 5 GB: run it on its own (--benchmark_filter=KernelClasses/10000000).
+BENCHMARK(BM_SimKernelClasses)->Arg(10'000'000)->Unit(benchmark::kMillisecond)->Iterations(2);
 
 }  // namespace
 

@@ -122,6 +122,7 @@ sim::SimOptions options(bool merge, bool traced, std::uint64_t max_events, bool 
   so.date = "2026-01-01";
   so.traced = traced;
   so.merge_block_waves = merge;
+  so.kernel_classes = merge;  // the reference takes no shortcut
   so.budget.max_events = max_events;
   return so;
 }

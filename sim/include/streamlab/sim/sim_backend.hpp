@@ -76,10 +76,13 @@ struct SimOptions {
   /// back (a grid placed into free room is one wave). The trace, block placements, explanations, event
   /// count and budget errors are the same either way; false schedules one event per block and handles
   /// each block by the general code, without the shortcuts waves allow (the reference the equivalence
-  /// tests and the benchmark compare against); it also works out every kernel's block needs and times
-  /// from its op when the kernel leaves its queue, where the fast path takes them from the kernel's class
-  /// (sim/README.md, "Cold memory").
+  /// tests and the benchmark compare against).
   bool merge_block_waves = true;
+  /// A kernel with a fixed block time takes its block needs and launch time from its shape's class, found
+  /// at prepare(), and does not read its op when it leaves its queue (sim/README.md, "Cold memory"). The
+  /// trace and everything else are the same either way; false works out every kernel from its op then
+  /// (the reference the equivalence tests and the benchmark compare against).
+  bool kernel_classes = true;
 };
 
 /// Counters of one run (for benchmarks and sanity checks).
