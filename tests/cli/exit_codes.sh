@@ -38,6 +38,13 @@ expect 0 "sim writes a trace" -- "$streamlab" sim "$tmp/w.json" -o "$tmp/p.json"
 expect 0 "stats of two traces" -- "$streamlab" stats "$tmp/p.json" "$tmp/p.json"
 expect 0 "stats --csv to a file" -- "$streamlab" stats --csv -o "$tmp/stats.csv" "$tmp/p.json"
 [ "$(head -c 6 "$tmp/stats.csv")" = "trace," ] || { echo "FAIL: stats --csv wrote no CSV header"; failures=$((failures + 1)); }
+# sim --timing: a line per phase on stderr, and the same trace as without it.
+expect 0 "sim --timing" -- "$streamlab" sim "$tmp/w.json" -o "$tmp/t.json" --date 2026-01-01 --timing
+for phase in read policy simulate "drop ops" write metrics; do
+  grep -q "^streamlab: timing: $phase " "$tmp/err" || { echo "FAIL: sim --timing printed no '$phase' line"; failures=$((failures + 1)); }
+done
+"$streamlab" sim "$tmp/w.json" -o "$tmp/u.json" --date 2026-01-01 >/dev/null 2>&1
+cmp -s "$tmp/t.json" "$tmp/u.json" || { echo "FAIL: sim --timing changed the trace"; failures=$((failures + 1)); }
 
 # 2: the parser's errors, for every subcommand, and input files
 expect 2 "unknown subcommand" -- "$streamlab" bogus
