@@ -20,6 +20,7 @@ import argparse
 import datetime
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -140,6 +141,58 @@ def cli_lines(rows, with_before):
     return lines
 
 
+DEPTHS = re.compile(r"at most (\d+) commands in flight, (\d+) future events")
+TIMING = re.compile(r"^streamlab: timing: (\S+(?: \S+)*?)\s+([\d.]+) s CPU \(([\d.]+) user \+ ([\d.]+) sys\)", re.M)
+
+
+def phase_rows(build, data, sizes, generators, lock=None):
+    """One `sim --timing` run per workload: {(gen, n): [(phase, cpu s, sys s), ...]} (nothing when the build
+    has no --timing)."""
+    if not build.supports("sim", "--timing"):
+        return {}
+    found = {}
+    with tempfile.TemporaryDirectory(prefix="speed_report.") as tmp:
+        for gen in generators:
+            for n in sizes:
+                workload = os.path.join(data, f"{gen}-{scale_table.label(n)}.workload.json")
+                argv = build.sim_argv(workload, "load-balanced", os.path.join(tmp, "timing.sim.json"))
+                with scale_table.locked(lock if n >= 10_000_000 else None):
+                    err = subprocess.run(argv + ["--quiet", "--timing"], stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.PIPE, text=True, check=True).stderr
+                found[(gen, n)] = [(m.group(1), float(m.group(2)), float(m.group(4))) for m in TIMING.finditer(err)]
+                if d := DEPTHS.search(err):
+                    found[(gen, n)].append(("depths", int(d.group(1)), int(d.group(2))))
+                print(f"# timing {gen:13} {scale_table.label(n):>4}: " +
+                      ", ".join(f"{name} {cpu:.2f}" for name, cpu, _ in found[(gen, n)] if name != "depths"),
+                      flush=True)
+    return found
+
+
+def phase_lines(found, sizes):
+    """Per workload and phase, CPU s (of which system) at each size and, above 1M, over the 1M run's."""
+    if not found or 1000000 not in sizes:
+        return []
+    larger = [n for n in sizes if n > 1000000]
+    head = "| workload | phase | 1M CPU s (sys) |" + "".join(f" {scale_table.label(n)} CPU s (sys) | x 1M |"
+                                                       for n in larger)
+    lines = [head, "|---|---|---|" + "---|---|" * len(larger)]
+    for gen in dict.fromkeys(g for g, _ in found):
+        base = [r for r in found.get((gen, 1000000), []) if r[0] != "depths"]
+        for name, cpu, sys_s in base:
+            row = f"| {gen} | {name} | {cpu:.2f} ({sys_s:.2f}) |"
+            for n in larger:
+                big = dict((p, (c, s_)) for p, c, s_ in found.get((gen, n), []))
+                c, s_ = big.get(name, (float("nan"), float("nan")))
+                row += f" {c:.2f} ({s_:.2f}) | {c / cpu:.1f} |" if cpu > 0 else f" {c:.2f} ({s_:.2f}) | - |"
+            lines.append(row)
+    depths = [f"{gen} {scale_table.label(n)}: {r[1] / 1e6:.2f}M commands, {r[2]} events"
+              for (gen, n), rs in found.items() for r in rs if r[0] == "depths"]
+    if depths:
+        lines += ["", "Most commands in flight and future-event list entries at once (the same runs): " +
+                  "; ".join(depths) + "."]
+    return lines
+
+
 def header(build, before_label=None):
     repo = os.path.dirname(os.path.abspath(__file__))
     commit = subprocess.run(["git", "-C", repo, "rev-parse", "--short", "HEAD"], capture_output=True,
@@ -197,8 +250,13 @@ def main():
     lines += [f"`validate` and `sim` ran {runs}{turns}: the fewest CPU seconds (user + system) and the largest "
               "peak resident memory of the runs. `x 1M`: sim's CPU time over the 1M row's (in brackets, sim - "
               "validate over the 1M row's).", ""]
-    lines += cli_lines(cli_rows(build, before, args.data, sizes, args.generators.split(","), args.repeats,
+    generators = args.generators.split(",")
+    lines += cli_lines(cli_rows(build, before, args.data, sizes, generators, args.repeats,
                                 args.large_repeats, args.lock), before is not None)
+    phases = phase_lines(phase_rows(build, args.data, sizes, generators, args.lock), sizes)
+    if phases:
+        lines += ["", "Where `sim`'s time goes (`streamlab sim --timing`, one more run of each workload with this "
+                  "build): CPU seconds of each phase, user + system, the system part in brackets.", ""] + phases
     print("\n".join(lines))
     if args.write:
         write_section(args.write, lines)
