@@ -878,30 +878,38 @@ class IdRuns {
  public:
   static constexpr OpIndex kNone = std::numeric_limits<OpIndex>::max();
 
-  explicit IdRuns(const Workload& w) {
-    const std::size_t n = w.ops.size();
-    const std::size_t max_runs = 16 + n / 8;  // past this the runs are no smaller than an IdIndex
-    for (OpIndex i = 0; i < n; ++i) {
-      const auto parts = split(w.ops[i].id);
-      if (!parts) return;
-      if (!runs_.empty()) {
-        Run& run = runs_.back();
-        if (parts->first == run.prefix && parts->second == run.first_number + run.count) {
-          ++run.count;
-          continue;
-        }
-      }
-      if (runs_.size() >= max_runs) return;
-      if (!by_prefix_.try_emplace(parts->first, runs_.size()).second) return;  // a prefix in two runs
-      runs_.push_back(Run{parts->first, parts->second, i, 1});
-    }
+  /// Runs of at most `max_runs` (add() ops one by one).
+  explicit IdRuns(std::size_t max_runs) : max_runs_(max_runs) {}
+  /// The runs of every op of `w` (valid() when they all fit).
+  explicit IdRuns(const Workload& w) : max_runs_(16 + w.ops.size() / 8) {  // past this no smaller than an IdIndex
+    for (OpIndex i = 0; i < w.ops.size(); ++i)
+      if (add(w.ops[i].id, i) != Added::yes) return;
     valid_ = true;
+  }
+
+  enum class Added { yes, no_number, refused };
+  /// Puts op `i`, whose id is `id` (kept as long as this), in a run: the last one when it continues it,
+  /// else a new one. Refused when its prefix has a run already (its numbers might repeat) or the runs
+  /// are as many as allowed. Ops added must come in index order.
+  Added add(std::string_view id, OpIndex i) {
+    const auto parts = split(id);
+    if (!parts) return Added::no_number;
+    if (!runs_.empty()) {
+      Run& run = runs_.back();
+      if (parts->first == run.prefix && parts->second == run.first_number + run.count && i == run.first_op + run.count) {
+        ++run.count;
+        return Added::yes;
+      }
+    }
+    if (runs_.size() >= max_runs_ || !by_prefix_.try_emplace(parts->first, runs_.size()).second) return Added::refused;
+    runs_.push_back(Run{parts->first, parts->second, i, 1});
+    return Added::yes;
   }
 
   /// Whether every op's id fits the scheme (find() and id() answer only then).
   [[nodiscard]] bool valid() const noexcept { return valid_; }
 
-  /// The op whose id is `id`, or kNone when no op has it.
+  /// The op whose id is `id`, or kNone when no op has it (of the ops added, when not valid()).
   [[nodiscard]] OpIndex find(std::string_view id) const {
     const auto parts = split(id);
     if (!parts) return kNone;
@@ -913,6 +921,17 @@ class IdRuns {
     const Run& run = runs_[last_];
     if (parts->second < run.first_number || parts->second - run.first_number >= run.count) return kNone;
     return run.first_op + static_cast<OpIndex>(parts->second - run.first_number);
+  }
+
+  /// (prefix, number) of an id that ends in a decimal number written without leading zeros.
+  static std::optional<std::pair<std::string_view, std::uint64_t>> split(std::string_view id) noexcept {
+    std::size_t start = id.size();
+    while (start > 0 && id[start - 1] >= '0' && id[start - 1] <= '9') --start;
+    const std::size_t digits = id.size() - start;
+    if (digits == 0 || digits > kMaxDigits || (digits > 1 && id[start] == '0')) return std::nullopt;
+    std::uint64_t number = 0;
+    for (std::size_t k = start; k < id.size(); ++k) number = number * 10 + static_cast<std::uint64_t>(id[k] - '0');
+    return std::pair{id.substr(0, start), number};
   }
 
   /// Appends op `i`'s id to `out` (i < the workload's size).
@@ -932,23 +951,13 @@ class IdRuns {
  private:
   static constexpr std::size_t kMaxDigits = 18;  // below 2^64
 
-  /// (prefix, number) of an id that ends in a decimal number written without leading zeros.
-  static std::optional<std::pair<std::string_view, std::uint64_t>> split(std::string_view id) noexcept {
-    std::size_t start = id.size();
-    while (start > 0 && id[start - 1] >= '0' && id[start - 1] <= '9') --start;
-    const std::size_t digits = id.size() - start;
-    if (digits == 0 || digits > kMaxDigits || (digits > 1 && id[start] == '0')) return std::nullopt;
-    std::uint64_t number = 0;
-    for (std::size_t k = start; k < id.size(); ++k) number = number * 10 + static_cast<std::uint64_t>(id[k] - '0');
-    return std::pair{id.substr(0, start), number};
-  }
-
   struct Run {
     std::string_view prefix;  ///< a view of the first op's interned id
     std::uint64_t first_number;
     OpIndex first_op;
     std::uint32_t count;
   };
+  std::size_t max_runs_;
   std::vector<Run> runs_;  ///< in op order
   std::unordered_map<std::string_view, std::size_t> by_prefix_;
   mutable std::size_t last_ = 0;  ///< the run the last lookup found
@@ -1418,6 +1427,26 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
   if (!backward) check_acyclic(w, r);
 }
 
+/// A reader's look-up of the ops read so far by numbered ids (IdRuns' runs, made as the ops come): a dep
+/// that names such an op is resolved as it is read, so its name is neither copied nor kept (at ten
+/// million ops the copies of the deps' names were a third of reading's memory). Any other dep waits for
+/// resolve_and_check. Every op read before the runs end (a prefix met again ends them) whose id is a
+/// prefix and a number is in a run and the runs' ids are distinct, so a dep found here names the first
+/// op with its id, as resolve_and_check's rule says, whatever ops come later.
+class EarlierIds {
+ public:
+  /// Op `i`'s id (kept by the workload's table), once the op is added.
+  void add(std::string_view id, OpIndex i) {
+    if (!ended_) ended_ = runs_.add(id, i) == IdRuns::Added::refused;
+  }
+  /// The op read so far whose id is `name`, or IdRuns::kNone.
+  [[nodiscard]] OpIndex find(std::string_view name) const { return runs_.find(name); }
+
+ private:
+  IdRuns runs_{std::size_t{1} << 20};  // a table that stays small next to the ops
+  bool ended_ = false;
+};
+
 /// The readers' access to a workload under construction.
 struct WorkloadBuilder {
   static void reserve(Workload& w, std::size_t ops) {
@@ -1435,12 +1464,20 @@ struct WorkloadBuilder {
   }
   /// Appends `op` with deps named by `names`, copied into `dep_ids`: a table the reader keeps until
   /// resolve_and_check has resolved them, then drops (the workload keeps indices, not the ids again).
-  static void add_named(Workload& w, const Op& op, std::span<const Text> names, StringTable& dep_ids) {
+  /// Deps that name ops `earlier` knows are resolved at once; `earlier` learns the new op.
+  static void add_named(Workload& w, const Op& op, std::span<const Text> names, StringTable& dep_ids,
+                        EarlierIds& earlier) {
     w.append(op, names.size(), [&](std::size_t k) {
+      if (const OpIndex d = earlier.find(names[k]); d != IdRuns::kNone) {
+        w.dep_index_.push_back(d);
+        if (!w.dep_name_.empty()) w.dep_name_.emplace_back();  // dep_name_ is empty or one entry per dep
+        return;
+      }
       w.dep_name_.resize(w.dep_index_.size());
       w.dep_index_.push_back(Workload::kUnresolved);
       w.dep_name_.push_back(dep_ids.intern(names[k]));
     });
+    earlier.add(w.ops.back().id, static_cast<OpIndex>(w.ops.size() - 1));
   }
   static std::size_t edge_capacity(const Workload& w) { return w.dep_index_.capacity(); }
   /// Room for `ops` ops and `edges` deps in all (an estimate: the arrays still grow past it).
@@ -1451,7 +1488,7 @@ struct WorkloadBuilder {
     }
     if (edges > w.dep_index_.capacity()) {
       w.dep_index_.reserve(edges);
-      w.dep_name_.reserve(edges);
+      if (!w.dep_name_.empty()) w.dep_name_.reserve(edges);  // deps resolved as read have no name
     }
   }
 };
@@ -1596,6 +1633,7 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
 
     Workload w;
     StringTable dep_ids;  // outlives resolve_and_check below
+    EarlierIds earlier;
     detail::Reader r(source);
     detail::JsonDocument doc(std::string_view(), source);
     detail::JsonArena arena;
@@ -1619,7 +1657,7 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
           if (const std::size_t edges = w.edge_count() + names.size(); edges > WorkloadBuilder::edge_capacity(w))
             WorkloadBuilder::reserve_more(w, 0, std::max(estimate(edges, 1.05), WorkloadBuilder::edge_capacity(w) / 4 * 5));
           // The texts are copied into the workload's table (the line's, or the parse's, go away).
-          WorkloadBuilder::add_named(w, op, names, dep_ids);
+          WorkloadBuilder::add_named(w, op, names, dep_ids, earlier);
         });
 
     // The rest of the document with an empty ops array: its top level read and checked as always.

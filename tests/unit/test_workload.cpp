@@ -555,26 +555,32 @@ TEST(WorkloadErrors, NumberedAndOtherIdsResolveByTheSameRule) {
       }
       ops += (i ? ", " : "") + std::string(R"({"id": ")") + ids[i] + R"(", "kind": "barrier", "deps": [)" + list + "]}";
     }
-    const std::string text = doc(ops);
-    SCOPED_TRACE(text);
-    if (duplicate) {
-      ++errors;
-      expect_error(text, "/ops/" + std::to_string(duplicate->second) + "/id", ids[duplicate->second],
-                   "duplicate op id (already used by /ops/" + std::to_string(duplicate->first) + ")");
-    } else if (dangling) {
-      const auto& [i, k, name] = *dangling;
-      const auto it = first.find(name);
-      if (it != first.end()) continue;  // names a later op or itself: other checks' errors
-      ++errors;
-      expect_error(text, "/ops/" + std::to_string(i) + "/deps/" + std::to_string(k), ids[i],
-                   "dep '" + name + "' names no op of this workload");
-    } else {
-      numbered += scheme < 3;
-      const Workload w = parse_workload(text, kFile);
-      for (std::size_t i = 0; i < n; ++i) {
-        std::vector<std::string> named;
-        for (const OpIndex d : w.deps(static_cast<OpIndex>(i))) named.push_back(ids[d]);
-        EXPECT_EQ(named, deps[i]) << "op " << i;
+    // On one line (the JSON reader), and one op per line (the line reader, which resolves deps that name
+    // numbered ops as it reads them).
+    std::string by_lines = ops;
+    for (std::size_t at = by_lines.find("}, {"); at != std::string::npos; at = by_lines.find("}, {", at))
+      by_lines.replace(at, 4, "},\n{");
+    for (const std::string& text : {doc(ops), "{\"format_version\": 1, \"name\": \"t\",\n\"ops\": [\n" + by_lines + "\n]}"}) {
+      SCOPED_TRACE(text);
+      if (duplicate) {
+        ++errors;
+        expect_error(text, "/ops/" + std::to_string(duplicate->second) + "/id", ids[duplicate->second],
+                     "duplicate op id (already used by /ops/" + std::to_string(duplicate->first) + ")");
+      } else if (dangling) {
+        const auto& [i, k, name] = *dangling;
+        const auto it = first.find(name);
+        if (it != first.end()) continue;  // names a later op or itself: other checks' errors
+        ++errors;
+        expect_error(text, "/ops/" + std::to_string(i) + "/deps/" + std::to_string(k), ids[i],
+                     "dep '" + name + "' names no op of this workload");
+      } else {
+        numbered += scheme < 3;
+        const Workload w = parse_workload(text, kFile);
+        for (std::size_t i = 0; i < n; ++i) {
+          std::vector<std::string> named;
+          for (const OpIndex d : w.deps(static_cast<OpIndex>(i))) named.push_back(ids[d]);
+          EXPECT_EQ(named, deps[i]) << "op " << i;
+        }
       }
     }
   }
