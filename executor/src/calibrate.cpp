@@ -19,6 +19,7 @@
 #include <thread>
 
 #include <Eigen/Dense>
+#include <nlohmann/json.hpp>
 
 #include "streamlab/executor/buffer.hpp"
 #include "streamlab/executor/device_info.hpp"
@@ -27,6 +28,7 @@
 #include "streamlab/executor/kernels.hpp"
 #include "streamlab/executor/stream.hpp"
 #include "streamlab/executor/tracer.hpp"
+#include "streamlab/model/errors.hpp"
 
 namespace streamlab::executor {
 
@@ -72,6 +74,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr int kBatch = 64;
+constexpr const char* kHostProbeFormat = "streamlab-host-probe-1";
 // A sampling pass of the host-call costs (Calibrator::sample_host_speed): short, so that many of them spread
 // over the host's spells; the pause lets the samples span the sampling time rather than fill it.
 constexpr int kSampleBatches = 9;
@@ -327,8 +330,17 @@ class Calibrator {
   }
 
   model::DeviceProfile run();
+  /// probe_host: one fresh process's first use of never-used streams and host-call passes for `seconds`.
+  HostProbe probe(double seconds);
 
  private:
+  /// Loads the module and wakes the clocks before anything is timed, on the legacy NULL stream (as the
+  /// plain programs and the executor do: no stream of this process has had work afterwards).
+  void warm_up();
+  /// The extra host cost of a kernel launch into a stream that never had work: `n` streams made now, one
+  /// launch into each breadth-first, then a second pass; median first-pass call minus median second-pass
+  /// call (host steady_clock, no synchronize between the passes, as a program issues them).
+  double first_use_of_new_streams(int n);
   void note(const std::string& s) const {
     if (opt_.log && !sampling_) opt_.log(round_ + s);
   }
@@ -360,11 +372,13 @@ class Calibrator {
   /// The host-call parameters (ParamField::host_call) of `p`: each the median over `batches` timed batches
   /// of kBatch calls after `warm` untimed ones. Appends the values to host_samples_.
   void host_call_costs(model::DeviceProfile& p, int batches, int warm);
-  /// More samples of the host-call costs, one every kSamplePause, for opt_.host_seconds (see run()).
-  void sample_host_speed(const model::DeviceProfile& p);
+  /// More samples of the host-call costs, one pass every kSamplePause, for `seconds` (at least one pass).
+  void sample_host_speed(const model::DeviceProfile& p, double seconds);
   /// Each host-call parameter from every sample taken, and each host-set rate (pageable copies) from its
   /// rounds (model::param_from_samples).
   void combine_host_samples(model::DeviceProfile& p, const std::vector<model::DeviceProfile>& rounds) const;
+  /// stream_first_use_ns from this process's never-used streams and every probe's (median, spread).
+  void first_use(model::DeviceProfile& p, double never_used) const;
   void device_latencies(model::DeviceProfile& p);
   void copies(model::DeviceProfile& p);
   void occupancy_limits(model::DeviceProfile& p);
@@ -392,6 +406,8 @@ class Calibrator {
   std::map<std::string_view, std::vector<double>> run_samples_;
   int sampling_passes_ = 0;
   double sampling_seconds_ = 0;
+  /// Of the samples in host_samples_, how many came from opt_.process_probes (added after the rounds).
+  std::size_t probe_samples_ = 0;
   bool sampling_ = false;  ///< no progress line per sampling pass
 };
 
@@ -457,41 +473,6 @@ void Calibrator::host_api_costs(model::DeviceProfile& p) {
   host_call_costs(p, reps_, warm_);
   stream s(StreamFlags::non_blocking, 0);
 
-  // First work into a newly created stream: the driver binds a stream to a hardware queue when it first gets
-  // work, at a host cost paid once. Each pair of batches launches one empty kernel into each of kBatch
-  // streams that already ran one, then into kBatch fresh streams (both sets created, and the first warmed,
-  // untimed); extra = median of the per-pair differences, so a slow spell of the host hits both halves.
-  std::vector<double> first_use;
-  for (int r = -warm_; r < reps_; ++r) {
-    std::vector<stream> used, fresh;
-    used.reserve(kBatch);
-    fresh.reserve(kBatch);
-    for (int k = 0; k < kBatch; ++k) {
-      used.emplace_back(StreamFlags::non_blocking, 0);
-      fresh.emplace_back(StreamFlags::non_blocking, 0);
-      check(kernels::launch_empty(dim3(1), dim3(32), used.back().get()), "calibrate (launch)");
-    }
-    check(cudaDeviceSynchronize(), "calibrate (first use)");
-    auto batch = [&](std::vector<stream>& ss) {
-      const auto t0 = Clock::now();
-      for (auto& x : ss) check(kernels::launch_empty(dim3(1), dim3(32), x.get()), "calibrate (launch)");
-      return ns_between(t0, Clock::now()) / kBatch;
-    };
-    const double again = batch(used);
-    const double first = batch(fresh);
-    check(cudaDeviceSynchronize(), "calibrate (first use)");
-    if (r >= 0) first_use.push_back(first - again);
-  }
-  const double first_extra = std::max(0.0, median(first_use));
-  p.stream_first_use_ns = measured(
-      first_extra, "median over " + std::to_string(reps_) + " pairs of batches of " + std::to_string(kBatch) +
-                       " empty-kernel launches, one per stream, into fresh non-blocking streams minus into streams "
-                       "that already ran a kernel (host steady_clock, " + std::to_string(warm_) +
-                       " warm-up pairs), at this process's CUDA_DEVICE_MAX_CONNECTIONS (" +
-                       (std::getenv("CUDA_DEVICE_MAX_CONNECTIONS") ? std::getenv("CUDA_DEVICE_MAX_CONNECTIONS")
-                                                                    : std::string("unset: 8")) + ")");
-  note("stream first use: " + fmt(first_extra) + " ns extra on the first launch into a stream");
-
   // Blocking-synchronize wake-up: a second thread spins on a flag the kernel sets as its last act; the
   // main thread sits in cudaStreamSynchronize. Wake-up = sync returned - flag seen.
   MappedHost flag(64);
@@ -523,21 +504,68 @@ void Calibrator::host_api_costs(model::DeviceProfile& p) {
   note("sync wake-up: " + fmt(w) + " ns (schedule " + sched_ + ")");
 }
 
-void Calibrator::sample_host_speed(const model::DeviceProfile& p) {
-  const double seconds = opt_.quick ? std::min(opt_.host_seconds, 2.0) : opt_.host_seconds;
+void Calibrator::sample_host_speed(const model::DeviceProfile& p, double seconds) {
   if (!(seconds > 0)) return;
   const auto start = Clock::now();
   const auto until = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   sampling_ = true;
   model::DeviceProfile q = p;
-  while (Clock::now() < until) {
+  do {
     host_call_costs(q, kSampleBatches, kSampleWarmup);
     ++sampling_passes_;
     std::this_thread::sleep_for(kSamplePause);
-  }
+  } while (Clock::now() < until);
   sampling_ = false;
   sampling_seconds_ = ns_between(start, Clock::now()) / 1e9;
   note("host speed: " + std::to_string(sampling_passes_) + " sampling passes over " + fmt(sampling_seconds_, 1) + " s");
+}
+
+void Calibrator::warm_up() {
+  for (int i = 0; i < 200; ++i) check(kernels::launch_empty(dim3(1), dim3(32), cudaStreamLegacy), "calibrate (warm-up)");
+  check(kernels::launch_spin(dim3(static_cast<unsigned>(info_.props.multiProcessorCount)), dim3(128), 0, cudaStreamLegacy,
+                             50'000'000),
+        "calibrate (warm-up)");
+  check(kernels::launch_spin(dim3(1), dim3(32), 0, cudaStreamLegacy, 0), "calibrate (warm-up)");
+  check(cudaDeviceSynchronize(), "calibrate (warm-up)");
+}
+
+double Calibrator::first_use_of_new_streams(int n) {
+  std::vector<stream> ss;
+  ss.reserve(static_cast<std::size_t>(n));
+  for (int k = 0; k < n; ++k) ss.emplace_back(StreamFlags::non_blocking, 0);
+  std::vector<std::int64_t> t;
+  t.reserve(2 * static_cast<std::size_t>(n) + 1);
+  for (int pass = 0; pass < 2; ++pass)
+    for (auto& x : ss) {
+      t.push_back(steady_now_ns());
+      check(kernels::launch_spin(dim3(1), dim3(32), 0, x.get(), 0), "calibrate (stream first use)");
+    }
+  t.push_back(steady_now_ns());
+  check(cudaDeviceSynchronize(), "calibrate (stream first use)");
+  std::vector<double> first, again;
+  for (int k = 0; k < n; ++k) {
+    const auto i = static_cast<std::size_t>(k);
+    first.push_back(static_cast<double>(t[i + 1] - t[i]));
+    again.push_back(static_cast<double>(t[i + static_cast<std::size_t>(n) + 1] - t[i + static_cast<std::size_t>(n)]));
+  }
+  return median(std::move(first)) - median(std::move(again));
+}
+
+HostProbe Calibrator::probe(double seconds) {
+  HostProbe out;
+  // Never-used streams first: nothing before this in the process may have made a stream (warm_up uses the
+  // legacy NULL stream only), then a second set after the first is destroyed.
+  warm_up();
+  out.stream_first_use_ns = first_use_of_new_streams(kBatch);
+  out.stream_first_use_recycled_ns = first_use_of_new_streams(kBatch);
+  note("stream first use: " + fmt(out.stream_first_use_ns) + " ns on never-used streams, " +
+       fmt(out.stream_first_use_recycled_ns) + " ns on streams made after those were destroyed");
+  model::DeviceProfile q;
+  sample_host_speed(q, seconds);
+  for (const auto& [name, v] : host_samples_) out.samples[std::string(name)] = v;
+  out.passes = sampling_passes_;
+  out.seconds = sampling_seconds_;
+  return out;
 }
 
 void Calibrator::combine_host_samples(model::DeviceProfile& p, const std::vector<model::DeviceProfile>& rounds) const {
@@ -568,17 +596,55 @@ void Calibrator::combine_host_samples(model::DeviceProfile& p, const std::vector
     const std::size_t n = it->second.size();
     model::Param& out = p.*(f.member);
     const std::string method = out.source.substr(0, out.source.find("; value:"));
+    const std::size_t passes = opt_.process_probes.empty() ? static_cast<std::size_t>(sampling_passes_) : probe_samples_;
+    std::string where;
+    if (opt_.process_probes.empty()) {
+      where = std::to_string(passes) + " in a sampling pass of " + fmt(sampling_seconds_, 1) + " s";
+    } else {
+      double secs = 0;
+      for (const HostProbe& x : opt_.process_probes) secs += x.seconds;
+      where = std::to_string(passes) + " in short passes in " + std::to_string(opt_.process_probes.size()) +
+              " fresh processes run one after another before this one (" + fmt(secs, 1) + " s in all)";
+    }
     out = model::param_from_samples(
         it->second, method + "; value: the median of " + std::to_string(n) + " samples of the host's speed (" +
-                        std::to_string(n - static_cast<std::size_t>(sampling_passes_)) + " in the rounds at " +
-                        std::to_string(reps_) + " batches each, " + std::to_string(sampling_passes_) +
-                        " in a sampling pass of " + fmt(sampling_seconds_, 1) + " s at " + std::to_string(kSampleBatches) +
+                        std::to_string(n - std::min(n, passes)) + " in the rounds at " + std::to_string(reps_) +
+                        " batches each, " + where + ", at " + std::to_string(kSampleBatches) +
                         " batches each), range: their 5th to 95th percentile");
     if (opt_.log)
       opt_.log("host speed: " + std::string(f.name) + " " + fmt(out.value) + " ns, 5th-95th percentile " +
                fmt(out.range->low) + "-" + fmt(out.range->high) + " ns (" + fmt(100 * out.spread, 1) + "% of it) over " +
                std::to_string(n) + " samples");
   }
+}
+
+void Calibrator::first_use(model::DeviceProfile& p, double never_used) const {
+  std::vector<double> v{never_used}, recycled;
+  for (const HostProbe& x : opt_.process_probes) {
+    v.push_back(x.stream_first_use_ns);
+    recycled.push_back(x.stream_first_use_recycled_ns);
+  }
+  const double value = std::max(0.0, median(v));
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  std::string values;
+  for (double x : v) values += (values.empty() ? "" : ", ") + fmt(x, 0);
+  p.stream_first_use_ns = measured(
+      value, "extra host cost of a kernel launch into a stream that never had work: " + std::to_string(kBatch) +
+                 " non-blocking streams made before any other stream of a fresh process, one launch of the spin kernel "
+                 "into each breadth-first, then a second pass (no synchronize between); median first-pass call minus "
+                 "median second-pass call (host steady_clock); value: the median of " + std::to_string(v.size()) +
+                 " processes (this one and " + std::to_string(opt_.process_probes.size()) + " probes), read " + values +
+                 (recycled.empty() ? std::string()
+                                   : "; on streams made after such a set was destroyed the probes read " +
+                                         fmt(median(recycled), 0) + " ns (the driver reuses a destroyed stream's "
+                                         "resources)") +
+                 "; at this process's CUDA_DEVICE_MAX_CONNECTIONS (" +
+                 (std::getenv("CUDA_DEVICE_MAX_CONNECTIONS") ? std::getenv("CUDA_DEVICE_MAX_CONNECTIONS")
+                                                              : std::string("unset: 8")) + ")");
+  p.stream_first_use_ns.spread = value > 0 ? (*hi - *lo) / value : 0.0;
+  if (opt_.log)
+    opt_.log("stream first use: " + fmt(value) + " ns (median of " + std::to_string(v.size()) + " processes: " + values +
+             (recycled.empty() ? std::string() : "; recycled streams " + fmt(median(recycled)) + " ns") + ")");
 }
 
 double Calibrator::correlate_clocks(std::int64_t& offset) {
@@ -1419,14 +1485,10 @@ model::DeviceProfile Calibrator::run() {
   p.driver = info_.driver;
   p.cuda_version = info_.cuda_runtime;
   p.date = iso_date_utc();
-  // Warm up the context, module loading and the clocks before anything is timed.
-  {
-    stream s(StreamFlags::non_blocking, 0);
-    for (int i = 0; i < 200; ++i) check(kernels::launch_empty(dim3(1), dim3(32), s.get()), "calibrate (warm-up)");
-    check(kernels::launch_spin(dim3(static_cast<unsigned>(info_.props.multiProcessorCount)), dim3(128), 0, s.get(), 50'000'000),
-          "calibrate (warm-up)");
-    s.sync("calibrate (warm-up)");
-  }
+  // Warm up the context, module loading and the clocks before anything is timed; then, before anything
+  // else makes a stream, the first use of never-used streams (the probes of --host-processes add theirs).
+  warm_up();
+  const double never_used = first_use_of_new_streams(kBatch);
   note("device: " + info_.name + ", driver " + info_.driver + ", CUDA runtime " + info_.cuda_runtime);
   // Whole rounds, each measuring every parameter once; the profile takes each parameter's median over the
   // rounds. A machine has slow and fast spells longer than one measurement (a VM's host, the copy link under
@@ -1452,7 +1514,19 @@ model::DeviceProfile Calibrator::run() {
   // round of the first was slower than most of the second's), so the host-call costs are sampled for
   // opt_.host_seconds more, untraced, and each becomes the median of every sample with its 5th..95th
   // percentile as its range (what a program meets on this host, and how far it moves).
-  sample_host_speed(measured.back());
+  if (opt_.process_probes.empty()) {
+    sample_host_speed(measured.back(), opt_.quick ? std::min(opt_.host_seconds, 2.0) : opt_.host_seconds);
+  } else {
+    for (const HostProbe& probe : opt_.process_probes)
+      for (const model::ParamField& f : model::device_profile_fields()) {
+        if (!f.host_call) continue;
+        const auto it = probe.samples.find(std::string(f.name));
+        if (it == probe.samples.end()) continue;
+        auto& v = host_samples_[f.name];
+        v.insert(v.end(), it->second.begin(), it->second.end());
+        if (f.member == &model::DeviceProfile::kernel_launch_ns) probe_samples_ += it->second.size();
+      }
+  }
   for (int k = 0; k < rounds; ++k) {
     round_ = rounds > 1 ? "[round " + std::to_string(k + 1) + "/" + std::to_string(rounds) + "] " : "";
     traced_launch_overhead(measured[static_cast<std::size_t>(k)]);
@@ -1460,6 +1534,7 @@ model::DeviceProfile Calibrator::run() {
   round_.clear();
   p = combine_rounds(measured, opt_.log);
   combine_host_samples(p, measured);
+  first_use(p, never_used);
   // streamlab's clock is integer nanoseconds: durations are written as whole ns (medians and fits carry
   // sub-ns fractions that no consumer can use).
   for (const model::ParamField& f : model::device_profile_fields()) {
@@ -1474,5 +1549,67 @@ model::DeviceProfile Calibrator::run() {
 }  // namespace
 
 model::DeviceProfile calibrate(const CalibrationOptions& options) { return Calibrator(options).run(); }
+
+HostProbe probe_host(const CalibrationOptions& options, double seconds) { return Calibrator(options).probe(seconds); }
+
+std::string host_probe_to_json(const HostProbe& probe) {
+  nlohmann::ordered_json j;
+  j["format"] = kHostProbeFormat;
+  j["stream_first_use_ns"] = probe.stream_first_use_ns;
+  j["stream_first_use_recycled_ns"] = probe.stream_first_use_recycled_ns;
+  j["passes"] = probe.passes;
+  j["seconds"] = probe.seconds;
+  j["samples"] = probe.samples;
+  return j.dump();
+}
+
+HostProbe parse_host_probe(std::string_view json_text, const std::string& source) {
+  const auto fail = [&](const std::string& place, const std::string& why) -> model::InputError {
+    return model::InputError(source, place, "", why);
+  };
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw fail("byte " + std::to_string(e.byte), "not JSON: " + std::string(e.what()));
+  }
+  if (!j.is_object()) throw fail("/", "expected an object");
+  if (j.value("format", "") != kHostProbeFormat) throw fail("/format", std::string("expected \"") + kHostProbeFormat + "\"");
+  const auto number = [&](const char* key) {
+    if (!j.contains(key) || !j[key].is_number()) throw fail(std::string("/") + key, "missing or not a number");
+    const double v = j[key].get<double>();
+    if (!std::isfinite(v)) throw fail(std::string("/") + key, "not finite");
+    return v;
+  };
+  HostProbe p;
+  for (const auto& [key, value] : j.items()) {
+    (void)value;
+    static const std::set<std::string> known{"format", "stream_first_use_ns", "stream_first_use_recycled_ns", "passes",
+                                             "seconds", "samples"};
+    if (!known.count(key)) throw fail("/" + key, "unknown key");
+  }
+  p.stream_first_use_ns = number("stream_first_use_ns");
+  p.stream_first_use_recycled_ns = number("stream_first_use_recycled_ns");
+  p.seconds = number("seconds");
+  const double passes = number("passes");
+  if (passes < 0 || passes > 1e9 || passes != std::floor(passes)) throw fail("/passes", "not a count");
+  p.passes = static_cast<int>(passes);
+  if (!j.contains("samples") || !j["samples"].is_object()) throw fail("/samples", "missing or not an object");
+  for (const auto& [name, v] : j["samples"].items()) {
+    const auto& fields = model::device_profile_fields();
+    const bool host_call = std::any_of(fields.begin(), fields.end(), [&](const model::ParamField& f) {
+      return f.host_call && f.name == name;
+    });
+    if (!host_call) throw fail("/samples/" + name, "not a host-call parameter");
+    if (!v.is_array()) throw fail("/samples/" + name, "expected an array of numbers");
+    std::vector<double>& out = p.samples[name];
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      if (!v[k].is_number() || !std::isfinite(v[k].get<double>()) || v[k].get<double>() < 0)
+        throw fail("/samples/" + name + "/" + std::to_string(k), "expected a finite non-negative number");
+      out.push_back(v[k].get<double>());
+    }
+  }
+  return p;
+}
 
 }  // namespace streamlab::executor

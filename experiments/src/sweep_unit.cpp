@@ -1,12 +1,6 @@
 // One sweep unit: a simulation in this thread, or `streamlab run` in a child process on one GPU.
 #include "streamlab/experiments/sweep_unit.hpp"
-
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <fcntl.h>
+#include "streamlab/experiments/child_process.hpp"
 
 #include <chrono>
 #include <cstring>
@@ -24,8 +18,6 @@
 #include "streamlab/policies/dispatcher.hpp"
 #include "streamlab/policies/registry.hpp"
 #include "streamlab/sim/sim_backend.hpp"
-
-extern char** environ;
 
 namespace streamlab::experiments {
 
@@ -51,53 +43,12 @@ void put_trace_metrics(nlohmann::json& j, const std::string& prefix, const model
   j[prefix + "d2h_busy"] = busy(model::Engine::copy_d2h);
 }
 
-/// One line of a failure (a child's log can be long; the row keeps its last non-empty line).
-std::string last_line(const std::string& text) {
-  std::size_t end = text.find_last_not_of("\r\n \t");
-  if (end == std::string::npos) return "(no output)";
-  std::size_t begin = text.rfind('\n', end);
-  return text.substr(begin == std::string::npos ? 0 : begin + 1, end + 1 - (begin == std::string::npos ? 0 : begin + 1));
-}
-
 std::string read_all(const std::filesystem::path& f) {
   try {
     return model::read_text_file(f);
   } catch (const std::exception&) {
     return {};
   }
-}
-
-/// Runs `argv` with `env` (full environment), stdout+stderr to `log`; exit status, or -1 when it ran past
-/// `limit` (then it is killed).
-int run_child(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-              const std::filesystem::path& log, std::chrono::duration<double> limit) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  std::vector<char*> args, envp;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(rc));
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  int status = 0;
-  while (true) {
-    const pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) break;
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return -1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
 }  // namespace
@@ -164,8 +115,8 @@ std::string run_measured_unit(const SweepPlan& plan, std::size_t unit, const Mea
     argv.push_back(p.file.string());
   }
   std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e)
-    if (std::string_view(*e).rfind("CUDA_DEVICE_MAX_CONNECTIONS=", 0) != 0) env.emplace_back(*e);
+  for (std::string& e : current_environment())
+    if (e.rfind("CUDA_DEVICE_MAX_CONNECTIONS=", 0) != 0) env.push_back(std::move(e));
   if (c.connections != 0) env.push_back("CUDA_DEVICE_MAX_CONNECTIONS=" + std::to_string(c.connections));
 
   nlohmann::json j = nlohmann::json::object();

@@ -1,4 +1,6 @@
 // Calibration: the least-squares fit, and a quick calibration whose profile passes the model's checks.
+#include <cmath>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -7,6 +9,7 @@
 #include "streamlab/executor/calibrate.hpp"
 #include "streamlab/executor/device_info.hpp"
 #include "streamlab/model/device_profile.hpp"
+#include "streamlab/model/errors.hpp"
 
 namespace ex = streamlab::executor;
 
@@ -25,6 +28,59 @@ TEST(Calibrate, FitRecoversLatencyAndBandwidth) {
   EXPECT_GT(ex::fit_latency_bandwidth(bytes, ns).rms_relative_residual, 0.01);
   EXPECT_DOUBLE_EQ(ex::median({5, 1, 3}), 3);
   EXPECT_DOUBLE_EQ(ex::median({4, 1, 3, 2}), 2.5);
+}
+
+TEST(Calibrate, HostProbeRoundTripsAndRejectsBadInput) {
+  ex::HostProbe p;
+  p.samples["kernel_launch_ns"] = {4100.5, 3900};
+  p.samples["event_query_ns"] = {410};
+  p.stream_first_use_ns = 2400;
+  p.stream_first_use_recycled_ns = 600;
+  p.passes = 2;
+  p.seconds = 0.25;
+  const ex::HostProbe q = ex::parse_host_probe(ex::host_probe_to_json(p), "probe.json");
+  EXPECT_EQ(q.samples, p.samples);
+  EXPECT_DOUBLE_EQ(q.stream_first_use_ns, 2400);
+  EXPECT_DOUBLE_EQ(q.stream_first_use_recycled_ns, 600);
+  EXPECT_EQ(q.passes, 2);
+  EXPECT_DOUBLE_EQ(q.seconds, 0.25);
+  const auto error_of = [](const std::string& text) {
+    try {
+      (void)ex::parse_host_probe(text, "probe.json");
+    } catch (const streamlab::model::InputError& e) {
+      return e.file() + " " + e.place() + ": " + e.reason();
+    }
+    return std::string("accepted");
+  };
+  std::string good = ex::host_probe_to_json(p);
+  EXPECT_NE(error_of("{"), "accepted");
+  EXPECT_EQ(error_of("[]"), "probe.json /: expected an object");
+  EXPECT_NE(error_of(R"({"format":"other"})").find("/format"), std::string::npos);
+  std::string extra = good;
+  extra.insert(1, R"("surprise":1,)");
+  EXPECT_EQ(error_of(extra), "probe.json /surprise: unknown key");
+  std::string not_host = good;
+  not_host.replace(not_host.find("event_query_ns"), 14, "sm_count");
+  EXPECT_EQ(error_of(not_host), "probe.json /samples/sm_count: not a host-call parameter");
+  std::string negative = good;
+  negative.replace(negative.find("[410"), 4, "[-41");
+  EXPECT_EQ(error_of(negative), "probe.json /samples/event_query_ns/0: expected a finite non-negative number");
+}
+
+TEST(Calibrate, HostProbeMeasuresEveryHostCall) {
+  if (streamlab::test::under_sanitizer()) GTEST_SKIP() << "calibration timing is meaningless under compute-sanitizer";
+  const ex::HostProbe p = ex::probe_host({}, 0.2);
+  EXPECT_GE(p.passes, 1);
+  for (const auto& f : streamlab::model::device_profile_fields()) {
+    if (!f.host_call) continue;
+    const auto it = p.samples.find(std::string(f.name));
+    ASSERT_NE(it, p.samples.end()) << f.name;
+    ASSERT_EQ(it->second.size(), static_cast<std::size_t>(p.passes)) << f.name;
+    for (double v : it->second) EXPECT_GT(v, 0.0) << f.name;
+  }
+  // One launch into each of 64 streams: the first pass costs more than the second, by well under 100 us.
+  EXPECT_TRUE(std::isfinite(p.stream_first_use_ns));
+  EXPECT_LT(std::abs(p.stream_first_use_ns), 100'000.0);
 }
 
 TEST(Calibrate, QuickProfileIsCompleteAndValid) {

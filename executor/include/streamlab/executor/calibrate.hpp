@@ -10,13 +10,35 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "streamlab/model/device_profile.hpp"
 
 namespace streamlab::executor {
+
+/// One fresh process's look at the host's speed (probe_host). `streamlab calibrate` runs several such
+/// processes one after another before its own rounds: the host-call costs move from process to process by
+/// more than within one process (H100, 2026-11-24: a plain program's median launch read 3.4-7.4 us from
+/// process to process), and a program the profile predicts runs in a process of its own.
+struct HostProbe {
+  /// Each host-call parameter (model::ParamField::host_call) by name: one value per short pass.
+  std::map<std::string, std::vector<double>> samples;
+  /// The extra host cost of a launch into a stream that has never had work, in a process that never had
+  /// streams before (median over the streams of one breadth-first pass, minus the second pass).
+  double stream_first_use_ns = 0;
+  /// The same on streams created after that first set was destroyed (the driver reuses what a destroyed
+  /// stream held, so a process's later streams can be cheaper to start).
+  double stream_first_use_recycled_ns = 0;
+  int passes = 0;
+  double seconds = 0;
+};
+[[nodiscard]] std::string host_probe_to_json(const HostProbe& probe);
+/// Strict parse of host_probe_to_json's output; throws model::InputError naming `source` and the key.
+[[nodiscard]] HostProbe parse_host_probe(std::string_view json_text, const std::string& source);
 
 struct CalibrationOptions {
   int device = 0;
@@ -35,6 +57,11 @@ struct CalibrationOptions {
   double host_seconds = 60;
   /// Progress lines ("kernel launch: 2.1 us"), may be empty.
   std::function<void(const std::string&)> log;
+  /// Host-speed probes taken in fresh processes before this one (`streamlab calibrate --host-processes`).
+  /// When not empty they replace the in-process sampling pass (host_seconds): each host-call cost becomes
+  /// the median of the rounds' samples and every probe's, its range their 5th..95th percentile, and
+  /// stream_first_use_ns the median of the probes' never-used streams.
+  std::vector<HostProbe> process_probes;
 };
 
 /// t = latency_ns + bytes / gbps (GB/s = bytes per ns), fitted by weighted least squares so every size
@@ -60,5 +87,10 @@ struct LatencyBandwidthFit {
 
 /// Measures the device and returns a complete profile (name, driver, CUDA version, date filled in).
 [[nodiscard]] model::DeviceProfile calibrate(const CalibrationOptions& options = {});
+
+/// The host-speed probe of one fresh process: the first use of never-used (then of recycled) streams,
+/// then short passes of every host-call cost for `seconds` (options.device, options.log; at least one pass).
+/// Call it before anything else in the process has made streams.
+[[nodiscard]] HostProbe probe_host(const CalibrationOptions& options, double seconds);
 
 }  // namespace streamlab::executor
