@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <numeric>
 #include <map>
 #include <set>
 #include <sstream>
@@ -764,6 +765,66 @@ void Calibrator::device_latencies(model::DeviceProfile& p) {
                "on stream A the event follows " + clock_reads + " (same-stream kernel-to-kernel gap: " +
                fmt(gap, 0) + " ns)");
   note("event wait latency: " + fmt(ewl) + " ns");
+
+  // The same-stream gap while other hardware queues hold work: k other streams (k < connections, so each
+  // has a queue of its own) each get a chain of 1-block kernels, then stream A's two kernels as above; the
+  // gap between A's kernels is read at every k. On the H100 (2026-11-24) the GPU's front end took longer
+  // to start a stream's next kernel the more streams had work (traces of 8 chains issued depth-first: gaps
+  // of 2.0 us with at most one other chain running, 3.1 with three, 3.9 with five). Slope by least squares
+  // over k; the simulator adds slope x (other queues holding work) to same_stream_gap_ns.
+  {
+    const int connections = static_cast<int>(p.connections.value);
+    const int most = std::max(0, std::min(connections, 8) - 1);
+    std::vector<stream> others;
+    for (int k = 0; k < most; ++k) others.emplace_back(StreamFlags::non_blocking, 0);
+    // Everything waits on a gate (a 500 us kernel on one more stream) so the chains and A start together
+    // however long the launches take.
+    stream gate(StreamFlags::non_blocking, 0);
+    event opened;
+    std::vector<double> ks, gaps;
+    std::string line;
+    for (int k = 0; k <= most; ++k) {
+      std::vector<double> v;
+      for (int r = -warm_; r < reps_; ++r) {
+        check(kernels::launch_spin(dim3(1), dim3(32), 0, gate.get(), 500'000), "calibrate (busy-queue gap)");
+        opened.record(gate, "calibrate (busy-queue gap)");
+        for (int o = 0; o < k; ++o) {
+          others[static_cast<std::size_t>(o)].wait(opened, "calibrate (busy-queue gap)");
+          for (int j = 0; j < 6; ++j)
+            check(kernels::launch_spin(dim3(1), dim3(32), 0, others[static_cast<std::size_t>(o)].get(), 20'000),
+                  "calibrate (busy-queue gap)");
+        }
+        a.wait(opened, "calibrate (busy-queue gap)");
+        check(kernels::launch_spin(dim3(1), dim3(32), 0, a.get(), 50'000, r0), "calibrate (busy-queue gap)");
+        check(kernels::launch_spin(dim3(1), dim3(32), 0, a.get(), 1'000, r0 + 1), "calibrate (busy-queue gap)");
+        check(cudaDeviceSynchronize(), "calibrate (busy-queue gap)");
+        if (r >= 0) v.push_back(gap_of());
+      }
+      const double g = middle_mean(std::move(v));
+      ks.push_back(k);
+      gaps.push_back(g);
+      line += (line.empty() ? "" : ", ") + std::to_string(k) + ": " + fmt(g, 0);
+    }
+    double slope = 0;
+    if (ks.size() >= 2) {
+      const double mk = std::accumulate(ks.begin(), ks.end(), 0.0) / static_cast<double>(ks.size());
+      const double mg = std::accumulate(gaps.begin(), gaps.end(), 0.0) / static_cast<double>(gaps.size());
+      double sxy = 0, sxx = 0;
+      for (std::size_t i = 0; i < ks.size(); ++i) {
+        sxy += (ks[i] - mk) * (gaps[i] - mg);
+        sxx += (ks[i] - mk) * (ks[i] - mk);
+      }
+      slope = sxx > 0 ? sxy / sxx : 0.0;
+    }
+    p.same_stream_gap_per_busy_queue_ns = measured(
+        std::max(0.0, slope),
+        "least-squares slope over k = 0.." + std::to_string(most) + " of the same-stream gap (mean of the middle "
+        "half of " + std::to_string(reps_) + " runs each: a kernel's block start minus the block end of the 50 us "
+        "kernel before it on the same stream " + clock_reads + ") while k other streams, each on a hardware queue "
+        "of its own, hold chains of six 20 us 1-block kernels (all released together by one event after a 500 us "
+        "gate kernel); gaps read " + line + " ns");
+    note("same-stream gap with k other busy queues: " + line + " ns (slope " + fmt(slope, 0) + " ns per queue)");
+  }
 
   std::uint64_t* res = &t[8];
   check(kernels::launch_timer_resolution(a.get(), res, 100000), "calibrate");

@@ -163,6 +163,7 @@ DeviceParams derive_params(const model::DeviceProfile& p) {
   d.block_dispatch_per_warp_ns = r.per_warp("block_dispatch_per_warp_ns");
   d.block_dispatch_per_warp_long_ns = d.block_dispatch_per_warp_ns;  // untraced: no growth measured
   d.same_stream_gap = r.ns("same_stream_gap_ns");
+  if (r.has("same_stream_gap_per_busy_queue_ns")) d.same_stream_gap_per_busy_queue = r.ns("same_stream_gap_per_busy_queue_ns");
   d.task_fetch = r.ns("task_fetch_ns");
   d.traced_launch_overhead = r.ns("traced_launch_overhead_ns");
   d.traced_warp_launch_ns = r.per_warp("traced_warp_launch_ns");

@@ -62,6 +62,9 @@ struct DeviceParams {
   Nanos traced_span_pad = 0, span_pad = 0;
   /// A device op's end -> the next (already waiting) device op of the same stream.
   Nanos same_stream_gap = 0;
+  /// Added to same_stream_gap per other hardware queue holding commands when the op ends (optional
+  /// profile field; 0 without it).
+  Nanos same_stream_gap_per_busy_queue = 0;
   /// Extra per task of a dynamic task pool (the shared counter fetch).
   Nanos task_fetch = 0;
   /// Extra host time per kernel launch while CUPTI tracing is on; charged only when SimOptions::traced.

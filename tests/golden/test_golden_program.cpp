@@ -1,6 +1,7 @@
 // Golden program scenarios: a program workload replayed through the Dispatcher (policy `replay`) on the
 // synthetic device, its device spans and host API call spans compared with
 // tests/golden/expected/<scenario>.txt, computed by hand there.
+#include <map>
 #include <string>
 
 #include "streamlab/model/errors.hpp"
@@ -164,6 +165,36 @@ TEST(GoldenProgram, CarveoutNeedsAllItsFields) {
   } catch (const model::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("carveout_512_threads_bytes"), std::string::npos) << e.what();
   }
+}
+
+/// Start of each of the six kernels of three same-stream pairs (A on stream 1: 10 us each; B and C on
+/// streams 2 and 3: 30 us then 10 us), issued A1 A2 B1 B2 C1 C2, each stream on a queue of its own.
+std::map<std::string, Nanos> busy_queue_starts(const model::DeviceProfile& profile) {
+  const std::string streams = R"([{"id": 1, "label": "A"}, {"id": 2, "label": "B"}, {"id": 3, "label": "C"}])";
+  const std::string ops = kernel("A1", 1, 1, 256, 10000) + "," + kernel("A2", 1, 1, 256, 10000) + "," +
+                          kernel("B1", 2, 1, 256, 30000) + "," + kernel("B2", 2, 1, 256, 10000) + "," +
+                          kernel("C1", 3, 1, 256, 30000) + "," + kernel("C2", 3, 1, 256, 10000);
+  std::map<std::string, Nanos> starts;
+  for (const model::Span& s : replay_trace(program("busy", streams, ops), 8, profile).spans)
+    if (!s.host_call) starts[s.op_id] = s.start_ns;
+  return starts;
+}
+
+TEST(GoldenProgram, SameStreamGapGrowsWithBusyQueues) {
+  // Host: six launch calls of 1000 from 0; each kernel reaches the SMs 2000 after its call returns: A1
+  // runs [3000, 13000], B1 [5000, 35000], C1 [7000, 37000]; A2, B2 and C2 wait in their queues.
+  model::DeviceProfile d = test_profile();
+  d.same_stream_gap_ns = p(1000);
+  std::map<std::string, Nanos> s = busy_queue_starts(d);
+  EXPECT_EQ(s["A2"], 14000) << "without the field: the gap alone";
+  EXPECT_EQ(s["B2"], 36000);
+  EXPECT_EQ(s["C2"], 38000);
+  d.same_stream_gap_per_busy_queue_ns = p(500);
+  s = busy_queue_starts(d);
+  EXPECT_EQ(s["A1"], 3000);
+  EXPECT_EQ(s["A2"], 15000) << "A1 ends at 13000 with B2 and C2 queued: 1000 + 2 x 500";
+  EXPECT_EQ(s["B2"], 36500) << "B1 ends at 35000 with C2 queued (A's queue is empty): 1000 + 500";
+  EXPECT_EQ(s["C2"], 38000) << "C1 ends at 37000 with B2 already started: no other queue holds a command";
 }
 
 }  // namespace

@@ -152,6 +152,10 @@ struct DeviceProfile {
   /// of profiler traces (CUPTI kernel records) take a kernel's blocks from its span less this pad; absent,
   /// they use traced_span_pad_ns (profiles from before the two were told apart).
   Param cupti_kernel_pad_ns;
+  /// Optional: how much longer same_stream_gap_ns gets for every other hardware queue (connection) that
+  /// holds work when a device op ends: the GPU's front end serves the queues in turn, so a stream's next
+  /// op starts later the more queues are busy. Absent (older profiles): 0.
+  Param same_stream_gap_per_busy_queue_ns;
 
   // Optional: the shared-memory carveout (profiles from before it was measured have none, and the
   // simulator then lets any kernel share an SM that has room). An SM's L1/shared storage is split by a
