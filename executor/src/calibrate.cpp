@@ -338,9 +338,10 @@ class Calibrator {
   /// Loads the module and wakes the clocks before anything is timed, on the legacy NULL stream (as the
   /// plain programs and the executor do: no stream of this process has had work afterwards).
   void warm_up();
-  /// The extra host cost of a kernel launch into a stream that never had work: `n` streams made now, one
-  /// launch into each breadth-first, then a second pass; median first-pass call minus median second-pass
-  /// call (host steady_clock, no synchronize between the passes, as a program issues them).
+  /// The extra host cost of a kernel launch into a stream that never had work: `n` streams made now, a
+  /// launch on the legacy NULL stream and a device synchronize, then one launch into each breadth-first and
+  /// a second pass; median first-pass call minus median second-pass call (host steady_clock, no
+  /// synchronize between the passes, as a program issues them).
   double first_use_of_new_streams(int n);
   void note(const std::string& s) const {
     if (opt_.log && !sampling_) opt_.log(round_ + s);
@@ -534,6 +535,10 @@ double Calibrator::first_use_of_new_streams(int n) {
   std::vector<stream> ss;
   ss.reserve(static_cast<std::size_t>(n));
   for (int k = 0; k < n; ++k) ss.emplace_back(StreamFlags::non_blocking, 0);
+  // As a program does it: its streams are made before its warm-up (a launch on the legacy NULL stream and a
+  // device synchronize), then its first calls use them.
+  check(kernels::launch_spin(dim3(1), dim3(32), 0, cudaStreamLegacy, 0), "calibrate (stream first use)");
+  check(cudaDeviceSynchronize(), "calibrate (stream first use)");
   std::vector<std::int64_t> t;
   t.reserve(2 * static_cast<std::size_t>(n) + 1);
   for (int pass = 0; pass < 2; ++pass)
@@ -631,8 +636,9 @@ void Calibrator::first_use(model::DeviceProfile& p, double never_used) const {
   for (double x : v) values += (values.empty() ? "" : ", ") + fmt(x, 0);
   p.stream_first_use_ns = measured(
       value, "extra host cost of a kernel launch into a stream that never had work: " + std::to_string(kBatch) +
-                 " non-blocking streams made before any other stream of a fresh process, one launch of the spin kernel "
-                 "into each breadth-first, then a second pass (no synchronize between); median first-pass call minus "
+                 " non-blocking streams made before any other stream of a fresh process, a launch on the legacy NULL "
+                 "stream and a device synchronize (a program's warm-up), then one launch of the spin kernel into each "
+                 "breadth-first and a second pass (no synchronize between); median first-pass call minus "
                  "median second-pass call (host steady_clock); value: the median of " + std::to_string(v.size()) +
                  " processes (this one and " + std::to_string(opt_.process_probes.size()) + " probes), read " + values +
                  (recycled.empty() ? std::string()
