@@ -216,7 +216,9 @@ double ramp_slope(stream& a, int sms, unsigned threads, unsigned per_sm, int run
 /// With `tracer` on: chains of `kChain` kernels of `blocks` x `threads` spinning `block_ns` on one stream
 /// (all issued, then one sync), after one warm-up chain. Per kernel after the first: `pad` gets CUPTI's
 /// span minus the kernel's own span (first block start to last block end, %globaltimer), `gap` the
-/// kernel's first block start minus the previous kernel's last block end. Medians over `runs` chains.
+/// kernel's first block start minus the previous kernel's last block end. Each the mean of the middle half
+/// over `runs` chains: both come in steps of the CUPTI timer's 128 ns tick, so a median jumps a whole tick
+/// between calibrations (768 or 896 ns) where the mean of many steps lands between them.
 void traced_chain(stream& a, CuptiTracer& tracer, unsigned blocks, unsigned threads, std::uint64_t block_ns,
                   int runs, double& pad, double& gap) {
   constexpr int kChain = 9;
@@ -261,8 +263,8 @@ void traced_chain(stream& a, CuptiTracer& tracer, unsigned blocks, unsigned thre
   // With kernel records off (as CudaBackend traces) a kernel's span is its blocks' own: no pad.
   if (pads.empty() && tracer.kernel_records())
     throw std::runtime_error("calibrate (traced spans): CUPTI returned no kernel records for the probe chain");
-  pad = pads.empty() ? 0.0 : median(std::move(pads));
-  gap = median(std::move(gaps));
+  pad = pads.empty() ? 0.0 : middle_mean(std::move(pads));
+  gap = middle_mean(std::move(gaps));
 }
 
 }  // namespace
@@ -1396,15 +1398,15 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
                             "stream (issued together, then one sync; the first kernel of each chain left out), " +
                             std::to_string(runs) + " chains after a warm-up chain, CUPTI activity tracing on";
   p.traced_span_pad_ns = measured(
-      std::max(0.0, span_pad), "median over " + chain + " of the traced kernel span minus the kernel's own span (last block end - "
+      std::max(0.0, span_pad), "mean of the middle half over " + chain + " of the traced kernel span minus the kernel's own span (last block end - "
                                "first block start, %globaltimer in device memory); 0 when CudaBackend's tracing "
                                "takes kernel spans from the blocks themselves (kernel records off)");
   p.cupti_kernel_pad_ns = measured(
-      std::max(0.0, cupti_pad), "median over " + chain + ", with CUPTI kernel records on (as a profiler records "
+      std::max(0.0, cupti_pad), "mean of the middle half over " + chain + ", with CUPTI kernel records on (as a profiler records "
                                 "kernels), of the kernel record's span minus the kernel's own span (last block end - "
                                 "first block start, %globaltimer in device memory)");
   p.traced_same_stream_gap_ns = measured(
-      std::max(0.0, traced_gap), "median over " + chain + " of a kernel's first block start minus the previous "
+      std::max(0.0, traced_gap), "mean of the middle half over " + chain + " of a kernel's first block start minus the previous "
                                  "kernel's last block end (%globaltimer in device memory; untraced: same_stream_gap_ns)");
   note("traced spans: pad " + fmt(span_pad, 0) + " ns per kernel (CUPTI kernel records: " + fmt(cupti_pad, 0) + " ns), same-stream gap " + fmt(traced_gap, 0) +
        " ns, warp launch at half fill " + fmt(ramp_half, 3) + " ns/warp (full " + fmt(ramp_traced, 3) + ")");
