@@ -264,6 +264,14 @@ struct Dispatcher::State {
     return window == 0 || out_ops[lane] < window;
   }
 
+  /// The op k decisions from now, as far as it is known: hinted ready ops go first (take_hinted), in the
+  /// order they became ready (exactly so while their lanes have room), then the policy's upcoming() ones.
+  /// For prefetching only.
+  OpIndex upcoming(std::size_t k) const noexcept {
+    const std::size_t hinted = hinted_ready.size() - hinted_head;
+    return k < hinted ? hinted_ready[hinted_head + k] : pol.upcoming(k - hinted);
+  }
+
   Reason hint_reason(OpIndex op) const {
     Reason r;
     r.code = hint_lane[op] == L ? ReasonCode::legacy_hint : ReasonCode::stream_hint;
@@ -318,7 +326,7 @@ struct Dispatcher::State {
     plan.reserve(n);
     // Windows are ignored while planning (out_ops stays 0): a static policy's choices do not depend on
     // them.
-    const auto ahead = [&](std::size_t k) { return pol.upcoming(k); };
+    const auto ahead = [&](std::size_t k) { return upcoming(k); };
     while (plan.size() < n) {
       if (opt.prefetch_ahead) prefetch_ahead<kPropagating>(ahead);
       const auto c0 = opt.measure_cpu ? Clock::now() : Clock::time_point{};
@@ -535,7 +543,6 @@ struct Dispatcher::State {
         __builtin_prefetch(&slot[v]);
         __builtin_prefetch(&est[v]);
         __builtin_prefetch(w.deps(v).data());
-        prefetch_op(v);
       }
       if constexpr (propagating) __builtin_prefetch(&succ_off[v]);
     }
@@ -546,6 +553,9 @@ struct Dispatcher::State {
     }
     if (const OpIndex v = ahead(1); v < n) {
       if constexpr (issuing) {
+        // The op's own line one decision ahead: asked for six ahead, it had left the cache again by the
+        // time issuing read it (gen stream-chains at 10M ops).
+        prefetch_op(v);
         // The backend's own state for the op and the events it will wait on and record (the pool's next).
         std::array<EventId, 9> events{};
         std::size_t k = 0;
@@ -679,7 +689,7 @@ struct Dispatcher::State {
 
   void run_dynamic() {
     reset_readiness();
-    const auto ahead = [&](std::size_t k) { return pol.upcoming(k); };
+    const auto ahead = [&](std::size_t k) { return upcoming(k); };
     while (issued < n) {
       if (opt.prefetch_ahead) prefetch_ahead<kIssuing | kPropagating>(ahead);
       const Nanos t0 = be.now();
