@@ -250,6 +250,38 @@ TEST(SimWaves, BlockingHostLoopMatchesOneEventPerBlock) {
 
 // The merged runs do form waves (the comparisons above are not between two identical code paths): the
 // future-event list sees far fewer entries while the event count stays the per-block one.
+// Kernel classes pack a block time below 2^40 ns beside the class; 2^40 itself (the longest a workload
+// may give) is worked out when the kernel leaves its queue. Both sides of that limit, on kernels of one
+// shape (one class), give what the reference gives.
+TEST(SimWaves, KernelClassesMatchAtTheBlockTimeLimit) {
+  constexpr Nanos kLimit = Nanos{1} << 40;
+  const Nanos times[] = {1000, kLimit - 1, kLimit, 5, kLimit, 0, 2000, kLimit - 1};
+  model::Workload w;
+  w.name = "class-times";
+  for (std::size_t i = 0; i < std::size(times); ++i) {
+    model::Op op;
+    op.id = w.intern("k" + std::to_string(i));
+    op.kind = OpKind::kernel;
+    model::KernelShape s;
+    s.grid = {6, 1, 1};
+    s.block = {256, 1, 1};
+    s.registers_per_thread = 32;
+    op.shape = s;
+    op.duration = model::FixedPerBlock{times[i]};
+    std::vector<std::string> deps;
+    if (i >= 3) deps.push_back("k" + std::to_string(i - 3));
+    w.add(op, deps);
+  }
+  model::resolve_and_check(w, w.name);
+  for (int variant = 0; variant < kDevices; ++variant) {
+    const Outcome classes = via_host_loop(w, device(variant), true, false);
+    expect_same(classes, via_host_loop(w, device(variant), false, false), "device variant " + std::to_string(variant));
+    ASSERT_TRUE(classes.error.empty()) << classes.error;
+    for (const model::Span& sp : classes.trace.spans)
+      EXPECT_GE(sp.end_ns - sp.start_ns, times[sp.op]) << sp.op_id << " ran shorter than its block time";
+  }
+}
+
 TEST(SimWaves, WavesTakeFewerQueueEntriesAndCountEveryBlock) {
   const model::Workload w = wave_workload(3, 150);
   const model::DeviceProfile p = device(1);
