@@ -477,6 +477,32 @@ void Calibrator::host_api_costs(model::DeviceProfile& p) {
   host_call_costs(p, reps_, warm_);
   stream s(StreamFlags::non_blocking, 0);
 
+  // The first call after the host waited for the device: a launch on the legacy NULL stream and a device
+  // synchronize (a program's set-up ends so), then four launches; extra = the first launch's time minus
+  // the median of the other three. On the H100 (2026-11-24) a plain program's first call took 7-12 us
+  // where its later launches took about 4.
+  std::vector<double> after;
+  for (int r = -warm_; r < reps_; ++r) {
+    check(kernels::launch_spin(dim3(1), dim3(32), 0, cudaStreamLegacy, 0), "calibrate (first call after a sync)");
+    check(cudaDeviceSynchronize(), "calibrate (first call after a sync)");
+    std::array<std::int64_t, 5> t{};
+    t[0] = steady_now_ns();
+    for (std::size_t k = 1; k < t.size(); ++k) {
+      check(kernels::launch_spin(dim3(1), dim3(32), 0, s.get(), 0), "calibrate (first call after a sync)");
+      t[k] = steady_now_ns();
+    }
+    s.sync("calibrate (first call after a sync)");
+    const double later = median({static_cast<double>(t[2] - t[1]), static_cast<double>(t[3] - t[2]),
+                                 static_cast<double>(t[4] - t[3])});
+    if (r >= 0) after.push_back(static_cast<double>(t[1] - t[0]) - later);
+  }
+  const double first_after = std::max(0.0, median(after));
+  p.first_call_after_sync_ns = measured(
+      first_after, "median over " + std::to_string(reps_) + " runs (" + std::to_string(warm_) + " warm-up runs): after a "
+                   "launch on the legacy NULL stream and cudaDeviceSynchronize, the first of four spin-kernel launches "
+                   "into a non-blocking stream minus the median of the other three (host steady_clock)");
+  note("first call after a synchronize: " + fmt(first_after) + " ns extra");
+
   // Blocking-synchronize wake-up: a second thread spins on a flag the kernel sets as its last act; the
   // main thread sits in cudaStreamSynchronize. Wake-up = sync returned - flag seen.
   MappedHost flag(64);

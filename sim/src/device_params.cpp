@@ -153,6 +153,7 @@ DeviceParams derive_params(const model::DeviceProfile& p) {
   d.stream_wait = r.ns("stream_wait_event_ns");
   d.host_func_issue = r.ns("host_func_issue_ns");
   d.stream_first_use = r.ns("stream_first_use_ns");
+  if (r.has("first_call_after_sync_ns")) d.first_call_after_sync = r.ns("first_call_after_sync_ns");
   d.sync_wakeup = r.ns("sync_wakeup_ns");
   d.host_func_roundtrip = r.ns("host_func_roundtrip_ns");
   d.kernel_start_latency = r.ns("kernel_start_latency_ns");

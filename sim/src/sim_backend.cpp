@@ -80,7 +80,7 @@ struct SimBackend::Impl {
     if (o.host_cost_scale != 1.0) {
       for (Nanos* c : {&p.kernel_launch, &p.memcpy_issue, &p.event_create, &p.record_timed, &p.record_untimed,
                        &p.event_query, &p.stream_query, &p.stream_wait, &p.host_func_issue, &p.stream_first_use,
-                       &p.traced_launch_overhead})
+                       &p.traced_launch_overhead, &p.first_call_after_sync})
         *c = static_cast<Nanos>(std::llround(static_cast<double>(*c) * o.host_cost_scale));
     }
     if (!(p.warp_launch_ns >= 0) || p.warp_launch_ns > 1e6)
@@ -132,9 +132,19 @@ struct SimBackend::Impl {
     host += cost;
     gpu.advance_to(host);
   }
+  /// The program's first call that issues work or waits, and the first such call after a host wait, cost
+  /// first_call_after_sync more (event creation and queries do not count: a program makes its events in
+  /// its set-up, and the measurement is of launches).
+  Nanos first_call_extra() {
+    if (!after_sync) return 0;
+    after_sync = false;
+    return params.first_call_after_sync;
+  }
+  bool after_sync = true;  ///< no work call since the program began or the host last waited for the device
   /// Charges a call that puts work into stream `s`: its cost, plus stream_first_use the first time a
   /// created stream gets work.
   void charge_into(std::uint32_t s, Nanos cost) {
+    cost += first_call_extra();
     if (s < stream_used.size() && !stream_used[s]) {
       stream_used[s] = 1;
       cost += params.stream_first_use;
@@ -148,7 +158,10 @@ struct SimBackend::Impl {
   /// `sync_wakeup` later.
   template <class Done>
   WaitStatus block_until(Done&& done, Nanos timeout, Nanos poll, bool wakeup = true) {
-    charge(poll);
+    charge(poll + first_call_extra());
+    // A synchronize (not a blocking copy, which waits inside its own call) makes the next work call a
+    // first call after a host wait, whether it had to wait or not.
+    after_sync = wakeup;
     if (done()) return WaitStatus::ready;
     const Nanos limit = saturating_add(host, std::max<Nanos>(timeout, 0));
     if (const auto t = gpu.advance_until(done, limit)) {
@@ -369,7 +382,10 @@ void SimBackend::host_work(Nanos ns) {
   Impl& m = *impl_;
   m.need_prepared("host_work");
   if (ns < 0) throw std::invalid_argument("sim backend: host_work of negative time");
-  m.charge(ns);  // the host is busy; the device runs on meanwhile
+  // The host is busy; the device runs on meanwhile. Host work is not an API call: the next call still
+  // pays first_call_after_sync where one is due.
+  m.host += ns;
+  m.gpu.advance_to(m.host);
 }
 
 model::Trace SimBackend::finish() {

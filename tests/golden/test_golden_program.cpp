@@ -197,5 +197,26 @@ TEST(GoldenProgram, SameStreamGapGrowsWithBusyQueues) {
   EXPECT_EQ(s["C2"], 38000) << "C1 ends at 37000 with B2 already started: no other queue holds a command";
 }
 
+TEST(GoldenProgram, FirstCallAfterASynchronize) {
+  // K1, a device synchronize after 2000 of host work, K2, then K3 right after it.
+  const std::string ops = kernel("K1", 1, 1, 256, 10000) + R"(,
+      {"id": "S", "kind": "device_sync", "host_gap_ns": 2000},)" + kernel("K2", 1, 1, 256, 10000, 500) + "," +
+                          kernel("K3", 1, 1, 256, 10000);
+  model::DeviceProfile d = test_profile();
+  d.stream_query_ns = p(100);
+  d.first_call_after_sync_ns = p(3000);
+  std::map<std::string, std::pair<Nanos, Nanos>> call;
+  for (const model::Span& s : replay_trace(program("first", kTwoStreams, ops), std::nullopt, d).spans)
+    if (s.host_call) call[s.op_id] = {s.start_ns, s.end_ns};
+  // The program's first call pays 3000 more than its launch (1000): [0, 4000]; K1 runs [6000, 16000].
+  EXPECT_EQ(call["K1"], std::make_pair(Nanos{0}, Nanos{4000}));
+  // 2000 of host work is not a call; the synchronize then polls (100) at [6000, 6100], waits for K1's end
+  // and wakes 5000 after it: returns at 21000.
+  EXPECT_EQ(call["S"], std::make_pair(Nanos{6000}, Nanos{21000}));
+  // 500 of host work, then the first call after the wait: 1000 + 3000; the next call is back to 1000.
+  EXPECT_EQ(call["K2"], std::make_pair(Nanos{21500}, Nanos{25500}));
+  EXPECT_EQ(call["K3"], std::make_pair(Nanos{25500}, Nanos{26500}));
+}
+
 }  // namespace
 }  // namespace streamlab::golden

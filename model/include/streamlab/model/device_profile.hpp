@@ -156,6 +156,10 @@ struct DeviceProfile {
   /// holds work when a device op ends: the GPU's front end serves the queues in turn, so a stream's next
   /// op starts later the more queues are busy. Absent (older profiles): 0.
   Param same_stream_gap_per_busy_queue_ns;
+  /// Optional: extra host time of the first API call after the host waited for the device (a synchronize
+  /// returned), and of a program's first call (programs start after their set-up's synchronize): it costs
+  /// several microseconds more than the same call a moment later. Absent (older profiles): 0.
+  Param first_call_after_sync_ns;
 
   // Optional: the shared-memory carveout (profiles from before it was measured have none, and the
   // simulator then lets any kernel share an SM that has room). An SM's L1/shared storage is split by a
