@@ -90,6 +90,19 @@ std::int64_t steady_now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
 }
 
+/// Slope of y over x by least squares (0 with fewer than two distinct x).
+double least_squares_slope(const std::vector<double>& x, const std::vector<double>& y) {
+  if (x.size() < 2 || x.size() != y.size()) return 0;
+  const double mx = std::accumulate(x.begin(), x.end(), 0.0) / static_cast<double>(x.size());
+  const double my = std::accumulate(y.begin(), y.end(), 0.0) / static_cast<double>(y.size());
+  double sxy = 0, sxx = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+  }
+  return sxx > 0 ? sxy / sxx : 0.0;
+}
+
 // Mean of the middle half (the samples between the quartiles): as robust to outliers as a median, but
 // it resolves steps finer than the clock's own (these gaps are read on a %globaltimer that moves in 32 ns
 // steps or coarser, and a median of quantized samples jumps a whole step between runs).
@@ -503,6 +516,48 @@ void Calibrator::host_api_costs(model::DeviceProfile& p) {
                    "into a non-blocking stream minus the median of the other three (host steady_clock)");
   note("first call after a synchronize: " + fmt(first_after) + " ns extra");
 
+  // Kernel launch cost with other hardware queues busy: k other streams (each on a queue of its own) run a
+  // 1-block kernel long enough to outlast the batch, then a batch of launches into stream s; slope of the
+  // per-launch cost over k by least squares. On the H100 (2026-11-24) host-bound chains of short kernels
+  // over 8 streams ran 13-20% longer under 8 connections than under 1 (the same calls; V1), and a plain
+  // program's launches took 4.9 us with other streams' kernels running against 4.0 without.
+  {
+    const int connections = static_cast<int>(p.connections.value);
+    const int most = std::max(0, std::min(connections, 8) - 1);
+    std::vector<stream> others;
+    for (int k = 0; k < most; ++k) others.emplace_back(StreamFlags::non_blocking, 0);
+    std::vector<double> ks, costs;
+    std::string line;
+    const int reps = std::max(5, reps_ / 2);
+    for (int k = 0; k <= most; ++k) {
+      std::vector<double> v;
+      for (int r = -warm_; r < reps; ++r) {
+        for (int o = 0; o < k; ++o)
+          check(kernels::launch_spin(dim3(1), dim3(32), 0, others[static_cast<std::size_t>(o)].get(), 2'000'000),
+                "calibrate (launch with busy queues)");
+        std::this_thread::sleep_for(std::chrono::microseconds(50));  // the long kernels are running
+        const auto t0 = Clock::now();
+        for (int j = 0; j < kBatch; ++j)
+          check(kernels::launch_spin(dim3(1), dim3(32), 0, s.get(), 0), "calibrate (launch with busy queues)");
+        const auto t1 = Clock::now();
+        check(cudaDeviceSynchronize(), "calibrate (launch with busy queues)");
+        if (r >= 0) v.push_back(ns_between(t0, t1) / kBatch);
+      }
+      const double c = median(std::move(v));
+      ks.push_back(k);
+      costs.push_back(c);
+      line += (line.empty() ? "" : ", ") + std::to_string(k) + ": " + fmt(c, 0);
+    }
+    const double slope = least_squares_slope(ks, costs);
+    p.kernel_launch_per_busy_queue_ns = measured(
+        std::max(0.0, slope),
+        "least-squares slope over k = 0.." + std::to_string(most) + " of the per-launch cost (median over " +
+            std::to_string(reps) + " batches of " + std::to_string(kBatch) + " spin-kernel launches, 0 ns, into one "
+            "non-blocking stream; host steady_clock) while k other streams, each on a hardware queue of its own, "
+            "run a 2 ms 1-block kernel; costs read " + line + " ns");
+    note("kernel launch with k other busy queues: " + line + " ns (slope " + fmt(slope, 0) + " ns per queue)");
+  }
+
   // Blocking-synchronize wake-up: a second thread spins on a flag the kernel sets as its last act; the
   // main thread sits in cudaStreamSynchronize. Wake-up = sync returned - flag seen.
   MappedHost flag(64);
@@ -839,17 +894,7 @@ void Calibrator::device_latencies(model::DeviceProfile& p) {
       gaps.push_back(g);
       line += (line.empty() ? "" : ", ") + std::to_string(k) + ": " + fmt(g, 0);
     }
-    double slope = 0;
-    if (ks.size() >= 2) {
-      const double mk = std::accumulate(ks.begin(), ks.end(), 0.0) / static_cast<double>(ks.size());
-      const double mg = std::accumulate(gaps.begin(), gaps.end(), 0.0) / static_cast<double>(gaps.size());
-      double sxy = 0, sxx = 0;
-      for (std::size_t i = 0; i < ks.size(); ++i) {
-        sxy += (ks[i] - mk) * (gaps[i] - mg);
-        sxx += (ks[i] - mk) * (ks[i] - mk);
-      }
-      slope = sxx > 0 ? sxy / sxx : 0.0;
-    }
+    const double slope = least_squares_slope(ks, gaps);
     p.same_stream_gap_per_busy_queue_ns = measured(
         std::max(0.0, slope),
         "least-squares slope over k = 0.." + std::to_string(most) + " of the same-stream gap (mean of the middle "

@@ -154,6 +154,8 @@ DeviceParams derive_params(const model::DeviceProfile& p) {
   d.host_func_issue = r.ns("host_func_issue_ns");
   d.stream_first_use = r.ns("stream_first_use_ns");
   if (r.has("first_call_after_sync_ns")) d.first_call_after_sync = r.ns("first_call_after_sync_ns");
+  if (r.has("kernel_launch_per_busy_queue_ns"))
+    d.kernel_launch_per_busy_queue = r.ns("kernel_launch_per_busy_queue_ns");
   d.sync_wakeup = r.ns("sync_wakeup_ns");
   d.host_func_roundtrip = r.ns("host_func_roundtrip_ns");
   d.kernel_start_latency = r.ns("kernel_start_latency_ns");

@@ -37,6 +37,8 @@ struct DeviceParams {
   Nanos stream_first_use = 0;  ///< extra host time of the first call that puts work into a created stream
   /// Extra host time of a program's first call and of the first call after a host wait (optional field).
   Nanos first_call_after_sync = 0;
+  /// Extra host time of a kernel launch per other hardware queue with unfinished work (optional field).
+  Nanos kernel_launch_per_busy_queue = 0;
   Nanos host_func_roundtrip = 0;
 
   // Device latencies.

@@ -368,6 +368,7 @@ void GpuModel::link_and_arrive(std::uint32_t c, Nanos arrival) {
   } else if (s.kind == policies::StreamKind::blocking && streams_[0].tail != kNone) {
     add_edge(streams_[0].tail, c, EdgeType::legacy);
   }
+  if (s.tail == kNone) stream_became_busy(s.queue, +1);
   s.tail = c;
   // An event record does not enter the hardware queue: the driver folds it into the completion of the
   // stream's preceding work (the launch's release semaphore, written when the grid completes), so it never
@@ -501,6 +502,22 @@ void GpuModel::satisfy(std::uint32_t c, const Blocker& why) {
   }
 }
 
+void GpuModel::stream_became_busy(std::uint32_t queue, int delta) {
+  if (queue >= busy_streams_.size()) busy_streams_.resize(static_cast<std::size_t>(queue) + 1, 0);
+  std::uint32_t& n = busy_streams_[queue];
+  if (delta > 0) {
+    busy_queues_ += n++ == 0 ? 1 : 0;
+  } else {
+    busy_queues_ -= --n == 0 ? 1 : 0;
+  }
+}
+
+std::uint32_t GpuModel::other_busy_queues(std::uint32_t stream) const noexcept {
+  const std::uint32_t q = streams_[stream].queue;
+  const bool own = q < busy_streams_.size() && busy_streams_[q] > 0;
+  return busy_queues_ - (own ? 1 : 0);
+}
+
 bool GpuModel::is_device_op(const Command& x) const noexcept {
   return x.kind == CmdKind::op && (x.work == Work::sms || x.work == Work::copy || x.work == Work::fixed);
 }
@@ -522,7 +539,10 @@ void GpuModel::complete(std::uint32_t c) {
     }
   }
   StreamState& s = streams_[x.stream];
-  if (s.tail == c) s.tail = kNone;
+  if (s.tail == c) {
+    s.tail = kNone;
+    stream_became_busy(s.queue, -1);
+  }
   // Back-to-back device ops of one stream: the next starts same_stream_gap after this one ended, even
   // with a record or a satisfied wait in between (the gap is carried by the stream, not the command).
   if ((p_.same_stream_gap > 0 || p_.same_stream_gap_per_busy_queue > 0) && is_device_op(x)) {

@@ -258,6 +258,9 @@ class GpuModel {
   std::uint32_t add_event(bool timed);
   void destroy_event(std::uint32_t e) { events_[e].alive = false; }
   [[nodiscard]] std::uint32_t stream_count() const noexcept { return static_cast<std::uint32_t>(streams_.size()); }
+  /// Hardware queues other than `stream`'s with a stream that has unfinished work (a command running or
+  /// waiting): the host's kernel launch costs more the more of them there are.
+  [[nodiscard]] std::uint32_t other_busy_queues(std::uint32_t stream) const noexcept;
   [[nodiscard]] std::uint32_t event_count() const noexcept { return static_cast<std::uint32_t>(events_.size()); }
   [[nodiscard]] const EventState& event(std::uint32_t e) const noexcept { return events_[e]; }
   /// Hints (SimBackend::prefetch_issue): what issuing op `op`, or recording or waiting on event `e`,
@@ -330,6 +333,8 @@ class GpuModel {
   void process(const SimEvent& e);
   void drain();
   void advance_queue(std::uint32_t q);
+  /// A stream of compute queue `queue` got its first unfinished command (+1) or finished its last (-1).
+  void stream_became_busy(std::uint32_t queue, int delta);
   void dispatch(std::uint32_t c);
 
   // SMs.
@@ -423,6 +428,8 @@ class GpuModel {
   std::vector<EventState> events_;
   std::uint64_t event_completions_ = 0;
   std::vector<Queue> queues_;
+  std::vector<std::uint32_t> busy_streams_;  ///< per compute queue: its streams with unfinished work
+  std::uint32_t busy_queues_ = 0;            ///< compute queues with at least one such stream
   std::vector<std::uint32_t> dirty_;
   std::size_t dirty_head_ = 0;
   std::vector<std::function<void()>> callbacks_;

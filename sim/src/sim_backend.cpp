@@ -80,7 +80,7 @@ struct SimBackend::Impl {
     if (o.host_cost_scale != 1.0) {
       for (Nanos* c : {&p.kernel_launch, &p.memcpy_issue, &p.event_create, &p.record_timed, &p.record_untimed,
                        &p.event_query, &p.stream_query, &p.stream_wait, &p.host_func_issue, &p.stream_first_use,
-                       &p.traced_launch_overhead, &p.first_call_after_sync})
+                       &p.traced_launch_overhead, &p.first_call_after_sync, &p.kernel_launch_per_busy_queue})
         *c = static_cast<Nanos>(std::llround(static_cast<double>(*c) * o.host_cost_scale));
     }
     if (!(p.warp_launch_ns >= 0) || p.warp_launch_ns > 1e6)
@@ -228,6 +228,8 @@ void SimBackend::enqueue(StreamId stream, model::OpIndex op) {
     case model::OpKind::kernel:
     case model::OpKind::task_pool:
       cost = m.params.kernel_launch + (m.options.traced ? m.params.traced_launch_overhead : 0);
+      if (m.params.kernel_launch_per_busy_queue > 0)
+        cost += m.params.kernel_launch_per_busy_queue * static_cast<Nanos>(m.gpu.other_busy_queues(s));
       latency = m.params.kernel_start_latency;
       break;
     case model::OpKind::h2d:

@@ -218,5 +218,26 @@ TEST(GoldenProgram, FirstCallAfterASynchronize) {
   EXPECT_EQ(call["K3"], std::make_pair(Nanos{25500}, Nanos{26500}));
 }
 
+TEST(GoldenProgram, LaunchCostGrowsWithBusyQueues) {
+  // K1 (stream 1), K2 (stream 2), K3 (stream 1), 10 us kernels issued back to back.
+  const std::string ops =
+      kernel("K1", 1, 1, 256, 10000) + "," + kernel("K2", 2, 1, 256, 10000) + "," + kernel("K3", 1, 1, 256, 10000);
+  model::DeviceProfile d = test_profile();
+  d.kernel_launch_per_busy_queue_ns = p(500);
+  const auto calls = [&](std::optional<std::uint32_t> connections) {
+    std::map<std::string, std::pair<Nanos, Nanos>> call;
+    for (const model::Span& s : replay_trace(program("busy-launch", kTwoStreams, ops), connections, d).spans)
+      if (s.host_call) call[s.op_id] = {s.start_ns, s.end_ns};
+    return call;
+  };
+  auto c = calls(8);
+  EXPECT_EQ(c["K1"], std::make_pair(Nanos{0}, Nanos{1000})) << "nothing else is in flight";
+  EXPECT_EQ(c["K2"], std::make_pair(Nanos{1000}, Nanos{2500})) << "stream 1's queue holds K1: 1000 + 500";
+  EXPECT_EQ(c["K3"], std::make_pair(Nanos{2500}, Nanos{4000})) << "stream 2's queue holds K2";
+  c = calls(1);
+  EXPECT_EQ(c["K2"], std::make_pair(Nanos{1000}, Nanos{2000})) << "one connection: both streams share the queue";
+  EXPECT_EQ(c["K3"], std::make_pair(Nanos{2000}, Nanos{3000}));
+}
+
 }  // namespace
 }  // namespace streamlab::golden

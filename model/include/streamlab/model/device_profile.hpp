@@ -160,6 +160,10 @@ struct DeviceProfile {
   /// returned), and of a program's first call (programs start after their set-up's synchronize): it costs
   /// several microseconds more than the same call a moment later. Absent (older profiles): 0.
   Param first_call_after_sync_ns;
+  /// Optional: extra host time of a kernel launch for every other hardware queue (connection) that has a
+  /// stream with unfinished work when the call is made: the driver's launch costs more the more queues
+  /// are active. Absent (older profiles): 0.
+  Param kernel_launch_per_busy_queue_ns;
 
   // Optional: the shared-memory carveout (profiles from before it was measured have none, and the
   // simulator then lets any kernel share an SM that has room). An SM's L1/shared storage is split by a
