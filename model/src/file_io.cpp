@@ -1,5 +1,6 @@
 #include "streamlab/model/file_io.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -156,7 +157,13 @@ class TempFile {
   }
 
  private:
-  static constexpr std::size_t kBuffer = std::size_t{1} << 20;
+  // Every write() hands the kernel at most this much. Writes of a megabyte into the page cache cost
+  // several times the system time of 64 KiB ones on the development machine (Linux 6.18, ext4, a virtual
+  // machine; `perf`: nearly all of it copying into fresh page-cache folios). Large writes get large
+  // folios, taken from large blocks of free memory, which is what such a machine's kernel hands back to
+  // its host, so their first touch likely faults on the host too. sim/README's table of phases (the
+  // `write` row) measures it on a multi-gigabyte trace.
+  static constexpr std::size_t kBuffer = std::size_t{64} << 10;
 
   void flush() {
     write_all(buffer_);
@@ -166,7 +173,7 @@ class TempFile {
     const char* p = data.data();
     std::size_t left = data.size();
     while (left > 0) {
-      const ssize_t n = ::write(fd_, p, left);
+      const ssize_t n = ::write(fd_, p, std::min(left, kBuffer));
       if (n < 0) {
         if (errno == EINTR) continue;
         fail(errno);
