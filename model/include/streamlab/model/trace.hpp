@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "streamlab/model/op.hpp"
@@ -28,20 +29,41 @@ enum class Engine : std::uint8_t { host, sm, copy_h2d, copy_d2h, copy_d2d };
 }
 
 /// One op on one engine: [start_ns, end_ns) on the trace's clock (0 = start of the run).
+///
+/// The members are laid out widest first, so a span takes 96 bytes rather than the 112 of the order
+/// callers name them in: a ten-million-span trace is 160 MB smaller, and at that size the first touch of
+/// fresh memory is most of the time of reading one. The constructor takes them in the order callers name
+/// them (op, op_id, name, kind, device, stream, engine, start_ns, end_ns, host_call).
 struct Span {
-  OpIndex op = 0;        ///< index in the workload
-  std::string op_id;     ///< the workload's id (survives reordering)
-  std::string name;
-  OpKind kind = OpKind::kernel;
-  std::uint32_t device = 0;
-  std::uint32_t stream = 0;  ///< logical stream id assigned by the dispatcher
-  Engine engine = Engine::sm;
   Nanos start_ns = 0;
   Nanos end_ns = 0;
+  std::string op_id;  ///< the workload's id (survives reordering)
+  std::string name;
+  OpIndex op = 0;            ///< index in the workload
+  std::uint32_t device = 0;
+  std::uint32_t stream = 0;  ///< logical stream id assigned by the dispatcher
+  OpKind kind = OpKind::kernel;
+  Engine engine = Engine::sm;
   /// A host API call of a program (kernel launch, cudaMemcpyAsync, event record/wait, a synchronize), on
   /// the host thread (engine host), not device work. Makespans and comparisons leave these out; a
   /// host function's execution on the host is device-side work and has host_call false.
   bool host_call = false;
+
+  Span() = default;
+  Span(OpIndex op_, std::string op_id_, std::string name_, OpKind kind_ = OpKind::kernel, std::uint32_t device_ = 0,
+       std::uint32_t stream_ = 0, Engine engine_ = Engine::sm, Nanos start_ns_ = 0, Nanos end_ns_ = 0,
+       bool host_call_ = false)
+      : start_ns(start_ns_),
+        end_ns(end_ns_),
+        op_id(std::move(op_id_)),
+        name(std::move(name_)),
+        op(op_),
+        device(device_),
+        stream(stream_),
+        kind(kind_),
+        engine(engine_),
+        host_call(host_call_) {}
+
   [[nodiscard]] Nanos duration() const noexcept { return end_ns - start_ns; }
   friend bool operator==(const Span&, const Span&) = default;
 };
