@@ -26,7 +26,7 @@ Nanos minus(Nanos a, Nanos b) { return intervals::clamp_ns(static_cast<intervals
 
 }  // namespace
 
-TraceMetrics compute_metrics(const Trace& t) {
+TraceMetrics compute_metrics(const Trace& t, ConcurrencySteps steps) {
   TraceMetrics m;
   if (t.spans.empty()) return m;
   Nanos first = std::numeric_limits<Nanos>::max(), last = std::numeric_limits<Nanos>::min();
@@ -102,8 +102,11 @@ TraceMetrics compute_metrics(const Trace& t) {
   if (!std::is_sorted(ends.begin(), ends.end())) intervals::sort_by_time(ends, itself);
   // At most one change point per start and per end, and the first: sized once (growing a list of twenty
   // million points copied it again and again, into fresh memory each time).
-  m.concurrency.reserve(starts.size() + ends.size() + 1);
-  m.concurrency.emplace_back(first, 0);
+  const bool keep_steps = steps == ConcurrencySteps::keep;
+  if (keep_steps) {
+    m.concurrency.reserve(starts.size() + ends.size() + 1);
+    m.concurrency.emplace_back(first, 0);
+  }
   std::int64_t running = 0;
   Nanos previous = first;
   double area = 0;  // integral of the count over time
@@ -115,6 +118,7 @@ TraceMetrics compute_metrics(const Trace& t) {
     for (; j < ends.size() && ends[j] == time; ++j) --running;
     const auto count = static_cast<std::uint32_t>(running);
     m.max_concurrency = std::max(m.max_concurrency, count);
+    if (!keep_steps) continue;
     if (time == m.concurrency.back().first)
       m.concurrency.back().second = count;
     else if (count != m.concurrency.back().second)
@@ -139,8 +143,9 @@ OpDelta op_delta(const Trace& a, const SpanDelta& d) {
 
 TraceComparison compare_traces(const Trace& a, const Trace& b, std::vector<SpanDelta>& matched) {
   TraceComparison c;
-  c.a = compute_metrics(a);
-  c.b = compute_metrics(b);
+  // No report of a comparison shows the step functions: at ten million spans each is hundreds of MB.
+  c.a = compute_metrics(a, ConcurrencySteps::drop);
+  c.b = compute_metrics(b, ConcurrencySteps::drop);
   if (c.b.makespan_ns > 0)
     c.makespan_rel_error = static_cast<double>(c.a.makespan_ns - c.b.makespan_ns) / static_cast<double>(c.b.makespan_ns);
   else

@@ -65,6 +65,24 @@ TEST(Metrics, CopyComputePipeline) {
   EXPECT_EQ(m.max_concurrency, 2u);
 }
 
+TEST(Metrics, DroppedConcurrencyStepsKeepEveryOtherMetric) {
+  const TraceMetrics kept = compute_metrics(pipeline());
+  TraceMetrics dropped = compute_metrics(pipeline(), ConcurrencySteps::drop);
+  EXPECT_TRUE(dropped.concurrency.empty());
+  EXPECT_DOUBLE_EQ(dropped.mean_concurrency, 1.5);
+  EXPECT_EQ(dropped.max_concurrency, 2u);
+  dropped.concurrency = kept.concurrency;
+  EXPECT_EQ(std::tie(dropped.start_ns, dropped.makespan_ns, dropped.stream_busy, dropped.engine_busy,
+                     dropped.copy_compute_overlap, dropped.concurrency, dropped.mean_concurrency, dropped.max_concurrency),
+            std::tie(kept.start_ns, kept.makespan_ns, kept.stream_busy, kept.engine_busy, kept.copy_compute_overlap,
+                     kept.concurrency, kept.mean_concurrency, kept.max_concurrency));
+  // A comparison reports mean and max only.
+  const TraceComparison c = compare_traces(pipeline(), pipeline());
+  EXPECT_TRUE(c.a.concurrency.empty());
+  EXPECT_TRUE(c.b.concurrency.empty());
+  EXPECT_EQ(c.a.max_concurrency, 2u);
+}
+
 TEST(Metrics, HostSpansOffsetClockAndZeroLengthSpans) {
   // host h [1000,1100) on stream 0; kernels k1 [1050,1250) s1, k2 [1050,1150) s2; z [1200,1200) s3.
   Trace t;

@@ -26,7 +26,10 @@ struct TraceMetrics {
   double mean_concurrency = 0;
   std::uint32_t max_concurrency = 0;
 };
-[[nodiscard]] TraceMetrics compute_metrics(const Trace& t);
+/// Whether compute_metrics keeps TraceMetrics::concurrency. The step function has up to two points per
+/// span (320 MB at ten million spans); mean and max concurrency are computed either way.
+enum class ConcurrencySteps : bool { keep, drop };
+[[nodiscard]] TraceMetrics compute_metrics(const Trace& t, ConcurrencySteps steps = ConcurrencySteps::keep);
 
 /// Per-op difference, matched by op id and engine; times relative to each trace's start.
 struct OpDelta {
@@ -40,7 +43,7 @@ struct OpDelta {
 };
 
 struct TraceComparison {
-  TraceMetrics a, b;                   ///< a = predicted, b = measured by convention
+  TraceMetrics a, b;  ///< a = predicted, b = measured by convention; without their concurrency step functions
   double makespan_rel_error = 0;       ///< (a - b) / b
   double overlap_error = 0;            ///< a.copy_compute_overlap - b.copy_compute_overlap
   std::vector<OpDelta> ops;            ///< matched ops
