@@ -65,6 +65,7 @@ std::span<const ParamField> device_profile_fields() noexcept {
       ParamField{"same_stream_gap_per_busy_queue_ns", "ns", &DeviceProfile::same_stream_gap_per_busy_queue_ns, false, false, true},
       ParamField{"first_call_after_sync_ns", "ns", &DeviceProfile::first_call_after_sync_ns, false, false, true},
       ParamField{"kernel_launch_per_busy_queue_ns", "ns", &DeviceProfile::kernel_launch_per_busy_queue_ns, false, false, true},
+      ParamField{"kernel_launch_queue_switch_ns", "ns", &DeviceProfile::kernel_launch_queue_switch_ns, false, false, true},
       ParamField{"shared_mem_alloc_unit_bytes", "bytes", &DeviceProfile::shared_mem_alloc_unit_bytes, false, false, true},
       ParamField{"carveout_32_threads_bytes", "bytes", &DeviceProfile::carveout_32_threads_bytes, false, false, true},
       ParamField{"carveout_64_threads_bytes", "bytes", &DeviceProfile::carveout_64_threads_bytes, false, false, true},

@@ -156,6 +156,7 @@ DeviceParams derive_params(const model::DeviceProfile& p) {
   if (r.has("first_call_after_sync_ns")) d.first_call_after_sync = r.ns("first_call_after_sync_ns");
   if (r.has("kernel_launch_per_busy_queue_ns"))
     d.kernel_launch_per_busy_queue = r.ns("kernel_launch_per_busy_queue_ns");
+  if (r.has("kernel_launch_queue_switch_ns")) d.kernel_launch_queue_switch = r.ns("kernel_launch_queue_switch_ns");
   d.sync_wakeup = r.ns("sync_wakeup_ns");
   d.host_func_roundtrip = r.ns("host_func_roundtrip_ns");
   d.kernel_start_latency = r.ns("kernel_start_latency_ns");

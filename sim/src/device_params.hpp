@@ -39,6 +39,9 @@ struct DeviceParams {
   Nanos first_call_after_sync = 0;
   /// Extra host time of a kernel launch per other hardware queue with unfinished work (optional field).
   Nanos kernel_launch_per_busy_queue = 0;
+  /// Extra host time of a kernel launch into another queue than the previous launch's while other queues
+  /// have unfinished work (optional field).
+  Nanos kernel_launch_queue_switch = 0;
   Nanos host_func_roundtrip = 0;
 
   // Device latencies.

@@ -261,6 +261,8 @@ class GpuModel {
   /// Hardware queues other than `stream`'s with a stream that has unfinished work (a command running or
   /// waiting): the host's kernel launch costs more the more of them there are.
   [[nodiscard]] std::uint32_t other_busy_queues(std::uint32_t stream) const noexcept;
+  /// The compute queue (connection) `stream`'s kernels go to.
+  [[nodiscard]] std::uint32_t queue_of(std::uint32_t stream) const noexcept { return streams_[stream].queue; }
   [[nodiscard]] std::uint32_t event_count() const noexcept { return static_cast<std::uint32_t>(events_.size()); }
   [[nodiscard]] const EventState& event(std::uint32_t e) const noexcept { return events_[e]; }
   /// Hints (SimBackend::prefetch_issue): what issuing op `op`, or recording or waiting on event `e`,

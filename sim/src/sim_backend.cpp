@@ -80,7 +80,8 @@ struct SimBackend::Impl {
     if (o.host_cost_scale != 1.0) {
       for (Nanos* c : {&p.kernel_launch, &p.memcpy_issue, &p.event_create, &p.record_timed, &p.record_untimed,
                        &p.event_query, &p.stream_query, &p.stream_wait, &p.host_func_issue, &p.stream_first_use,
-                       &p.traced_launch_overhead, &p.first_call_after_sync, &p.kernel_launch_per_busy_queue})
+                       &p.traced_launch_overhead, &p.first_call_after_sync, &p.kernel_launch_per_busy_queue,
+                       &p.kernel_launch_queue_switch})
         *c = static_cast<Nanos>(std::llround(static_cast<double>(*c) * o.host_cost_scale));
     }
     if (!(p.warp_launch_ns >= 0) || p.warp_launch_ns > 1e6)
@@ -141,6 +142,8 @@ struct SimBackend::Impl {
     return params.first_call_after_sync;
   }
   bool after_sync = true;  ///< no work call since the program began or the host last waited for the device
+  static constexpr std::uint32_t kNoQueue = ~std::uint32_t{0};
+  std::uint32_t last_launch_queue = kNoQueue;  ///< compute queue of the previous kernel launch
   /// Charges a call that puts work into stream `s`: its cost, plus stream_first_use the first time a
   /// created stream gets work.
   void charge_into(std::uint32_t s, Nanos cost) {
@@ -228,8 +231,14 @@ void SimBackend::enqueue(StreamId stream, model::OpIndex op) {
     case model::OpKind::kernel:
     case model::OpKind::task_pool:
       cost = m.params.kernel_launch + (m.options.traced ? m.params.traced_launch_overhead : 0);
-      if (m.params.kernel_launch_per_busy_queue > 0)
-        cost += m.params.kernel_launch_per_busy_queue * static_cast<Nanos>(m.gpu.other_busy_queues(s));
+      if (m.params.kernel_launch_per_busy_queue > 0 || m.params.kernel_launch_queue_switch > 0) {
+        const Nanos busy = static_cast<Nanos>(m.gpu.other_busy_queues(s));
+        cost += m.params.kernel_launch_per_busy_queue * busy;
+        const std::uint32_t q = m.gpu.queue_of(s);
+        if (m.last_launch_queue != Impl::kNoQueue && q != m.last_launch_queue && busy > 0)
+          cost += m.params.kernel_launch_queue_switch;
+        m.last_launch_queue = q;
+      }
       latency = m.params.kernel_start_latency;
       break;
     case model::OpKind::h2d:

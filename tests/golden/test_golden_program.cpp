@@ -239,5 +239,26 @@ TEST(GoldenProgram, LaunchCostGrowsWithBusyQueues) {
   EXPECT_EQ(c["K3"], std::make_pair(Nanos{2000}, Nanos{3000}));
 }
 
+TEST(GoldenProgram, LaunchIntoAnotherQueueWhileQueuesHaveWork) {
+  // K1 (stream 1), K2 (stream 2), K3 (stream 2), K4 (stream 1), 10 us kernels issued back to back.
+  const std::string ops = kernel("K1", 1, 1, 256, 10000) + "," + kernel("K2", 2, 1, 256, 10000) + "," +
+                          kernel("K3", 2, 1, 256, 10000) + "," + kernel("K4", 1, 1, 256, 10000);
+  model::DeviceProfile d = test_profile();
+  d.kernel_launch_queue_switch_ns = p(700);
+  const auto calls = [&](std::optional<std::uint32_t> connections) {
+    std::map<std::string, std::pair<Nanos, Nanos>> call;
+    for (const model::Span& s : replay_trace(program("switch", kTwoStreams, ops), connections, d).spans)
+      if (s.host_call) call[s.op_id] = {s.start_ns, s.end_ns};
+    return call;
+  };
+  auto c = calls(8);
+  EXPECT_EQ(c["K1"], std::make_pair(Nanos{0}, Nanos{1000})) << "the first launch";
+  EXPECT_EQ(c["K2"], std::make_pair(Nanos{1000}, Nanos{2700})) << "another queue, K1's queue busy: 1000 + 700";
+  EXPECT_EQ(c["K3"], std::make_pair(Nanos{2700}, Nanos{3700})) << "the same queue again";
+  EXPECT_EQ(c["K4"], std::make_pair(Nanos{3700}, Nanos{5400})) << "back to stream 1's queue while K2 and K3 wait";
+  c = calls(1);
+  EXPECT_EQ(c["K4"], std::make_pair(Nanos{3000}, Nanos{4000})) << "one connection: every launch goes to one queue";
+}
+
 }  // namespace
 }  // namespace streamlab::golden

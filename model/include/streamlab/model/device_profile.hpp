@@ -164,6 +164,10 @@ struct DeviceProfile {
   /// stream with unfinished work when the call is made: the driver's launch costs more the more queues
   /// are active. Absent (older profiles): 0.
   Param kernel_launch_per_busy_queue_ns;
+  /// Optional: extra host time of a kernel launch into another hardware queue than the previous launch's
+  /// while other queues have unfinished work (launches rotating over streams with kernels in flight cost
+  /// more than launches into one stream). Absent (older profiles): 0.
+  Param kernel_launch_queue_switch_ns;
 
   // Optional: the shared-memory carveout (profiles from before it was measured have none, and the
   // simulator then lets any kernel share an SM that has room). An SM's L1/shared storage is split by a
