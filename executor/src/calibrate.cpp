@@ -121,6 +121,24 @@ std::string fmt(double v, int digits = 1) {
   return buf;
 }
 
+/// Other streams a busy-queue measurement can use, each on a hardware queue of its own beside the measured
+/// stream: fewer than the connections, at most 7.
+int other_queues(const model::DeviceProfile& p) { return std::max(0, std::min(static_cast<int>(p.connections.value), 8) - 1); }
+
+/// `measure(k)` for k = 0..most; the least-squares slope over k, and the readings as "0: v0, 1: v1, ...".
+template <class Measure>
+std::pair<double, std::string> slope_over_queues(int most, Measure measure) {
+  std::vector<double> ks, values;
+  std::string line;
+  for (int k = 0; k <= most; ++k) {
+    const double v = measure(k);
+    ks.push_back(k);
+    values.push_back(v);
+    line += (line.empty() ? "" : ", ") + std::to_string(k) + ": " + fmt(v, 0);
+  }
+  return {least_squares_slope(ks, values), line};
+}
+
 using detail::MappedHost;
 
 void check(cudaError_t e, const char* what) { STREAMLAB_CUDA_CHECK_OP(e, what); }
@@ -386,6 +404,11 @@ class Calibrator {
   }
 
   void host_api_costs(model::DeviceProfile& p);
+  /// Median per-launch host cost over `reps` batches of kBatch spin-kernel launches (0 ns) cycling over the
+  /// first `targets` of `launch_into`, each batch after the first `busy` of `long_on` got a 2 ms 1-block
+  /// kernel (then 50 us for them to start).
+  double launch_batch_cost(std::vector<stream>& long_on, int busy, std::vector<stream>& launch_into, int targets, int reps,
+                           const char* what);
   /// The host-call parameters (ParamField::host_call) of `p`: each the median over `batches` timed batches
   /// of kBatch calls after `warm` untimed ones. Appends the values to host_samples_.
   void host_call_costs(model::DeviceProfile& p, int batches, int warm);
@@ -486,6 +509,23 @@ void Calibrator::host_call_costs(model::DeviceProfile& p, int batches, int warm)
     if (f.host_call) host_samples_[f.name].push_back((p.*(f.member)).value);
 }
 
+double Calibrator::launch_batch_cost(std::vector<stream>& long_on, int busy, std::vector<stream>& launch_into,
+                                     int targets, int reps, const char* what) {
+  std::vector<double> v;
+  for (int r = -warm_; r < reps; ++r) {
+    for (int i = 0; i < busy; ++i)
+      check(kernels::launch_spin(dim3(1), dim3(32), 0, long_on[static_cast<std::size_t>(i)].get(), 2'000'000), what);
+    if (busy > 0) std::this_thread::sleep_for(std::chrono::microseconds(50));  // the long kernels are running
+    const auto t0 = Clock::now();
+    for (int j = 0; j < kBatch; ++j)
+      check(kernels::launch_spin(dim3(1), dim3(32), 0, launch_into[static_cast<std::size_t>(j % targets)].get(), 0), what);
+    const auto t1 = Clock::now();
+    check(cudaDeviceSynchronize(), what);
+    if (r >= 0) v.push_back(ns_between(t0, t1) / kBatch);
+  }
+  return median(std::move(v));
+}
+
 void Calibrator::host_api_costs(model::DeviceProfile& p) {
   host_call_costs(p, reps_, warm_);
   stream s(StreamFlags::non_blocking, 0);
@@ -517,38 +557,18 @@ void Calibrator::host_api_costs(model::DeviceProfile& p) {
   note("first call after a synchronize: " + fmt(first_after) + " ns extra");
 
   // Kernel launch cost with other hardware queues busy: k other streams (each on a queue of its own) run a
-  // 1-block kernel long enough to outlast the batch, then a batch of launches into stream s; slope of the
+  // 1-block kernel long enough to outlast the batch, then a batch of launches into one more stream; slope of the
   // per-launch cost over k by least squares. On the H100 (2026-11-24) host-bound chains of short kernels
   // over 8 streams ran 13-20% longer under 8 connections than under 1 (the same calls; V1), and a plain
   // program's launches took 4.9 us with other streams' kernels running against 4.0 without.
   {
-    const int connections = static_cast<int>(p.connections.value);
-    const int most = std::max(0, std::min(connections, 8) - 1);
-    std::vector<stream> others;
+    const int most = other_queues(p);
+    std::vector<stream> others, one;
     for (int k = 0; k < most; ++k) others.emplace_back(StreamFlags::non_blocking, 0);
-    std::vector<double> ks, costs;
-    std::string line;
+    one.emplace_back(StreamFlags::non_blocking, 0);  // made last: a queue of its own beside the others
     const int reps = std::max(5, reps_ / 2);
-    for (int k = 0; k <= most; ++k) {
-      std::vector<double> v;
-      for (int r = -warm_; r < reps; ++r) {
-        for (int o = 0; o < k; ++o)
-          check(kernels::launch_spin(dim3(1), dim3(32), 0, others[static_cast<std::size_t>(o)].get(), 2'000'000),
-                "calibrate (launch with busy queues)");
-        std::this_thread::sleep_for(std::chrono::microseconds(50));  // the long kernels are running
-        const auto t0 = Clock::now();
-        for (int j = 0; j < kBatch; ++j)
-          check(kernels::launch_spin(dim3(1), dim3(32), 0, s.get(), 0), "calibrate (launch with busy queues)");
-        const auto t1 = Clock::now();
-        check(cudaDeviceSynchronize(), "calibrate (launch with busy queues)");
-        if (r >= 0) v.push_back(ns_between(t0, t1) / kBatch);
-      }
-      const double c = median(std::move(v));
-      ks.push_back(k);
-      costs.push_back(c);
-      line += (line.empty() ? "" : ", ") + std::to_string(k) + ": " + fmt(c, 0);
-    }
-    const double slope = least_squares_slope(ks, costs);
+    const auto [slope, line] = slope_over_queues(
+        most, [&](int k) { return launch_batch_cost(others, k, one, 1, reps, "calibrate (launch with busy queues)"); });
     p.kernel_launch_per_busy_queue_ns = measured(
         std::max(0.0, slope),
         "least-squares slope over k = 0.." + std::to_string(most) + " of the per-launch cost (median over " +
@@ -565,28 +585,12 @@ void Calibrator::host_api_costs(model::DeviceProfile& p) {
   // connections than under 1, and a plain program's launches rotating over 8 streams with kernels in
   // flight took 4.9 us against 4.0 with none in flight.
   {
-    const int n = std::max(1, std::min(static_cast<int>(p.connections.value), 8));
+    const int n = other_queues(p) + 1;
     std::vector<stream> rot;
     for (int k = 0; k < n; ++k) rot.emplace_back(StreamFlags::non_blocking, 0);
     const int reps = std::max(5, reps_ / 2);
     auto batch = [&](bool busy, int streams) {
-      std::vector<double> v;
-      for (int r = -warm_; r < reps; ++r) {
-        if (busy) {
-          for (int i = 0; i < streams; ++i)
-            check(kernels::launch_spin(dim3(1), dim3(32), 0, rot[static_cast<std::size_t>(i)].get(), 2'000'000),
-                  "calibrate (launch queue switch)");
-          std::this_thread::sleep_for(std::chrono::microseconds(50));
-        }
-        const auto t0 = Clock::now();
-        for (int j = 0; j < kBatch; ++j)
-          check(kernels::launch_spin(dim3(1), dim3(32), 0, rot[static_cast<std::size_t>(j % streams)].get(), 0),
-                "calibrate (launch queue switch)");
-        const auto t1 = Clock::now();
-        check(cudaDeviceSynchronize(), "calibrate (launch queue switch)");
-        if (r >= 0) v.push_back(ns_between(t0, t1) / kBatch);
-      }
-      return median(std::move(v));
+      return launch_batch_cost(rot, busy ? streams : 0, rot, streams, reps, "calibrate (launch queue switch)");
     };
     const double one_busy = batch(true, 1), rot_busy = batch(true, n);
     const double one_idle = batch(false, 1), rot_idle = batch(false, n);
@@ -905,17 +909,14 @@ void Calibrator::device_latencies(model::DeviceProfile& p) {
   // of 2.0 us with at most one other chain running, 3.1 with three, 3.9 with five). Slope by least squares
   // over k; the simulator adds slope x (other queues holding work) to same_stream_gap_ns.
   {
-    const int connections = static_cast<int>(p.connections.value);
-    const int most = std::max(0, std::min(connections, 8) - 1);
+    const int most = other_queues(p);
     std::vector<stream> others;
     for (int k = 0; k < most; ++k) others.emplace_back(StreamFlags::non_blocking, 0);
     // Everything waits on a gate (a 500 us kernel on one more stream) so the chains and A start together
     // however long the launches take.
     stream gate(StreamFlags::non_blocking, 0);
     event opened;
-    std::vector<double> ks, gaps;
-    std::string line;
-    for (int k = 0; k <= most; ++k) {
+    const auto [slope, line] = slope_over_queues(most, [&](int k) {
       std::vector<double> v;
       for (int r = -warm_; r < reps_; ++r) {
         check(kernels::launch_spin(dim3(1), dim3(32), 0, gate.get(), 500'000), "calibrate (busy-queue gap)");
@@ -932,12 +933,8 @@ void Calibrator::device_latencies(model::DeviceProfile& p) {
         check(cudaDeviceSynchronize(), "calibrate (busy-queue gap)");
         if (r >= 0) v.push_back(gap_of());
       }
-      const double g = middle_mean(std::move(v));
-      ks.push_back(k);
-      gaps.push_back(g);
-      line += (line.empty() ? "" : ", ") + std::to_string(k) + ": " + fmt(g, 0);
-    }
-    const double slope = least_squares_slope(ks, gaps);
+      return middle_mean(std::move(v));
+    });
     p.same_stream_gap_per_busy_queue_ns = measured(
         std::max(0.0, slope),
         "least-squares slope over k = 0.." + std::to_string(most) + " of the same-stream gap (mean of the middle "
