@@ -126,8 +126,12 @@ void GpuModel::prepare(const model::Workload& w, const std::string& source) {
   w_ = &w;
   source_ = source;
   const std::size_t n = w.ops.size();
-  op_times_.assign(n, OpTimes{});
-  op_stream_.assign(n, kNone);
+  op_slot_.assign(n, -1);
+  // Reserved, not touched: issuing fills them in order.
+  slot_times_.clear();
+  slot_times_.reserve(n);
+  slot_stream_.clear();
+  slot_stream_.reserve(n);
   if (explain_) exps_.assign(explain_only_ == kNone ? n : 1, OpExplanation{});
   // Room for an op, its record and a wait per op, reserved, not touched: a host that issues far ahead of the
   // device (all ops, when it never waits) grows the table without copying it, and one that stays close
@@ -159,7 +163,7 @@ void GpuModel::prepare(const model::Workload& w, const std::string& source) {
       }
       kernel_classes_.push_back(kernel_info(index, false));
     }
-    op_times_[i].start = -2 - static_cast<Nanos>((std::uint64_t{it->second} << kClassTimeBits) |
+    op_slot_[i] = -2 - static_cast<Nanos>((std::uint64_t{it->second} << kClassTimeBits) |
                                                  static_cast<std::uint64_t>(fixed->ns));
   }
 }
@@ -393,7 +397,12 @@ void GpuModel::link_and_arrive(std::uint32_t c, Nanos arrival) {
 void GpuModel::issue_op(std::uint32_t stream, model::OpIndex op, Nanos issued, Nanos arrival) {
   const Work work = work_of(w_->ops[op].kind);
   const std::uint32_t c = new_command(CmdKind::op, work, stream, op);
-  op_stream_[op] = stream;
+  std::int64_t& slot = op_slot_[op];
+  assert(slot < 0 && "an op is issued once");
+  cmds_[c].aux = static_cast<std::uint32_t>(slot_times_.size());
+  slot_times_.push_back(OpTimes{slot < -1 ? slot : -1, -1});
+  slot_stream_.push_back(stream);
+  slot = cmds_[c].aux;
   if (OpExplanation* x = explain_ ? op_exp(op) : nullptr) {
     OpExplanation& e = *x;
     e = OpExplanation{};
@@ -526,7 +535,7 @@ void GpuModel::complete(std::uint32_t c) {
   Command& x = cmds_[c];
   x.state = ActivityState::finished;
   if (x.kind == CmdKind::op) {
-    op_times_[x.payload].end = now_;
+    slot_times_[x.aux].end = now_;
     if (OpExplanation* e = exp(c)) e->ended = now_;
     // Batched: an atomic add per op costs more than the rest of completing it.
     if (progress_ != nullptr && ++unreported_ops_ == kProgressBatch) flush_progress();
@@ -745,7 +754,7 @@ void GpuModel::dispatch(std::uint32_t c) {
     case Work::none:
       x.state = ActivityState::running;
       if (x.kind == CmdKind::op) {
-        op_times_[x.payload].start = now_;
+        slot_times_[x.aux].start = now_;
         if (OpExplanation* e = exp(c)) e->started = now_;
       }
       complete(c);
@@ -753,7 +762,7 @@ void GpuModel::dispatch(std::uint32_t c) {
     case Work::fixed: {
       x.state = ActivityState::running;
       const model::Op& op = w_->ops[x.payload];
-      op_times_[x.payload].start = now_;
+      slot_times_[x.aux].start = now_;
       if (OpExplanation* e = exp(c)) e->started = now_;
       queue_.push(now_ + ceil_ns(static_cast<double>(op.bytes) / p_.memset), kFixedDone, c, 0);
       return;
@@ -799,7 +808,7 @@ void GpuModel::kernel_enqueue(std::uint32_t c) {
   // Worked out here, not at issue: a table of them per command in flight would hold one per kernel the
   // host has issued ahead of the device (all of them, when it never waits). A kernel of a class has its
   // class and block time where its start time will go (prepare()).
-  const Nanos packed = op_times_[x.payload].start;
+  const Nanos packed = slot_times_[x.aux].start;
   k.info = packed < -1 ? class_kernel_info(packed) : kernel_info(x.payload, false);
   k.blocks = k.info.blocks;
   k.next_block = 0;
@@ -956,7 +965,7 @@ void GpuModel::start_block(std::uint32_t r, std::uint32_t sm, Nanos start) {
   }
   if (!k.started) {
     k.started = true;
-    op_times_[k.op].start = start;
+    times_of(k.cmd).start = start;
     cmds_[k.cmd].state = ActivityState::running;
   }
   ++stats_.blocks;
@@ -1165,7 +1174,7 @@ void GpuModel::copy_start(std::uint32_t ei) {
   e.base_rate = rate;
   e.rate = opposite_busy(dir) ? rate * p_.bidirectional_factor[dir] : rate;
   e.last_update = now_ + latency;
-  op_times_[cmds_[c].payload].start = now_;
+  times_of(c).start = now_;
   if (OpExplanation* x = exp(c)) {
     x->started = now_;
     if (x->dequeued < now_) {
@@ -1173,7 +1182,7 @@ void GpuModel::copy_start(std::uint32_t ei) {
       x->started_by.at = now_;
       x->started_by.what = RefKind::op;
       x->started_by.op = e.last_op;
-      x->started_by.stream = e.last_op != kNoRef ? op_stream_[e.last_op] : kNoRef;
+      x->started_by.stream = e.last_op != kNoRef ? stream_of_op(e.last_op) : kNoRef;
     }
   }
   copy_schedule(ei);
@@ -1241,7 +1250,7 @@ void GpuModel::worker_start() {
   Nanos d = p_.host_func_roundtrip;
   if (x.kind == CmdKind::op) {
     d += w_->ops[x.payload].host_ns;
-    op_times_[x.payload].start = now_;
+    slot_times_[x.aux].start = now_;
     if (OpExplanation* e = exp(c)) {
       e->started = now_;
       if (e->dequeued < now_) {
@@ -1297,25 +1306,35 @@ std::vector<model::Span> GpuModel::take_spans() {
   std::vector<model::Span> out;
   if (w_ == nullptr) return out;
   out.reserve(w_->ops.size());
+  // Slots are in issue order: op order reads them at random, so ask for them some ops ahead.
+  constexpr std::size_t kAhead = 16;
   for (std::size_t i = 0; i < w_->ops.size(); ++i) {
-    if (op_stream_[i] == kNone || op_times_[i].end < 0) continue;
+    if (i + kAhead < op_slot_.size() && op_slot_[i + kAhead] >= 0) {
+      const auto ahead = static_cast<std::size_t>(op_slot_[i + kAhead]);
+      __builtin_prefetch(slot_times_.data() + ahead);
+      __builtin_prefetch(slot_stream_.data() + ahead);
+    }
+    if (op_slot_[i] < 0) continue;  // never issued
+    const auto slot = static_cast<std::size_t>(op_slot_[i]);
+    if (slot_times_[slot].end < 0) continue;
     const model::Op& op = w_->ops[i];
     model::Span& s = out.emplace_back();
     s.op = static_cast<model::OpIndex>(i);
     s.op_id = op.id;
     s.name = op.name.empty() ? op.id : op.name;
     s.kind = op.kind;
-    s.stream = op_stream_[i];
+    s.stream = slot_stream_[slot];
     s.engine = model::engine_for(op.kind);
-    s.start_ns = op_times_[i].start;
-    s.end_ns = op_times_[i].end;
+    s.start_ns = slot_times_[slot].start;
+    s.end_ns = slot_times_[slot].end;
     // A traced kernel's record is wider than its blocks' span (reporting only). All of the width goes
     // before the first block: the kernel's completion, which the host and later work see, stays the
     // record's end, so no host wait is reported as resuming before the kernel it waited for ended.
     if (p_.span_pad > 0 && model::runs_on_sms(op.kind)) s.start_ns = std::max<Nanos>(0, s.start_ns - p_.span_pad);
   }
-  release(op_times_);
-  release(op_stream_);
+  release(slot_times_);
+  release(slot_stream_);
+  release(op_slot_);
   return out;
 }
 

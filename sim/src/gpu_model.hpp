@@ -49,7 +49,7 @@ enum class Work : std::uint8_t {
 struct Command {
   std::uint32_t stream = 0;
   std::uint32_t payload = 0;  ///< op: OpIndex; record/wait: event; callback: index into callbacks
-  std::uint32_t aux = 0;      ///< record: event generation
+  std::uint32_t aux = 0;      ///< op: its slot (GpuModel::slot_times_); record: event generation
   std::uint32_t pending = 0;  ///< unmet prerequisites, arrival included
   std::uint32_t next_in_stream = kNone;
   std::uint32_t next_in_queue = kNone;  ///< hardware queue link, then the engine FIFO link
@@ -268,7 +268,7 @@ class GpuModel {
   /// Hints (SimBackend::prefetch_issue): what issuing op `op`, or recording or waiting on event `e`,
   /// reads first.
   void prefetch_op(model::OpIndex op) const noexcept {
-    if (op < op_stream_.size()) __builtin_prefetch(op_stream_.data() + op);
+    if (op < op_slot_.size()) __builtin_prefetch(op_slot_.data() + op);
   }
   void prefetch_event(std::uint32_t e) const noexcept { __builtin_prefetch(&events_[e]); }
   [[nodiscard]] const StreamState& stream(std::uint32_t s) const noexcept { return streams_[s]; }
@@ -302,8 +302,10 @@ class GpuModel {
   [[nodiscard]] std::uint64_t event_completions() const noexcept { return event_completions_; }
   [[nodiscard]] bool stream_idle(std::uint32_t s) const noexcept { return streams_[s].tail == kNone; }
   [[nodiscard]] bool device_idle() const noexcept { return live_ == 0; }
-  [[nodiscard]] bool op_finished(model::OpIndex op) const noexcept { return op_times_[op].end >= 0; }
-  [[nodiscard]] bool op_issued(model::OpIndex op) const noexcept { return op_stream_[op] != kNone; }
+  [[nodiscard]] bool op_finished(model::OpIndex op) const noexcept {
+    return op_slot_[op] >= 0 && slot_times_[static_cast<std::size_t>(op_slot_[op])].end >= 0;
+  }
+  [[nodiscard]] bool op_issued(model::OpIndex op) const noexcept { return op_slot_[op] >= 0; }
   [[nodiscard]] Nanos device_now() const noexcept { return now_; }
 
   /// Spans of the issued ops, in op order. Ends the run: its per-op and per-command state is freed
@@ -436,14 +438,26 @@ class GpuModel {
   std::size_t dirty_head_ = 0;
   std::vector<std::function<void()>> callbacks_;
 
-  // Per op.
+  // Per op. The device reaches ops in about the order the host issued them, which a random DAG makes
+  // nothing like op order: what the device reads and writes of an op is kept by its *slot*, its position
+  // among the ops issued (in its command's `aux`), so that it walks those arrays in order; at ten million
+  // ops an array in op order was a cache and TLB miss per kernel leaving its queue. Only issuing and the
+  // spans at the end go from an op to its slot.
   /// An op's start and end side by side: it ends soon after it starts in event order, so the end finds
-  /// the line the start brought in (the host issued it long before: its stream is kept apart).
+  /// the line the start brought in.
   struct OpTimes {
     Nanos start = -1, end = -1;
   };
-  /// Before a kernel of a class starts, `start` holds -2 - (class << kClassTimeBits | block time).
-  std::vector<OpTimes> op_times_;
+  /// By slot. Before a kernel of a class starts, `start` holds -2 - (class << kClassTimeBits | block time).
+  std::vector<OpTimes> slot_times_;
+  std::vector<std::uint32_t> slot_stream_;  ///< by slot: the stream it was issued on
+  /// By op: its slot once issued (>= 0); before, -1, or for a kernel of a class the packed value its start
+  /// time takes at issue.
+  std::vector<std::int64_t> op_slot_;
+  [[nodiscard]] OpTimes& times_of(std::uint32_t c) noexcept { return slot_times_[cmds_[c].aux]; }
+  [[nodiscard]] std::uint32_t stream_of_op(model::OpIndex op) const noexcept {
+    return slot_stream_[static_cast<std::size_t>(op_slot_[op])];
+  }
   /// Kernels with a fixed block time, by shape (threads per block, blocks, registers, shared memory): the
   /// KernelInfo of the first of them, whose block time and replacement gap each kernel replaces by its own.
   std::vector<KernelInfo> kernel_classes_;
@@ -463,7 +477,6 @@ class GpuModel {
   static constexpr int kClassTimeBits = 40;  ///< block times up to 2^40 - 1 ns (the workload limit: 2^40)
   static constexpr std::uint64_t kClassTimeMask = (std::uint64_t{1} << kClassTimeBits) - 1;
   static constexpr std::size_t kMaxClasses = std::size_t{1} << 22;  ///< packed values stay below 2^62
-  std::vector<std::uint32_t> op_stream_;
   std::unordered_map<model::OpIndex, std::vector<Nanos>> static_sums_;  ///< static task pools' per-block sums
   std::vector<OpExplanation> exps_;
 
