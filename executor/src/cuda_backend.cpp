@@ -901,6 +901,8 @@ model::Trace CudaBackend::finish() {
 void CudaBackend::build_spans(model::Trace& trace, const std::vector<ActivityRecord>& records, std::uint64_t t0,
                               bool graph_nodes) {
   const std::size_t n = ops_.size();
+  // The spans' ids and names are the workload's texts: the trace keeps its table (Backend::finish).
+  if (workload_ != nullptr) trace.share_strings(workload_->strings());
   struct Acc {
     std::uint64_t start = ~std::uint64_t{0}, end = 0;
     bool found = false;

@@ -388,6 +388,7 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
     w.program = true;
     w.name = opt.name.empty() ? std::filesystem::path(src).stem().stem().string() : opt.name;
     model::Trace& t = out.measured;
+    t.share_strings(w.strings());  // the spans name the ops' texts
     const Nanos t0 = items.front().start;
     // The previous emitted call: when it started and returned, and what the simulator charges for it.
     Nanos prev_start = items.front().start, prev_end = items.front().start, prev_cost = 0;
@@ -433,7 +434,7 @@ Imported build_program(const Capture& cap, const BuildOptions& opt) {
       }
       const std::uint32_t stream = op.stream_hint.value_or(0);
       if (first_of_item && it.call != nullptr)
-        t.spans.push_back(model::Span{index, op.id, std::string(it.call->name), op.kind, device, stream, model::Engine::host,
+        t.spans.push_back(model::Span{index, op.id, name_of(it.call->name), op.kind, device, stream, model::Engine::host,
                                       it.call->start - t0, it.call->end - t0, /*host_call=*/true});
       if (act != nullptr)
         t.spans.push_back(model::Span{index, op.id, op.name, op.kind, act->device, act->stream,

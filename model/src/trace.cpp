@@ -36,7 +36,7 @@ constexpr std::array<std::pair<Engine, std::string_view>, 5> kEngines{{{Engine::
 constexpr int kTraceFormatVersion = 1;
 // Nothing between Span's members but one byte after its last (see trace.hpp): a change of members that
 // brings padding back fails here, not in a slower reader of ten-million-span traces.
-static_assert(sizeof(Span) == 2 * sizeof(Nanos) + 2 * sizeof(std::string) + 3 * sizeof(std::uint32_t) + 4);
+static_assert(sizeof(Span) == 2 * sizeof(Nanos) + 2 * sizeof(Text) + 3 * sizeof(std::uint32_t) + 4);
 }  // namespace
 
 std::string_view to_string(Engine e) noexcept {
@@ -295,7 +295,8 @@ JsonRef need(const Reader& r, JsonRef object, const Place& p, const std::array<s
   return *fields[f];
 }
 
-Span parse_span(Reader& r, JsonRef e, const EventFields& ev, const Place& p) {
+// The span's texts are interned into `t`'s table.
+Span parse_span(Reader& r, JsonRef e, const EventFields& ev, const Place& p, Trace& t) {
   Span s;
   const JsonRef args = need(r, e, p, ev, kEventFieldNames, e_args);
   const Place a(p, "/args");
@@ -303,12 +304,12 @@ Span parse_span(Reader& r, JsonRef e, const EventFields& ev, const Place& p) {
   std::array<std::optional<JsonRef>, kArgFieldCount> arg;
   const bool other_args = args.members(kArgFieldNames, arg);
   const auto need_arg = [&](ArgField f) { return need(r, args, a, arg, kArgFieldNames, f); };
-  s.op_id = r.get_string(need_arg(a_op_id), Place(a, "/op_id"));
-  r.set_op(s.op_id);
+  const std::string_view op_id = r.get_string(need_arg(a_op_id), Place(a, "/op_id"));
+  r.set_op(op_id);
   if (other_args)  // names the key it does not know
     r.check_keys(args, a, {"op", "op_id", "engine", "stream", "start_ns", "end_ns", "host_call"}, "span args");
   s.op = r.get_u32(need_arg(a_op), Place(a, "/op"));
-  s.name = r.get_string(need(r, e, p, ev, kEventFieldNames, e_name), Place(p, "/name"));
+  const std::string_view name = r.get_string(need(r, e, p, ev, kEventFieldNames, e_name), Place(p, "/name"));
   const std::string_view cat = r.get_string(need(r, e, p, ev, kEventFieldNames, e_cat), Place(p, "/cat"));
   const auto kind = parse_op_kind(cat);
   if (!kind) r.fail(Place(p, "/cat"), "unknown op kind '" + detail::clip(cat) + "'");
@@ -331,6 +332,8 @@ Span parse_span(Reader& r, JsonRef e, const EventFields& ev, const Place& p) {
   if (s.end_ns < s.start_ns)
     r.fail(Place(a, "/end_ns"), "span ends (" + std::to_string(s.end_ns) + " ns) before it starts (" +
                               std::to_string(s.start_ns) + " ns)");
+  s.op_id = t.intern(op_id);
+  s.name = t.intern(name);
   r.set_op("");
   return s;
 }
@@ -347,14 +350,10 @@ BlockPlacement parse_block(const Reader& r, JsonRef b, const Place& p) {
   return bp;
 }
 
-// A span event exactly as write_chrome_json writes it, read straight from its line: the fixed keys in
-// their order, plain strings (printable ASCII, no escapes), integers and simple decimals. Anything else
-// (other tools' events, metadata events, escapes, exponents) is not this reader's: it returns false and
-// the line is parsed as JSON instead. What it accepts it checks as parse_span does.
 /// A span event exactly as write_chrome_json writes it, read straight from its line (LineScanner's
 /// plain values); anything else returns false and the line is parsed as JSON instead. What it accepts it
-/// checks as parse_span does.
-bool read_span_line(std::string_view line, Span& s) {
+/// checks as parse_span does, and interns its texts into `t`'s table.
+bool read_span_line(std::string_view line, Span& s, Trace& t) {
   detail::LineScanner in(line);
   std::string_view name, cat, op_id, engine;
   std::uint64_t pid = 0, tid = 0, op = 0, stream = 0;
@@ -379,8 +378,8 @@ bool read_span_line(std::string_view line, Span& s) {
       end < -kMaxTraceNs || end > kMaxTraceNs || end < start || (host_call && *eng != Engine::host))
     return false;  // parse_span says what is wrong
   s.op = static_cast<OpIndex>(op);
-  s.op_id = op_id;
-  s.name = name;
+  s.op_id = t.intern(op_id);
+  s.name = t.intern(name);
   s.kind = *kind;
   s.device = static_cast<std::uint32_t>(pid);
   s.stream = static_cast<std::uint32_t>(stream);
@@ -407,7 +406,7 @@ std::optional<Trace> read_trace_by_lines(std::string_view t, const std::string& 
     const std::size_t close = for_each_element_line(
         t, kOpen.size(), mapped, progress, [&](std::string_view element, std::size_t i, std::size_t next) {
           Span s;
-          if (read_span_line(element, s)) {
+          if (read_span_line(element, s, trace)) {
             trace.spans.push_back(std::move(s));
           } else {
             // Any other event: parsed as JSON, read as the whole-file reader reads an event.
@@ -419,7 +418,7 @@ std::optional<Trace> read_trace_by_lines(std::string_view t, const std::string& 
             EventFields ev;
             (void)e.members(kEventFieldNames, ev);
             const std::string_view ph = r.get_string(need(r, e, p, ev, kEventFieldNames, e_ph), Place(p, "/ph"));
-            if (ph == "X") trace.spans.push_back(parse_span(r, e, ev, p));
+            if (ph == "X") trace.spans.push_back(parse_span(r, e, ev, p, trace));
           }
           if (i + 1 == 4096) {
             // Spans yet to come, from the bytes per line so far: one reservation, no regrowth.
@@ -483,7 +482,7 @@ Trace read_trace(JsonDocument& doc, ProgressCounter* progress) {
                   const std::string_view ph =
                       r.get_string(need(r, e, p, ev, kEventFieldNames, e_ph), Place(p, "/ph"));
                   // Metadata and any other event types (added by other tools) carry no spans.
-                  if (ph == "X") t.spans.push_back(parse_span(r, e, ev, p));
+                  if (ph == "X") t.spans.push_back(parse_span(r, e, ev, p, t));
                 });
               },
               [&](JsonRef not_array) { keep_first(events_error, [&] { r.expect_array(not_array, "/traceEvents"); }); },

@@ -450,6 +450,7 @@ model::Trace FakeBackend::finish() {
   t.meta.device_name = options_.device_name;
   if (dev_->workload == nullptr) return t;
   const auto& w = *dev_->workload;
+  t.share_strings(w.strings());  // the spans' ids and names are the workload's texts
   std::vector<OpIndex> order;
   for (OpIndex o = 0; o < w.ops.size(); ++o)
     if (dev_->op_done[o]) order.push_back(o);

@@ -101,9 +101,13 @@ class Replay {
       if (const auto it = declared_of_.find(s.stream); it != declared_of_.end()) s.stream = it->second;
     if (opt_.host_call_spans) {
       result_.trace.spans.reserve(result_.trace.spans.size() + n);
+      // The ids are w_'s texts, which a trace of a backend that keeps Backend::finish's promise holds
+      // already (other traces get copies); call names are literals.
+      const bool shares = result_.trace.strings == w_.strings();
       for (OpIndex i = 0; i < n; ++i) {
         const model::Op& op = w_.ops[i];
-        result_.trace.spans.push_back(model::Span{i, op.id, std::string(model::cuda_call_name(op)), op.kind, 0,
+        const model::Text id = shares ? op.id : result_.trace.intern(op.id);
+        result_.trace.spans.push_back(model::Span{i, id, model::Text::borrow(model::cuda_call_name(op)), op.kind, 0,
                                                   op.stream_hint.value_or(0), model::Engine::host, times[i].start,
                                                   times[i].end, true});
       }

@@ -420,6 +420,8 @@ model::Trace SimBackend::finish() {
   t.meta.extra["sim_events"] = std::to_string(m.gpu.stats().events);
   if (!m.profile.driver.empty()) t.meta.extra["driver"] = m.profile.driver;
   if (!m.profile.cuda_version.empty()) t.meta.extra["cuda_version"] = m.profile.cuda_version;
+  // The spans' ids and names are the workload's texts: the trace keeps its table.
+  if (m.workload != nullptr) t.share_strings(m.workload->strings());
   t.spans = m.gpu.take_spans();
   if (m.options.record_blocks) t.blocks = m.gpu.take_placements();
   m.spans_cpu_s = process_cpu_s() - cpu1;

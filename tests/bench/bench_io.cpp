@@ -50,8 +50,8 @@ model::Trace big_trace() {
   for (std::size_t i = 0; i < kOps; ++i) {
     const auto stream = static_cast<std::uint32_t>(1 + i % 16);
     const model::Nanos dur = 5'000 + static_cast<model::Nanos>((i * 7919) % 200'000);
-    t.spans.push_back(model::Span{static_cast<model::OpIndex>(i), "op_" + std::to_string(i),
-                                  "layer " + std::to_string(i % 10) + " op " + std::to_string(i), model::OpKind::kernel,
+    t.spans.push_back(model::Span{static_cast<model::OpIndex>(i), t.intern("op_" + std::to_string(i)),
+                                  t.intern("layer " + std::to_string(i % 10) + " op " + std::to_string(i)), model::OpKind::kernel,
                                   0, stream, model::Engine::sm, at, at + dur});
     at += 1'000 + static_cast<model::Nanos>(i % 3'000);
   }

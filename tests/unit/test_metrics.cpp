@@ -17,10 +17,16 @@
 namespace streamlab::model {
 namespace {
 
-Span span(std::string id, OpKind kind, Engine engine, std::uint32_t stream, Nanos start, Nanos end) {
+// The texts of the hand-made spans, kept for the whole test run.
+Text text(std::string_view s) {
+  static StringTable table;
+  return table.intern(s);
+}
+
+Span span(std::string_view id, OpKind kind, Engine engine, std::uint32_t stream, Nanos start, Nanos end) {
   Span s;
-  s.op_id = id;
-  s.name = std::move(id);
+  s.op_id = text(id);
+  s.name = s.op_id;
   s.kind = kind;
   s.engine = engine;
   s.stream = stream;

@@ -422,6 +422,29 @@ TEST(SimBackend, TraceMetadata) {
   EXPECT_GT(b.stats().events_processed, 0u);
 }
 
+// A trace's span ids and names are the workload's texts (Backend::finish): the trace shares the workload's
+// string table, so they stay readable after the workload and the backend are gone (ASan would see a
+// dangling view), and a copy of the trace shares the table too.
+TEST(SimBackend, TraceKeepsTheWorkloadsTextsAlive) {
+  std::optional<model::Trace> t;
+  {
+    auto w = std::make_unique<model::Workload>(workload({kernel("first kernel of a longer id", 1, 64, 1000)}));
+    w->ops[0].name = w->intern("a kernel name longer than any inline buffer");
+    sim::SimOptions o;
+    o.date = "2026-02-03";
+    sim::SimBackend b(golden::test_profile(), o);
+    b.prepare(*w);
+    b.enqueue(b.legacy_default_stream(), 0);
+    t = b.finish();
+    EXPECT_EQ(t->strings, w->strings());
+  }
+  const model::Trace copy = *t;
+  t.reset();
+  ASSERT_EQ(copy.spans.size(), 1u);
+  EXPECT_EQ(copy.spans[0].op_id, "first kernel of a longer id");
+  EXPECT_EQ(copy.spans[0].name, "a kernel name longer than any inline buffer");
+}
+
 // The `streamlab sim` path: the Dispatcher refuses a hinted stream program that can deadlock, naming
 // every op of the cycle, before anything runs on the simulator.
 TEST(SimBackend, DeadlockingStreamProgramIsRefusedWithTheCycle) {

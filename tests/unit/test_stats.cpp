@@ -7,9 +7,15 @@
 namespace m = streamlab::model;
 
 namespace {
-m::Span span(std::string id, m::OpKind kind, std::uint32_t stream, m::Nanos start, m::Nanos end) {
+// The texts of the hand-made spans, kept for the whole test run.
+m::Text text(std::string_view s) {
+  static m::StringTable table;
+  return table.intern(s);
+}
+
+m::Span span(std::string_view id, m::OpKind kind, std::uint32_t stream, m::Nanos start, m::Nanos end) {
   m::Span s;
-  s.op_id = std::move(id);
+  s.op_id = text(id);
   s.kind = kind;
   s.engine = m::engine_for(kind);
   s.stream = stream;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -70,6 +72,20 @@ TEST(TraceIo, RoundTripIsExact) {
   EXPECT_EQ(back.blocks, t.blocks);
   EXPECT_EQ(back, t);
   EXPECT_EQ(trace_to_chrome_json(back), text);
+}
+
+// A read trace keeps its spans' texts in its own table: they outlive the text it was read from, both for
+// lines read directly and for lines parsed as JSON (the escaped name), and a copy shares them.
+TEST(TraceIo, ReadSpansKeepTheirTextsInTheTracesTable) {
+  const Trace t = sample_trace();
+  auto text = std::make_unique<std::string>(trace_to_chrome_json(t));
+  std::optional<Trace> back = parse_chrome_trace(*text, "t.json");
+  text.reset();
+  const Trace copy = *back;
+  back.reset();
+  EXPECT_EQ(copy.spans, t.spans);
+  EXPECT_EQ(copy.spans[1].name, "compute \"chunk\" 0");
+  EXPECT_GE(copy.strings->capacity(), std::string_view("h2d_0upload chunk 0kernel_0compute \"chunk\" 0").size());
 }
 
 TEST(TraceIo, EmptyTraceRoundTrips) {
@@ -172,7 +188,7 @@ TEST(TraceIoErrors, LineLaidOutTracesReadAsTheWholeTextDoes) {
   t.spans.push_back(Span{3, "call", "cudaLaunchKernel", OpKind::kernel, 0, 2, Engine::host, -5, 7, true});
   t.spans.push_back(Span{4, "k\u00e9", "na\u00efve \\ kernel", OpKind::kernel, 0, 3, Engine::sm, 10, 20});
   for (std::uint32_t i = 0; i < 70'000; ++i)  // past the readers' reservation and give-back points
-    t.spans.push_back(Span{5 + i, "op_" + std::to_string(i), "k", OpKind::kernel, 0, 1 + i % 7, Engine::sm,
+    t.spans.push_back(Span{5 + i, t.intern("op_" + std::to_string(i)), "k", OpKind::kernel, 0, 1 + i % 7, Engine::sm,
                            std::int64_t{i} * 10, std::int64_t{i} * 10 + 9});
   const std::string text = trace_to_chrome_json(t);
   std::string one_line = text;

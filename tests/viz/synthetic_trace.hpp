@@ -36,8 +36,8 @@ inline model::Trace synthetic_trace(std::uint64_t seed, double stretch, model::N
     const Nanos start = clock[s] + gap(rng) + jitter(rng);
     model::Span sp;
     sp.op = static_cast<std::uint32_t>(i);
-    sp.op_id = "op_" + std::to_string(i);
-    sp.name = std::string(model::to_string(kind)) + " " + std::to_string(i);
+    sp.op_id = t.intern("op_" + std::to_string(i));
+    sp.name = t.intern(std::string(model::to_string(kind)) + " " + std::to_string(i));
     sp.kind = kind;
     sp.stream = s + 1;
     sp.engine = model::engine_for(kind);

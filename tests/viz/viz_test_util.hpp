@@ -2,17 +2,24 @@
 // Small builders for the viewer tests: traces whose spans are written out by hand.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "streamlab/model/trace.hpp"
 
 namespace streamlab::viz::test {
 
-inline model::Span make_span(std::string id, model::OpKind kind, std::uint32_t stream, model::Nanos start,
+/// The texts of the hand-made spans, kept for the whole test run.
+inline model::Text test_text(std::string_view s) {
+  static model::StringTable table;
+  return table.intern(s);
+}
+
+inline model::Span make_span(std::string_view id, model::OpKind kind, std::uint32_t stream, model::Nanos start,
                              model::Nanos end, std::uint32_t device = 0) {
   model::Span s;
-  s.op_id = id;
-  s.name = std::move(id);
+  s.op_id = test_text(id);
+  s.name = s.op_id;
   s.kind = kind;
   s.device = device;
   s.stream = stream;

@@ -601,10 +601,11 @@ void Viewer::span_tooltip(TraceIndex trace, std::uint32_t span) {
   const std::uint32_t key = set.op_key(trace, span);
   ImGui::BeginTooltip();
   // The full name and id, never shortened (span labels on the timeline are).
-  ImGui::Text("%s", s.name.c_str());
+  ImGui::Text("%.*s", static_cast<int>(s.name.size()), s.name.data());
   const auto kind = model::to_string(s.kind);
   const auto engine = model::to_string(s.engine);
-  ImGui::TextDisabled("op %s | %.*s | engine %.*s", s.op_id.c_str(), static_cast<int>(kind.size()), kind.data(),
+  ImGui::TextDisabled("op %.*s | %.*s | engine %.*s", static_cast<int>(s.op_id.size()), s.op_id.data(),
+                      static_cast<int>(kind.size()), kind.data(),
                       static_cast<int>(engine.size()), engine.data());
   ImGui::Separator();
   // The default font is monospaced: fixed-width columns line up. Times are aligned (see the header).

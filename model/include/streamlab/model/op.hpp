@@ -155,6 +155,7 @@ struct Op {
 }
 /// The CUDA runtime call a program makes for this op ("cudaLaunchKernel", "cudaMemcpyAsync", "cudaMemcpy"
 /// for a blocking copy, "cudaEventRecord", "cudaStreamSynchronize", ...): host API spans are named after it.
+/// A literal: it lives as long as the program.
 [[nodiscard]] std::string_view cuda_call_name(const Op& op) noexcept;
 /// True for the kinds whose call blocks the host until device work completes.
 [[nodiscard]] constexpr bool is_host_sync(OpKind k) noexcept {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -13,6 +14,7 @@
 
 #include "streamlab/model/op.hpp"
 #include "streamlab/model/progress.hpp"
+#include "streamlab/model/text.hpp"
 
 namespace streamlab::model {
 
@@ -30,15 +32,19 @@ enum class Engine : std::uint8_t { host, sm, copy_h2d, copy_d2h, copy_d2d };
 
 /// One op on one engine: [start_ns, end_ns) on the trace's clock (0 = start of the run).
 ///
-/// The members are laid out widest first, so a span takes 96 bytes rather than the 112 of the order
-/// callers name them in: a ten-million-span trace is 160 MB smaller, and at that size the first touch of
-/// fresh memory is most of the time of reading one. The constructor takes them in the order callers name
-/// them (op, op_id, name, kind, device, stream, engine, start_ns, end_ns, host_call).
+/// Its id and name are `Text` views of characters its trace's StringTable keeps (Trace::intern), of the
+/// workload's table the trace shares (Trace::share_strings), or of literals: a span is a fixed-size
+/// record with no heap block of its own, and a span kept beyond its trace must keep the trace's table
+/// alive with it. The members are laid out widest first, so a span takes 64 bytes (96 with two
+/// std::strings, which also put a heap block per name longer than 15 characters: at ten million spans
+/// the first touch of fresh memory is most of the time of reading a trace). The constructor takes them
+/// in the order callers name them (op, op_id, name, kind, device, stream, engine, start_ns, end_ns,
+/// host_call).
 struct Span {
   Nanos start_ns = 0;
   Nanos end_ns = 0;
-  std::string op_id;  ///< the workload's id (survives reordering)
-  std::string name;
+  Text op_id;  ///< the workload's id (survives reordering)
+  Text name;
   OpIndex op = 0;            ///< index in the workload
   std::uint32_t device = 0;
   std::uint32_t stream = 0;  ///< logical stream id assigned by the dispatcher
@@ -50,13 +56,13 @@ struct Span {
   bool host_call = false;
 
   Span() = default;
-  Span(OpIndex op_, std::string op_id_, std::string name_, OpKind kind_ = OpKind::kernel, std::uint32_t device_ = 0,
+  Span(OpIndex op_, Text op_id_, Text name_, OpKind kind_ = OpKind::kernel, std::uint32_t device_ = 0,
        std::uint32_t stream_ = 0, Engine engine_ = Engine::sm, Nanos start_ns_ = 0, Nanos end_ns_ = 0,
        bool host_call_ = false)
       : start_ns(start_ns_),
         end_ns(end_ns_),
-        op_id(std::move(op_id_)),
-        name(std::move(name_)),
+        op_id(op_id_),
+        name(name_),
         op(op_),
         device(device_),
         stream(stream_),
@@ -95,11 +101,26 @@ struct TraceMeta {
   friend bool operator==(const TraceMeta&, const TraceMeta&) = default;
 };
 
+/// A trace: its metadata, spans and block placements, and the table its spans' texts live in.
 struct Trace {
   TraceMeta meta;
   std::vector<Span> spans;
   std::vector<BlockPlacement> blocks;  ///< optional
-  friend bool operator==(const Trace&, const Trace&) = default;
+  /// Where the spans' ids and names live (copies of the trace share it, as copies of a workload share
+  /// theirs). Readers intern every span's texts here: one arena of characters, no block per span.
+  std::shared_ptr<StringTable> strings = std::make_shared<StringTable>();
+
+  /// A copy of `s` kept by this trace's table, for a span's id or name made at run time.
+  [[nodiscard]] Text intern(std::string_view s) { return strings->intern(s); }
+  /// Keeps `table` (a workload's, whose op ids and names the spans view) alive with this trace and
+  /// interns into it from now on. Call before adding spans.
+  void share_strings(std::shared_ptr<StringTable> table) { strings = std::move(table); }
+
+  /// Same metadata, spans (their texts compared by value) and block placements; where the texts live
+  /// does not matter.
+  friend bool operator==(const Trace& a, const Trace& b) {
+    return a.meta == b.meta && a.spans == b.spans && a.blocks == b.blocks;
+  }
 };
 
 /// Chrome Trace Event JSON (opens in Perfetto and chrome://tracing). Exact ns are kept in args so

@@ -104,7 +104,8 @@ class Backend {
 
   /// Waits for all work, then returns the trace of everything enqueued; Span::stream is the StreamId
   /// value. Metadata: backend, device name, date, driver/CUDA where known; the caller adds policy and
-  /// workload.
+  /// workload. The trace shares the prepared workload's string table (Trace::share_strings): its spans'
+  /// ids and names are the ops' own texts, and callers may add spans naming ops' texts too.
   [[nodiscard]] virtual model::Trace finish() = 0;
 };
 

@@ -51,7 +51,7 @@ class TraceSet {
  public:
   /// `files` name the traces in labels and messages (may be empty or shorter than `traces`).
   explicit TraceSet(std::vector<model::Trace> traces, std::vector<std::string> files = {});
-  // key_ids_ views the op id strings of traces_: a copy would view the original's.
+  // Not copied: it holds whole traces (key_ids_ views their op ids, in the traces' string tables).
   TraceSet(const TraceSet&) = delete;
   TraceSet& operator=(const TraceSet&) = delete;
   TraceSet(TraceSet&&) = default;
