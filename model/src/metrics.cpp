@@ -24,26 +24,26 @@ using intervals::total;
 // A difference clamped to Nanos (intervals.hpp: traces read from files never clamp).
 Nanos minus(Nanos a, Nanos b) { return intervals::clamp_ns(static_cast<intervals::Wide>(a) - b); }
 
-// Matching spans of two traces by (op id, engine), without reading op ids at random.
+// Matching spans of two traces by (op id, engine), without reading spans or op ids at random.
 //
 // Each trace's device spans are sorted by key, then start, then trace order, and the two lists walked
-// together. The key order is any order both lists share: by a 64-bit hash of the op id (a radix sort by
-// its upper half, linear; then each run of equal upper halves, nearly always one op's spans), then
-// engine. Sorting by the id's text compared strings along pointers, n log n times; and a walk that
-// compares the ids of two spans whose hashes agree (every matched pair) reads both ids at random, in
-// the traces' string tables: at ten million spans each of those reads missed the cache and the TLB, more
-// than reading both traces cost. So the walk trusts equal hashes, and the pairs it made are checked
-// afterwards in the order of the report (the traces' own order, near enough). Two different ids with
-// one hash (in one trace, seen while sorting; or paired across the traces, seen by the check) send the
-// whole matching to the exact order instead: hash, op id, engine. Either way the result is the same.
+// together; repeated keys pair up k-th with k-th. The key order is any order both lists share: by a
+// 64-bit hash of the op id (a radix sort by its upper half, linear; then each run of equal upper halves,
+// nearly always one op's spans), then engine. Sorting by the id's text compared strings along pointers,
+// n log n times; a walk that read each pair's spans and ids (in hash order: at random in the traces, and
+// in their string tables) missed the cache and the TLB several times per pair, at ten million spans more
+// than reading both traces cost. So the sorted lists carry what the walk compares, the walk trusts equal
+// hashes, and the pairs it makes get their times, and their ids checked, in the order of trace a (and of
+// trace b too, near enough, for two traces of one workload). Two different ids with one hash (in one
+// trace, seen while sorting; or paired across the traces, seen by the check) send the whole matching to
+// the exact order instead: hash, op id, engine. Either way the result is the same.
 struct Keyed {
   std::uint32_t hash;  ///< upper half of the id's hash: the radix sort's key
   std::uint32_t low;   ///< lower half
   std::uint32_t span;
+  Engine engine;
 };
 enum class KeyOrder : bool { hashes, ids };
-
-std::uint64_t id_hash(const Span& s) { return std::hash<std::string_view>{}(s.op_id); }
 
 // The trace's device spans in key order. With KeyOrder::hashes, false when two different ids share a
 // hash (the caller then asks again with KeyOrder::ids).
@@ -51,31 +51,31 @@ bool keyed_spans(const Trace& t, KeyOrder order, std::vector<Keyed>& v) {
   v.clear();
   v.reserve(t.spans.size());
   for (std::size_t i = 0; i < t.spans.size(); ++i)
-    if (!t.spans[i].host_call) {
-      const std::uint64_t h = id_hash(t.spans[i]);
-      v.push_back(Keyed{static_cast<std::uint32_t>(h >> 32), static_cast<std::uint32_t>(h), static_cast<std::uint32_t>(i)});
+    if (const Span& s = t.spans[i]; !s.host_call) {
+      const std::uint64_t h = std::hash<std::string_view>{}(s.op_id);
+      v.push_back(Keyed{static_cast<std::uint32_t>(h >> 32), static_cast<std::uint32_t>(h), static_cast<std::uint32_t>(i),
+                        s.engine});
     }
   intervals::sort_by_time(v, [](const Keyed& k) { return static_cast<Nanos>(k.hash); });
   for (std::size_t i = 0; i < v.size();) {
     std::size_t end = i + 1;
     while (end < v.size() && v[end].hash == v[i].hash) ++end;
-    const auto run = [&](std::size_t k) { return v.begin() + static_cast<std::ptrdiff_t>(k); };
+    const auto at = [&](std::size_t k) { return v.begin() + static_cast<std::ptrdiff_t>(k); };
     if (end - i > 1) {
       if (order == KeyOrder::hashes) {
         for (std::size_t x = i; x < end; ++x)
           for (std::size_t y = x + 1; y < end; ++y)
             if (v[x].low == v[y].low && t.spans[v[x].span].op_id != t.spans[v[y].span].op_id) return false;
-        std::sort(run(i), run(end), [&](const Keyed& x, const Keyed& y) {
-          const Span& sx = t.spans[x.span];
-          const Span& sy = t.spans[y.span];
-          return std::tie(x.low, sx.engine, sx.start_ns, x.span) < std::tie(y.low, sy.engine, sy.start_ns, y.span);
+        std::sort(at(i), at(end), [&](const Keyed& x, const Keyed& y) {
+          return std::tie(x.low, x.engine, t.spans[x.span].start_ns, x.span) <
+                 std::tie(y.low, y.engine, t.spans[y.span].start_ns, y.span);
         });
       } else {
-        std::sort(run(i), run(end), [&](const Keyed& x, const Keyed& y) {
+        std::sort(at(i), at(end), [&](const Keyed& x, const Keyed& y) {
           const Span& sx = t.spans[x.span];
           const Span& sy = t.spans[y.span];
           if (const int c = sx.op_id.view().compare(sy.op_id); c != 0) return c < 0;
-          return std::tie(sx.engine, sx.start_ns, x.span) < std::tie(sy.engine, sy.start_ns, y.span);
+          return std::tie(x.engine, sx.start_ns, x.span) < std::tie(y.engine, sy.start_ns, y.span);
         });
       }
     }
@@ -84,16 +84,16 @@ bool keyed_spans(const Trace& t, KeyOrder order, std::vector<Keyed>& v) {
   return true;
 }
 
-// Pairs the spans of a and b (SpanDeltas in key order, times relative to each trace's start) and lists
-// the op ids found in only one of them (unsorted, repeated).
-void walk_keys(const Trace& a, const Trace& b, const std::vector<Keyed>& in_a, const std::vector<Keyed>& in_b,
-               KeyOrder order, TraceComparison& c, std::vector<SpanDelta>& matched) {
-  // -1, 0, 1 as span x (key kx) comes before, with, after span y.
-  const auto key_order = [order](const Keyed& kx, const Span& x, const Keyed& ky, const Span& y) {
-    if (kx.hash != ky.hash) return kx.hash < ky.hash ? -1 : 1;
+// The pairs of spans (a's index << 32 | b's) in key order, and the op ids found in only one trace
+// (unsorted, repeated).
+std::vector<std::uint64_t> walk_keys(const Trace& a, const Trace& b, const std::vector<Keyed>& in_a,
+                                     const std::vector<Keyed>& in_b, KeyOrder order, TraceComparison& c) {
+  // -1, 0, 1 as span x (of trace tx) comes before, with, after span y (of ty).
+  const auto key_order = [order](const Trace& tx, const Keyed& x, const Trace& ty, const Keyed& y) {
+    if (x.hash != y.hash) return x.hash < y.hash ? -1 : 1;
     if (order == KeyOrder::hashes) {
-      if (kx.low != ky.low) return kx.low < ky.low ? -1 : 1;
-    } else if (const int ids = x.op_id.view().compare(y.op_id); ids != 0) {
+      if (x.low != y.low) return x.low < y.low ? -1 : 1;
+    } else if (const int ids = tx.spans[x.span].op_id.view().compare(ty.spans[y.span].op_id); ids != 0) {
       return ids < 0 ? -1 : 1;
     }
     return x.engine == y.engine ? 0 : (x.engine < y.engine ? -1 : 1);
@@ -101,54 +101,49 @@ void walk_keys(const Trace& a, const Trace& b, const std::vector<Keyed>& in_a, c
   // [i, end) of the spans sharing in[i]'s key.
   const auto group_end = [&](const Trace& t, const std::vector<Keyed>& in, std::size_t i) {
     std::size_t end = i + 1;
-    while (end < in.size() && key_order(in[i], t.spans[in[i].span], in[end], t.spans[in[end].span]) == 0) ++end;
+    while (end < in.size() && key_order(t, in[i], t, in[end]) == 0) ++end;
     return end;
   };
-  // The walk reads the spans in key order, at random in each trace: the spans a few keys ahead start
-  // loading while the current ones are compared. A matched pair's times are taken then, from the spans
-  // the comparison just read.
-  matched.clear();
-  matched.reserve(std::min(in_a.size(), in_b.size()));
+  std::vector<std::uint64_t> pairs;
+  pairs.reserve(std::min(in_a.size(), in_b.size()));
   c.only_in_a.clear();
   c.only_in_b.clear();
-  constexpr std::size_t kAhead = 16;
   for (std::size_t i = 0, j = 0; i < in_a.size() || j < in_b.size();) {
-    if (i + kAhead < in_a.size()) __builtin_prefetch(&a.spans[in_a[i + kAhead].span]);
-    if (j + kAhead < in_b.size()) __builtin_prefetch(&b.spans[in_b[j + kAhead].span]);
-    const int ab = i == in_a.size() ? 1
-                   : j == in_b.size() ? -1
-                                      : key_order(in_a[i], a.spans[in_a[i].span], in_b[j], b.spans[in_b[j].span]);
+    const int ab = i == in_a.size() ? 1 : j == in_b.size() ? -1 : key_order(a, in_a[i], b, in_b[j]);
     const std::size_t a_end = ab <= 0 ? group_end(a, in_a, i) : i, b_end = ab >= 0 ? group_end(b, in_b, j) : j;
     const std::size_t both = std::min(a_end - i, b_end - j);
-    for (std::size_t k = 0; k < both; ++k) {
-      const Span& x = a.spans[in_a[i + k].span];
-      const Span& y = b.spans[in_b[j + k].span];
-      matched.push_back(SpanDelta{in_a[i + k].span, in_b[j + k].span, x.start_ns - c.a.start_ns,
-                                  x.end_ns - c.a.start_ns, y.start_ns - c.b.start_ns, y.end_ns - c.b.start_ns});
-    }
+    for (std::size_t k = 0; k < both; ++k) pairs.push_back(std::uint64_t{in_a[i + k].span} << 32 | in_b[j + k].span);
     for (std::size_t k = i + both; k < a_end; ++k) c.only_in_a.push_back(a.spans[in_a[k].span].op_id.str());
     for (std::size_t k = j + both; k < b_end; ++k) c.only_in_b.push_back(b.spans[in_b[k].span].op_id.str());
     i = a_end;
     j = b_end;
   }
+  return pairs;
 }
 
-// Whether every pair joins one op id: read in the order `matched` has, with the ids a few pairs ahead
-// loading meanwhile (their spans a few more ahead).
-bool pairs_join_equal_ids(const Trace& a, const Trace& b, const std::vector<SpanDelta>& matched) {
+// The matched ops of `pairs`, in trace a's order, with their times relative to each trace's start; and
+// whether every pair joins one op id (checked only with KeyOrder::hashes, true otherwise). Read in a's
+// order, with b's spans and both ids a few pairs ahead loading meanwhile.
+bool pair_times(const Trace& a, const Trace& b, std::vector<std::uint64_t>& pairs, KeyOrder order, Nanos a_start,
+                Nanos b_start, std::vector<SpanDelta>& matched) {
+  sort_by_key(pairs, [](std::uint64_t p) { return static_cast<std::int64_t>(p >> 32); });
+  matched.clear();
+  matched.reserve(pairs.size());
   constexpr std::size_t kAhead = 16;
   bool equal = true;
-  for (std::size_t k = 0; k < matched.size(); ++k) {
-    if (k + 2 * kAhead < matched.size()) {
-      __builtin_prefetch(&a.spans[matched[k + 2 * kAhead].a]);
-      __builtin_prefetch(&b.spans[matched[k + 2 * kAhead].b]);
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    if (k + 2 * kAhead < pairs.size()) __builtin_prefetch(&b.spans[static_cast<std::uint32_t>(pairs[k + 2 * kAhead])]);
+    if (order == KeyOrder::hashes && k + kAhead < pairs.size()) {
+      __builtin_prefetch(a.spans[pairs[k + kAhead] >> 32].op_id.data());
+      __builtin_prefetch(b.spans[static_cast<std::uint32_t>(pairs[k + kAhead])].op_id.data());
     }
-    if (k + kAhead < matched.size()) {
-      __builtin_prefetch(a.spans[matched[k + kAhead].a].op_id.data());
-      __builtin_prefetch(b.spans[matched[k + kAhead].b].op_id.data());
-    }
-    equal &= a.spans[matched[k].a].op_id == b.spans[matched[k].b].op_id;
+    const auto ia = static_cast<std::uint32_t>(pairs[k] >> 32), ib = static_cast<std::uint32_t>(pairs[k]);
+    const Span& x = a.spans[ia];
+    const Span& y = b.spans[ib];
+    if (order == KeyOrder::hashes) equal &= x.op_id == y.op_id;
+    matched.push_back(SpanDelta{ia, ib, x.start_ns - a_start, x.end_ns - a_start, y.start_ns - b_start, y.end_ns - b_start});
   }
+  std::vector<std::uint64_t>().swap(pairs);
   return equal;
 }
 
@@ -292,24 +287,26 @@ TraceComparison compare_traces(const Trace& a, const Trace& b, std::vector<SpanD
       (void)keyed_spans(a, order, in_a);
       (void)keyed_spans(b, order, in_b);
     }
-    walk_keys(a, b, in_a, in_b, order, c, matched);
-    // By (a_start, op id, engine): a stable radix sort on the start, then each run of equal starts by
-    // op id and engine.
-    sort_by_key(matched, [](const SpanDelta& d) { return d.a_start; });
-    for (std::size_t i = 0; i < matched.size();) {
-      std::size_t end = i + 1;
-      while (end < matched.size() && matched[end].a_start == matched[i].a_start) ++end;
-      if (end - i > 1)
-        std::stable_sort(matched.begin() + static_cast<std::ptrdiff_t>(i),
-                         matched.begin() + static_cast<std::ptrdiff_t>(end), [&](const SpanDelta& x, const SpanDelta& y) {
-                           const Span& sx = a.spans[x.a];
-                           const Span& sy = a.spans[y.a];
-                           return std::tie(sx.op_id, sx.engine) < std::tie(sy.op_id, sy.engine);
-                         });
-      i = end;
-    }
-    if (order == KeyOrder::ids || pairs_join_equal_ids(a, b, matched)) break;
+    std::vector<std::uint64_t> pairs = walk_keys(a, b, in_a, in_b, order, c);
+    if (pair_times(a, b, pairs, order, c.a.start_ns, c.b.start_ns, matched)) break;
     order = KeyOrder::ids;
+  }
+  std::vector<Keyed>().swap(in_a);
+  std::vector<Keyed>().swap(in_b);
+  // By (a_start, op id, engine): a stable radix sort on the start, then each run of equal starts by op id
+  // and engine.
+  sort_by_key(matched, [](const SpanDelta& d) { return d.a_start; });
+  for (std::size_t i = 0; i < matched.size();) {
+    std::size_t end = i + 1;
+    while (end < matched.size() && matched[end].a_start == matched[i].a_start) ++end;
+    if (end - i > 1)
+      std::stable_sort(matched.begin() + static_cast<std::ptrdiff_t>(i),
+                       matched.begin() + static_cast<std::ptrdiff_t>(end), [&](const SpanDelta& x, const SpanDelta& y) {
+                         const Span& sx = a.spans[x.a];
+                         const Span& sy = a.spans[y.a];
+                         return std::tie(sx.op_id, sx.engine) < std::tie(sy.op_id, sy.engine);
+                       });
+    i = end;
   }
   for (auto* ids : {&c.only_in_a, &c.only_in_b}) {
     std::sort(ids->begin(), ids->end());
