@@ -81,9 +81,11 @@ class PhaseTimes {
   void end(const char* name) {
     if (!on_) return;
     const Sample s = now();
-    std::fprintf(stderr, "streamlab: timing: %-9s %7.3f s CPU (%.3f user + %.3f sys), resident %ld MiB, peak %ld MiB\n",
+    std::fprintf(stderr,
+                 "streamlab: timing: %-9s %7.3f s CPU (%.3f user + %.3f sys), resident %ld MiB, peak %ld MiB, "
+                 "%ld page faults\n",
                  name, s.user - last_.user + s.sys - last_.sys, s.user - last_.user, s.sys - last_.sys, resident_mib(),
-                 s.peak_mib);
+                 s.peak_mib, s.faults - last_.faults);
     last_ = s;
   }
   /// A line of detail inside the phase that ends next.
@@ -96,6 +98,7 @@ class PhaseTimes {
   struct Sample {
     double user = 0, sys = 0;
     long peak_mib = 0;
+    long faults = 0;  ///< minor page faults so far: pages touched for the first time (or again after a trim)
   };
   static long resident_mib() {
     long pages = 0, resident = 0;
@@ -109,7 +112,7 @@ class PhaseTimes {
     rusage ru{};
     if (getrusage(RUSAGE_SELF, &ru) != 0) return {};
     auto sec = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
-    return {sec(ru.ru_utime), sec(ru.ru_stime), ru.ru_maxrss / 1024};  // ru_maxrss: KiB on Linux
+    return {sec(ru.ru_utime), sec(ru.ru_stime), ru.ru_maxrss / 1024, ru.ru_minflt};  // ru_maxrss: KiB on Linux
   }
   bool on_;
   Sample last_;
@@ -250,8 +253,8 @@ const bool registered = register_command(
            ->capture_default_str();
        add_quiet_flag(app, o->quiet);
        app.add_flag("--timing", o->timing,
-                    "Print the CPU time (user and system) and peak memory of each phase (read, policy, simulate, "
-                    "write, metrics) on stderr");
+                    "Print the CPU time (user and system), peak memory and page faults of each phase (read, policy, "
+                    "simulate, write, metrics) on stderr");
        app.callback([o] { run(*o); });
      }});
 

@@ -538,6 +538,9 @@ struct Dispatcher::State {
   template <unsigned kReads, class Ahead>
   void prefetch_ahead(const Ahead& ahead) const {
     constexpr bool issuing = (kReads & kIssuing) != 0, propagating = (kReads & kPropagating) != 0;
+    if constexpr (issuing) {
+      if (const OpIndex v = ahead(9); v < n) w.prefetch_deps(v);  // what deps(v) reads first, below
+    }
     if (const OpIndex v = ahead(6); v < n) {
       if constexpr (issuing) {
         __builtin_prefetch(&slot[v]);

@@ -90,6 +90,12 @@ class Workload {
     if (std::size_t{i} + 1 >= dep_begin_.size()) return {};
     return std::span<const OpIndex>(dep_index_).subspan(dep_begin_[i], dep_begin_[i + 1] - dep_begin_[i]);
   }
+  /// Asks the cache for the entry deps(i) reads first (where op `i`'s deps begin and end), for a caller
+  /// that knows some steps ahead which ops it will read (the Dispatcher): ops taken in random order miss
+  /// there, and deps(i) must have that entry before it can even name the deps' line.
+  void prefetch_deps(OpIndex i) const noexcept {
+    if (std::size_t{i} + 1 < dep_begin_.size()) __builtin_prefetch(dep_begin_.data() + i);
+  }
   /// Op `i`'s deps as the ids written (before resolution, the ids given to add()).
   [[nodiscard]] std::vector<std::string_view> dep_ids(OpIndex i) const;
   /// True once every dep names an op by index (resolve_and_check, or add_resolved only).
