@@ -120,6 +120,25 @@ TEST(TraceSet, SameOrderFastPathAndTableGrowthKeepEveryKey) {
   EXPECT_EQ(s.engine_of_key(s.op_key(2, 7)), Engine::host);
 }
 
+// Every span is found where it is drawn: in a lane of its trace, at a row position that holds it.
+void expect_every_span_located(const TraceSet& s, const LaneSet& lanes) {
+  const auto l = lanes.lanes();
+  std::size_t drawn = 0;
+  for (const Lane& lane : l)
+    for (const LaneRow& row : lane.rows) drawn += row.size();
+  std::size_t located = 0;
+  for (TraceIndex t = 0; t < s.size(); ++t)
+    for (std::uint32_t i = 0; i < s.trace(t).spans.size(); ++i) {
+      const auto loc = lanes.locate(s, t, i);
+      ASSERT_NE(loc.lane, kNone) << "trace " << t << " span " << i;
+      EXPECT_EQ(l[loc.lane].trace, t);
+      EXPECT_EQ(l[loc.lane].rows[loc.row].span[loc.pos], i);
+      ++located;
+    }
+  EXPECT_EQ(located, drawn);
+  EXPECT_EQ(lanes.locate(s, 0, static_cast<std::uint32_t>(s.trace(0).spans.size())).lane, kNone);
+}
+
 TEST(Lanes, EngineModeGroupsEachEngineWithOneLanePerTrace) {
   const TraceSet s = three_runs();
   const LaneSet lanes(s, LaneMode::engine);
@@ -141,14 +160,7 @@ TEST(Lanes, EngineModeGroupsEachEngineWithOneLanePerTrace) {
   EXPECT_FLOAT_EQ(layout.lanes[1].y0 - layout.lanes[0].y1(), o.lane_gap);   // same engine
   EXPECT_FLOAT_EQ(layout.lanes[3].y0 - layout.lanes[2].y1(), o.group_gap);  // next engine
   EXPECT_FLOAT_EQ(layout.lanes[5].height, 2 * o.row_height);
-  // Every span is locatable where it is drawn.
-  for (TraceIndex t = 0; t < s.size(); ++t)
-    for (std::uint32_t i = 0; i < s.trace(t).spans.size(); ++i) {
-      const auto loc = lanes.locate(t, i);
-      ASSERT_NE(loc.lane, kNone);
-      EXPECT_EQ(l[loc.lane].trace, t);
-      EXPECT_EQ(l[loc.lane].rows[loc.row].span[loc.pos], i);
-    }
+  expect_every_span_located(s, lanes);
 }
 
 TEST(Lanes, StreamModeKeepsEachTracesStreamsTogether) {
@@ -167,6 +179,7 @@ TEST(Lanes, StreamModeKeepsEachTracesStreamsTogether) {
   const auto& row = l[0].rows.at(0);
   EXPECT_EQ(row.start, (std::vector<model::Nanos>{50, 260, 500}));
   EXPECT_EQ(s.trace(0).spans[row.span[0]].op_id, "up");
+  expect_every_span_located(s, lanes);
 }
 
 TEST(Lanes, HostCallsGetAHostLaneInBothModes) {
@@ -188,6 +201,8 @@ TEST(Lanes, HostCallsGetAHostLaneInBothModes) {
   EXPECT_EQ(by_engine.lanes()[0].label, "host");  // host first: work flows host -> device
   EXPECT_EQ(by_engine.lanes()[0].rows.at(0).size(), 2u);
   EXPECT_EQ(by_engine.lanes()[1].label, "SMs");
+  expect_every_span_located(s, by_stream);
+  expect_every_span_located(s, by_engine);
 }
 
 TEST(Lanes, DevicesOrderLanesAndAppearInLabels) {
@@ -198,6 +213,8 @@ TEST(Lanes, DevicesOrderLanesAndAppearInLabels) {
   EXPECT_EQ(lanes.lanes()[0].stream, 2u);
   EXPECT_EQ(lanes.lanes()[1].label, "dev 1 stream 1");
   EXPECT_EQ(LaneSet(s, LaneMode::engine).lanes()[1].label, "dev 1 SMs");
+  expect_every_span_located(s, lanes);
+  expect_every_span_located(s, LaneSet(s, LaneMode::engine));
 }
 
 TEST(Lanes, BlocksGiveAnSmOccupancyLane) {

@@ -449,7 +449,7 @@ void Viewer::lanes_canvas(float label_w) {
   };
   std::vector<Place> selected_places, hovered_places;
   auto place_of = [&](TraceIndex t, std::uint32_t span) -> std::optional<Place> {
-    const SpanLocation loc = lane_set.locate(t, span);
+    const SpanLocation loc = lane_set.locate(set, t, span);
     if (loc.lane == kNone) return std::nullopt;
     const LaneGeometry& g = layout_.lanes[loc.lane];
     const auto& sp = set.trace(t).spans[span];
@@ -686,7 +686,7 @@ void Viewer::focus_on(std::uint32_t key) {
   const auto [t, span] = set.any_span_of_key(key);
   if (t == kNone) return;
   const auto& sp = set.trace(t).spans[span];
-  const SpanLocation loc = lanes().locate(t, span);
+  const SpanLocation loc = lanes().locate(*session_.set, t, span);
   if (loc.lane != kNone) pending_scroll_y_ = layout_.lanes[loc.lane].y0;
   const double s = static_cast<double>(sp.start_ns - offset(t)), e = static_cast<double>(sp.end_ns - offset(t));
   const double range = std::max(view_.range_ns(), 0.0);

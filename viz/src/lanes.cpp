@@ -136,19 +136,39 @@ std::vector<LaneRow> make_rows(std::vector<RowSpan> recs) {
 void LaneSet::add_span_lane(Lane lane, std::vector<RowSpan> members) {
   lane.kind = LaneKind::spans;
   lane.rows = make_rows(std::move(members));
-  const auto index = static_cast<std::uint32_t>(lanes_.size());
-  auto& where = where_[lane.trace];
-  for (std::uint32_t r = 0; r < lane.rows.size(); ++r)
-    for (std::uint32_t p = 0; p < lane.rows[r].size(); ++p) where[lane.rows[r].span[p]] = SpanLocation{index, r, p};
   lanes_.push_back(std::move(lane));
 }
 
-LaneSet::LaneSet(const TraceSet& set, LaneMode mode) : mode_(mode), where_(set.size()) {
-  std::uint32_t max_device = 0;
-  for (TraceIndex t = 0; t < set.size(); ++t) {
-    where_[t].assign(set.trace(t).spans.size(), SpanLocation{});
-    for (const auto& sp : set.trace(t).spans) max_device = std::max(max_device, sp.device);
+SpanLocation LaneSet::locate(const TraceSet& set, TraceIndex t, std::uint32_t span) const noexcept {
+  if (t >= set.size() || span >= set.trace(t).spans.size()) return {};
+  const model::Span& s = set.trace(t).spans[span];
+  // The lane the constructor put the span in: stream mode by its host-call-ness, device and stream;
+  // engine mode by device and engine (host calls have engine host).
+  const auto holds = [&](const Lane& l) {
+    if (l.kind != LaneKind::spans || l.trace != t || l.device != s.device) return false;
+    if (mode_ == LaneMode::engine) return l.engine == s.engine;
+    return is_host_call(s) ? l.host_calls : !l.host_calls && l.stream == s.stream;
+  };
+  for (std::uint32_t li = 0; li < lanes_.size(); ++li) {
+    if (!holds(lanes_[li])) continue;
+    const auto& rows = lanes_[li].rows;
+    for (std::uint32_t r = 0; r < rows.size(); ++r) {
+      const auto& start = rows[r].start;
+      for (auto it = std::lower_bound(start.begin(), start.end(), s.start_ns); it != start.end() && *it == s.start_ns;
+           ++it) {
+        const auto pos = static_cast<std::uint32_t>(it - start.begin());
+        if (rows[r].span[pos] == span) return SpanLocation{li, r, pos};
+      }
+    }
+    return {};
   }
+  return {};
+}
+
+LaneSet::LaneSet(const TraceSet& set, LaneMode mode) : mode_(mode) {
+  std::uint32_t max_device = 0;
+  for (TraceIndex t = 0; t < set.size(); ++t)
+    for (const auto& sp : set.trace(t).spans) max_device = std::max(max_device, sp.device);
   auto device_prefix = [&](std::uint32_t device) {
     return max_device > 0 ? "dev " + std::to_string(device) + " " : std::string{};
   };
