@@ -108,8 +108,8 @@ void TraceSet::intern_keys() {
   std::size_t longest = 0;
   for (const auto& e : traces_) longest = std::max(longest, e.trace.spans.size());
   key_slots_.assign(std::bit_ceil(std::max<std::size_t>(2 * longest, 16)), kEmptySlot);
-  key_ids_.reserve(traces_.empty() ? 0 : traces_[0].trace.spans.size());
-  key_engines_.reserve(key_ids_.capacity());
+  key_first_.reserve(traces_.empty() ? 0 : traces_[0].trace.spans.size());
+  key_engines_.reserve(key_first_.capacity());
   // At ten million spans the table and the ids it names are hundreds of megabytes read at random: span
   // i + kFar's first slot starts loading while span i is looked up, and span i + kNear's candidate (the
   // key that slot names: its id and engine) once the slot is in.
@@ -129,7 +129,7 @@ void TraceSet::intern_keys() {
       if (v == kEmptySlot || static_cast<std::uint32_t>(v >> 32) != static_cast<std::uint32_t>(ahead[i % kFar] >> 32))
         return;
       const auto cand = static_cast<std::uint32_t>(v);
-      __builtin_prefetch(key_ids_[cand].data());
+      __builtin_prefetch(&key_first_[cand]);
       __builtin_prefetch(&key_engines_[cand]);
     };
     for (std::size_t i = 0; i < kFar; ++i) start_loading(i);
@@ -141,11 +141,11 @@ void TraceSet::intern_keys() {
       const model::Engine engine = spans[i].engine;
       // Traces of one workload often list their spans in the same order: key i is then span i's key,
       // found without a probe.
-      if (i < key_ids_.size() && key_engines_[i] == engine && key_ids_[i] == id) {
+      if (i < key_engines_.size() && key_engines_[i] == engine && op_id_of_key(static_cast<std::uint32_t>(i)) == id) {
         e.keys[i] = static_cast<std::uint32_t>(i);
         continue;
       }
-      if (2 * (key_ids_.size() + 1) > key_slots_.size()) grow_key_slots();
+      if (2 * (key_engines_.size() + 1) > key_slots_.size()) grow_key_slots();
       const std::size_t mask = key_slots_.size() - 1;
       const auto fp = static_cast<std::uint32_t>(h >> 32);
       std::size_t slot = h & mask;
@@ -155,22 +155,23 @@ void TraceSet::intern_keys() {
         if (v == kEmptySlot) break;
         if (static_cast<std::uint32_t>(v >> 32) != fp) continue;
         const auto cand = static_cast<std::uint32_t>(v);
-        if (key_engines_[cand] == engine && key_ids_[cand] == id) {
+        if (key_engines_[cand] == engine && op_id_of_key(cand) == id) {
           k = cand;
           break;
         }
       }
       if (k == kNone) {
-        k = static_cast<std::uint32_t>(key_ids_.size());
+        k = static_cast<std::uint32_t>(key_engines_.size());
         key_slots_[slot] = (std::uint64_t{fp} << 32) | k;
-        key_ids_.push_back(id);  // the string lives in traces_, which never changes again
+        key_first_.push_back(static_cast<std::uint32_t>(i));
         key_engines_.push_back(engine);
       }
       e.keys[i] = k;
     }
+    keys_made_.push_back(static_cast<std::uint32_t>(key_engines_.size()));
   }
   for (auto& e : traces_) {
-    e.key_span.assign(key_ids_.size(), kNone);
+    e.key_span.assign(key_engines_.size(), kNone);
     for (std::uint32_t i = 0; i < e.keys.size(); ++i) {
       auto& slot = e.key_span[e.keys[i]];
       if (slot == kNone) slot = i;  // a repeated (op, engine) keeps its first span
@@ -179,7 +180,7 @@ void TraceSet::intern_keys() {
   if (traces_.empty()) return;
   const auto& ref = traces_[0].key_span;
   for (auto& e : traces_) {
-    for (std::uint32_t k = 0; k < key_ids_.size(); ++k) e.common += (ref[k] != kNone && e.key_span[k] != kNone) ? 1 : 0;
+    for (std::uint32_t k = 0; k < key_engines_.size(); ++k) e.common += (ref[k] != kNone && e.key_span[k] != kNone) ? 1 : 0;
   }
 }
 
@@ -189,10 +190,16 @@ void TraceSet::grow_key_slots() {
   const std::size_t mask = key_slots_.size() - 1;
   for (const std::uint64_t v : old) {
     if (v == kEmptySlot) continue;
-    std::size_t slot = id_hash(key_ids_[static_cast<std::uint32_t>(v)]) & mask;
+    std::size_t slot = id_hash(op_id_of_key(static_cast<std::uint32_t>(v))) & mask;
     while (key_slots_[slot] != kEmptySlot) slot = (slot + 1) & mask;
     key_slots_[slot] = v;
   }
+}
+
+std::string_view TraceSet::op_id_of_key(std::uint32_t key) const noexcept {
+  // The first trace that had made more keys than `key` made it; none yet: the trace being interned.
+  const auto t = static_cast<std::size_t>(std::upper_bound(keys_made_.begin(), keys_made_.end(), key) - keys_made_.begin());
+  return traces_[t].trace.spans[key_first_[key]].op_id;
 }
 
 std::size_t TraceSet::span_count() const noexcept {
@@ -215,7 +222,7 @@ std::vector<std::uint32_t> TraceSet::keys_of_op_id(std::string_view op_id) const
   const auto fp = static_cast<std::uint32_t>(h >> 32);
   for (std::size_t slot = h & mask; key_slots_[slot] != kEmptySlot; slot = (slot + 1) & mask) {
     const auto k = static_cast<std::uint32_t>(key_slots_[slot]);
-    if (static_cast<std::uint32_t>(key_slots_[slot] >> 32) == fp && key_ids_[k] == op_id) out.push_back(k);
+    if (static_cast<std::uint32_t>(key_slots_[slot] >> 32) == fp && op_id_of_key(k) == op_id) out.push_back(k);
   }
   std::sort(out.begin(), out.end());
   return out;

@@ -51,7 +51,7 @@ class TraceSet {
  public:
   /// `files` name the traces in labels and messages (may be empty or shorter than `traces`).
   explicit TraceSet(std::vector<model::Trace> traces, std::vector<std::string> files = {});
-  // Not copied: it holds whole traces (key_ids_ views their op ids, in the traces' string tables).
+  // Not copied: it holds whole traces.
   TraceSet(const TraceSet&) = delete;
   TraceSet& operator=(const TraceSet&) = delete;
   TraceSet(TraceSet&&) = default;
@@ -78,8 +78,8 @@ class TraceSet {
   [[nodiscard]] const KindSet& kinds() const noexcept { return kinds_; }
 
   [[nodiscard]] std::uint32_t op_key(TraceIndex t, std::uint32_t span) const noexcept { return traces_[t].keys[span]; }
-  [[nodiscard]] std::uint32_t op_key_count() const noexcept { return static_cast<std::uint32_t>(key_ids_.size()); }
-  [[nodiscard]] std::string_view op_id_of_key(std::uint32_t key) const noexcept { return key_ids_[key]; }
+  [[nodiscard]] std::uint32_t op_key_count() const noexcept { return static_cast<std::uint32_t>(key_engines_.size()); }
+  [[nodiscard]] std::string_view op_id_of_key(std::uint32_t key) const noexcept;
   [[nodiscard]] model::Engine engine_of_key(std::uint32_t key) const noexcept { return key_engines_[key]; }
   /// The span of this key in trace t (its first, if the trace repeats the pair), or kNone.
   [[nodiscard]] std::uint32_t span_of_key(TraceIndex t, std::uint32_t key) const noexcept {
@@ -112,7 +112,11 @@ class TraceSet {
   void grow_key_slots();  ///< doubles the table (keeps the load factor at most 1/2)
 
   std::vector<Entry> traces_;
-  std::vector<std::string_view> key_ids_;  ///< views the op id of the key's first span
+  /// A key's op id is that of the span that made it: key_first_[key] in the first trace that has the key,
+  /// the trace whose range of new keys holds it (keys_made_[t]: keys made by traces 0..t). Four bytes a
+  /// key instead of a view of the id's characters (sixteen).
+  std::vector<std::uint32_t> key_first_;
+  std::vector<std::uint32_t> keys_made_;
   std::vector<model::Engine> key_engines_;
   /// Open-addressing table over op ids: (32 bits of the id's hash << 32) | key, or kEmptySlot.
   std::vector<std::uint64_t> key_slots_;
