@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <bitset>
 #include <cstdlib>
 #include <functional>
 #include <limits>
+#include <queue>
 #include <string_view>
 #include <tuple>
 #include <vector>
@@ -23,6 +25,82 @@ using intervals::total;
 
 // A difference clamped to Nanos (intervals.hpp: traces read from files never clamp).
 Nanos minus(Nanos a, Nanos b) { return intervals::clamp_ns(static_cast<intervals::Wide>(a) - b); }
+
+// A span of one stream as compute_metrics reads it.
+struct StreamSpan {
+  Nanos start, end;
+  Engine engine;
+};
+
+// Counted in the concurrency: device work (not the host's) of a positive length.
+bool counts_as_device_work(const StreamSpan& x) { return x.engine != Engine::host && x.end > x.start; }
+
+// Length of the union of spans sorted by start (total(merge(...)) without an array of the union).
+Nanos union_length(const std::vector<StreamSpan>& sorted) {
+  intervals::Wide sum = 0;
+  bool open = false;
+  Nanos lo = 0, hi = 0;
+  for (const StreamSpan& x : sorted) {
+    if (x.end <= x.start) continue;
+    if (open && x.start <= hi) {
+      hi = std::max(hi, x.end);
+      continue;
+    }
+    if (open) sum += static_cast<intervals::Wide>(hi) - lo;
+    lo = x.start, hi = x.end, open = true;
+  }
+  if (open) sum += static_cast<intervals::Wide>(hi) - lo;
+  return intervals::clamp_ns(sum);
+}
+
+// Visits the elements of `lists` that `take` accepts in the order of key (each list's accepted elements
+// sorted by it). The heads' keys sit in one small array: the smallest of a few lists is found by looking
+// at each, of many by a heap.
+template <class T, class Key, class Take, class Visit>
+void merge_sorted_lists(const std::vector<const std::vector<T>*>& lists, Key key, Take take, Visit visit) {
+  const std::size_t k = lists.size();
+  if (k == 0) return;
+  constexpr Nanos kDone = std::numeric_limits<Nanos>::max();  // an exhausted list's key (see below)
+  std::vector<std::size_t> at(k, 0);
+  std::vector<Nanos> head(k, kDone);
+  const auto advance = [&](std::size_t l) {
+    const std::vector<T>& v = *lists[l];
+    while (at[l] < v.size() && !take(v[at[l]])) ++at[l];
+    head[l] = at[l] < v.size() ? key(v[at[l]]) : kDone;
+  };
+  for (std::size_t l = 0; l < k; ++l) advance(l);
+  const auto emit = [&](std::size_t l) {
+    visit((*lists[l])[at[l]]);
+    ++at[l];
+    advance(l);
+  };
+  constexpr std::size_t kFewLists = 16;
+  if (k <= kFewLists) {
+    for (;;) {
+      std::size_t best = 0;
+      for (std::size_t l = 1; l < k; ++l)
+        if (head[l] < head[best]) best = l;
+      if (at[best] == lists[best]->size()) {
+        // kDone: every list is done, or the ones left have elements whose key is kDone itself.
+        best = k;
+        for (std::size_t l = 0; l < k && best == k; ++l)
+          if (at[l] < lists[l]->size()) best = l;
+        if (best == k) return;
+      }
+      emit(best);
+    }
+  }
+  using Head = std::pair<Nanos, std::size_t>;
+  std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
+  for (std::size_t l = 0; l < k; ++l)
+    if (at[l] < lists[l]->size()) heads.emplace(head[l], l);
+  while (!heads.empty()) {
+    const std::size_t l = heads.top().second;
+    heads.pop();
+    emit(l);
+    if (at[l] < lists[l]->size()) heads.emplace(head[l], l);
+  }
+}
 
 // Matching spans of two traces by (op id, engine), without reading spans or op ids at random.
 //
@@ -153,76 +231,109 @@ TraceMetrics compute_metrics(const Trace& t, ConcurrencySteps steps) {
   TraceMetrics m;
   if (t.spans.empty()) return m;
   Nanos first = std::numeric_limits<Nanos>::max(), last = std::numeric_limits<Nanos>::min();
-  std::map<std::uint32_t, std::vector<Interval>> by_stream;
-  // Engines index a small array (an Engine is one byte); a map lookup per span cost more than the rest.
-  std::array<std::vector<Interval>, 256> by_engine;
-  std::vector<Nanos> starts, ends;  // of device spans with a positive duration
-  starts.reserve(t.spans.size());
-  ends.reserve(t.spans.size());
+  // Each stream's spans, sorted by start (a stream's spans nearly always come so; the others are
+  // sorted). The engines' unions and the sorted starts and ends are then merges of the streams' lists:
+  // sorting every engine's intervals and all starts and ends of ten million spans (arrays of hundreds of
+  // megabytes, radix passes scattering across them) cost more than the rest of the metrics together.
+  std::map<std::uint32_t, std::vector<StreamSpan>> by_stream;
   {
-    // Each engine's and each stream's array sized once (growing arrays of ten million intervals copied
-    // them again and again).
-    std::array<std::size_t, 256> count{};
+    // Each stream's array sized once (growing arrays of ten million spans copied them again and again).
     std::map<std::uint32_t, std::size_t> per_stream;
     std::uint32_t counted_stream = 0;
     std::size_t* counted = nullptr;  // consecutive spans are often of one stream
     for (const Span& s : t.spans) {
       if (s.host_call) continue;
-      ++count[static_cast<std::size_t>(s.engine)];
       if (counted == nullptr || s.stream != counted_stream) {
         counted = &per_stream[s.stream];
         counted_stream = s.stream;
       }
       ++*counted;
     }
-    for (std::size_t e = 0; e < count.size(); ++e) by_engine[e].reserve(count[e]);
     for (const auto& [stream, n] : per_stream) by_stream[stream].reserve(n);
   }
   std::uint32_t cached_stream = 0;
-  std::vector<Interval>* cached = nullptr;  // consecutive spans are often of one stream
+  std::vector<StreamSpan>* cached = nullptr;  // consecutive spans are often of one stream
+  std::size_t device_spans = 0;               // with a positive duration, not on the host
+  std::bitset<256> engines;                    // of any span, even one of no length (busy 0)
   for (const Span& s : t.spans) {
     if (s.host_call) continue;  // the host thread's API calls: not work of the device
+    engines.set(static_cast<std::size_t>(s.engine));
     first = std::min(first, s.start_ns);
     last = std::max(last, s.end_ns);
     if (cached == nullptr || s.stream != cached_stream) {
       cached = &by_stream[s.stream];  // std::map nodes do not move
       cached_stream = s.stream;
     }
-    cached->emplace_back(s.start_ns, s.end_ns);
-    by_engine[static_cast<std::size_t>(s.engine)].emplace_back(s.start_ns, s.end_ns);
-    if (s.engine != Engine::host && s.end_ns > s.start_ns) {
-      starts.push_back(s.start_ns);
-      ends.push_back(s.end_ns);
-    }
+    cached->push_back(StreamSpan{s.start_ns, s.end_ns, s.engine});
+    device_spans += counts_as_device_work(cached->back()) ? 1 : 0;
   }
   if (first > last) return m;  // host API calls only
   m.start_ns = first;
   m.makespan_ns = std::max<Nanos>(0, minus(last, first));
 
-  for (auto& [stream, intervals] : by_stream) m.stream_busy[stream] = fraction(total(merge(std::move(intervals))), m.makespan_ns);
+  std::vector<const std::vector<StreamSpan>*> lists;
+  for (auto& [stream, spans] : by_stream) {
+    const auto by_start = [](const StreamSpan& x) { return x.start; };
+    if (!std::is_sorted(spans.begin(), spans.end(), [](const StreamSpan& x, const StreamSpan& y) { return x.start < y.start; }))
+      sort_by_key(spans, by_start);
+    m.stream_busy[stream] = fraction(union_length(spans), m.makespan_ns);
+    lists.push_back(&spans);
+  }
+  // One merge by start: every engine's union grows at its end, and the device spans' starts come sorted.
+  std::array<std::vector<Interval>, 256> by_engine;  // unions
+  std::vector<Nanos> starts, ends;                   // of device spans with a positive duration
+  starts.reserve(device_spans);
+  merge_sorted_lists(
+      lists, [](const StreamSpan& x) { return x.start; }, [](const StreamSpan& x) { return x.end > x.start; },
+      [&](const StreamSpan& x) {
+        auto& u = by_engine[static_cast<std::size_t>(x.engine)];
+        if (!u.empty() && x.start <= u.back().second)
+          u.back().second = std::max(u.back().second, x.end);
+        else
+          u.emplace_back(x.start, x.end);
+        if (x.engine != Engine::host) starts.push_back(x.start);
+      });
   std::vector<Interval> copies, kernels;
   for (std::size_t e = 0; e < by_engine.size(); ++e) {
     if (by_engine[e].empty()) continue;
     const auto engine = static_cast<Engine>(e);
-    std::vector<Interval> merged = merge(std::move(by_engine[e]));
-    m.engine_busy[engine] = fraction(total(merged), m.makespan_ns);
-    if (is_copy_engine(engine)) copies.insert(copies.end(), merged.begin(), merged.end());
-    if (engine == Engine::sm) kernels = std::move(merged);
+    m.engine_busy[engine] = fraction(total(by_engine[e]), m.makespan_ns);
+    if (is_copy_engine(engine)) copies.insert(copies.end(), by_engine[e].begin(), by_engine[e].end());
+    if (engine == Engine::sm) kernels = std::move(by_engine[e]);
+    std::vector<Interval>().swap(by_engine[e]);
   }
+  for (std::size_t e = 0; e < engines.size(); ++e)  // an engine whose spans have no length: busy 0
+    if (engines[e]) m.engine_busy.try_emplace(static_cast<Engine>(e), 0.0);
   copies = merge(std::move(copies));
   const Nanos copy_time = total(copies), kernel_time = total(kernels);
   if (copy_time > 0 && kernel_time > 0)
     m.copy_compute_overlap = fraction(intersection(copies, kernels), std::min(copy_time, kernel_time));
-  // The unions kept the arrays of every interval they were made from: hand those back before the sweep.
   std::vector<Interval>().swap(copies);
   std::vector<Interval>().swap(kernels);
 
   // Concurrency: sweep starts (+1) and ends (-1) in time order; ends and starts at one instant apply
-  // together. Two sorted arrays of times instead of one array of (time, +-1) events: half the data to
-  // sort, and a stream-ordered trace's ends are often sorted already.
-  const auto itself = [](Nanos at) { return at; };
-  if (!std::is_sorted(starts.begin(), starts.end())) intervals::sort_by_time(starts, itself);
-  if (!std::is_sorted(ends.begin(), ends.end())) intervals::sort_by_time(ends, itself);
+  // together. Two sorted arrays of times instead of one array of (time, +-1) events. A stream's device
+  // spans run one after another, so its ends come sorted too: a merge by end; else a sort.
+  ends.reserve(device_spans);
+  const bool ends_sorted = std::all_of(lists.begin(), lists.end(), [](const std::vector<StreamSpan>* l) {
+    Nanos previous = std::numeric_limits<Nanos>::min();
+    for (const StreamSpan& x : *l) {
+      if (!counts_as_device_work(x)) continue;
+      if (x.end < previous) return false;
+      previous = x.end;
+    }
+    return true;
+  });
+  if (ends_sorted) {
+    merge_sorted_lists(lists, [](const StreamSpan& x) { return x.end; }, counts_as_device_work,
+                       [&](const StreamSpan& x) { ends.push_back(x.end); });
+  } else {
+    for (const auto* l : lists)
+      for (const StreamSpan& x : *l)
+        if (counts_as_device_work(x)) ends.push_back(x.end);
+    intervals::sort_by_time(ends, [](Nanos at) { return at; });
+  }
+  by_stream.clear();
   // At most one change point per start and per end, and the first: sized once (growing a list of twenty
   // million points copied it again and again, into fresh memory each time).
   const bool keep_steps = steps == ConcurrencySteps::keep;

@@ -134,17 +134,26 @@ TEST(Metrics, EmptyTrace) {
 // Large traces take the radix-sort path of the metrics (4096 intervals and more): every metric must
 // equal a direct computation with std::sort, on unsorted spans with negative times, equal starts and
 // zero-length spans.
-TEST(Metrics, LargeUnsortedTraceMatchesADirectComputation) {
-  std::uint64_t state = 12345;
+// compute_metrics against the definitions computed directly, on 20000 random spans over `streams`
+// streams (a few, or more than compute_metrics merges by looking at each list's head): overlapping
+// spans in any order, or each stream's spans one after another (`serial`: its starts and ends sorted),
+// zero-length spans, host spans.
+void expect_metrics_match_a_direct_computation(std::uint32_t streams, bool serial) {
+  SCOPED_TRACE(std::to_string(streams) + (serial ? " serial streams" : " streams"));
+  std::uint64_t state = 12345 + streams;
   const auto next = [&] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL, state >> 33; };
   Trace t;
   constexpr std::array engines{Engine::sm, Engine::copy_h2d, Engine::copy_d2h, Engine::host};
+  std::vector<Nanos> clock(streams, -1'000'000);
   for (int i = 0; i < 20000; ++i) {
-    const Nanos start = static_cast<Nanos>(next() % 5'000'000) - 1'000'000;
+    const auto stream = static_cast<std::uint32_t>(next() % streams);
+    const Nanos start = serial ? clock[stream] + static_cast<Nanos>(next() % 3'000)
+                               : static_cast<Nanos>(next() % 5'000'000) - 1'000'000;
     const Nanos dur = (i % 97 == 0) ? 0 : static_cast<Nanos>(next() % 20'000);
+    clock[stream] = start + dur;
     const Engine e = engines[next() % engines.size()];
-    t.spans.push_back(span("op" + std::to_string(i), e == Engine::sm ? OpKind::kernel : OpKind::h2d, e,
-                           static_cast<std::uint32_t>(next() % 7), start, start + dur));
+    t.spans.push_back(span("op" + std::to_string(i), e == Engine::sm ? OpKind::kernel : OpKind::h2d, e, stream, start,
+                           start + dur));
   }
   const TraceMetrics m = compute_metrics(t);
 
@@ -172,7 +181,7 @@ TEST(Metrics, LargeUnsortedTraceMatchesADirectComputation) {
       if (s.engine == e) v.emplace_back(s.start_ns, s.end_ns);
     EXPECT_DOUBLE_EQ(m.engine_busy.at(e), static_cast<double>(union_length(v)) / static_cast<double>(m.makespan_ns));
   }
-  for (std::uint32_t stream = 0; stream < 7; ++stream) {
+  for (std::uint32_t stream = 0; stream < streams; ++stream) {
     std::vector<std::pair<Nanos, Nanos>> v;
     for (const auto& s : t.spans)
       if (s.stream == stream) v.emplace_back(s.start_ns, s.end_ns);
@@ -201,6 +210,11 @@ TEST(Metrics, LargeUnsortedTraceMatchesADirectComputation) {
       expected.emplace_back(at, running);
   }
   EXPECT_EQ(m.concurrency, expected);
+}
+
+TEST(Metrics, LargeTracesMatchADirectComputation) {
+  for (const std::uint32_t streams : {1u, 7u, 40u})
+    for (const bool serial : {false, true}) expect_metrics_match_a_direct_computation(streams, serial);
 }
 
 TEST(Compare, PredictedAgainstMeasured) {
