@@ -1300,9 +1300,9 @@ std::vector<model::Span> GpuModel::take_spans() {
 #if defined(__GLIBC__)
   // What the run freed before (the Dispatcher's per-op arrays, say) sits in the middle of the heap, where
   // free() keeps it: hand its pages back so that the spans' peak is not on top of them. The command table
-  // goes after the trim and keeps its pages: the spans are as large as its reserved room and take it, so
-  // most of their pages are ones the commands touched already, not fresh ones (at ten million ops a fresh
-  // page cost the system microseconds).
+  // goes after the trim and keeps its pages: the spans fit in its reserved room (three commands of 32
+  // bytes per op) and take it, so most of their pages are ones the commands touched already, not fresh
+  // ones (at ten million ops a fresh page cost the system microseconds).
   if (trim_heap_) malloc_trim(0);
 #endif
   // The run is over: its commands, edges, runs and waves go before the spans are made, so the spans
