@@ -67,16 +67,39 @@ std::vector<LaneRow> make_rows(std::vector<RowSpan> recs) {
     }
   }
 
-  // Pass 1: each record's row. Busy rows by the end of their last span; free rows by index (the lowest
-  // free row is reused first). A lane whose spans never overlap (every stream lane of a sane trace)
-  // skips the heaps.
+  // Pass 1: each record's row: the lowest-numbered row whose last span ended by its start. A lane whose
+  // spans never overlap (every stream lane of a sane trace) has one row. A lane of a few rows (an
+  // engine's, rows as many as the kernels that run at once) looks at each row's end; one that outgrows
+  // that starts again with busy rows by the end of their last span and free rows by index in heaps
+  // (the same rows: a row is free exactly when its last span ended by the start).
   std::vector<std::uint32_t> row_of(recs.size(), 0);
   std::vector<std::uint32_t> row_size;
   bool overlaps = false;
   for (std::size_t i = 1; i < recs.size() && !overlaps; ++i) overlaps = recs[i].start < recs[i - 1].end;
+  constexpr std::size_t kScannedRows = 32;
+  bool few_rows = overlaps;
+  if (overlaps) {
+    std::vector<model::Nanos> row_end;
+    for (std::size_t i = 0; i < recs.size() && few_rows; ++i) {
+      std::size_t row = 0;
+      while (row < row_end.size() && row_end[row] > recs[i].start) ++row;
+      if (row == row_end.size()) {
+        if (row == kScannedRows) {
+          few_rows = false;
+          break;
+        }
+        row_end.push_back(0);
+        row_size.push_back(0);
+      }
+      row_end[row] = recs[i].end;
+      row_of[i] = static_cast<std::uint32_t>(row);
+      ++row_size[row];
+    }
+    if (!few_rows) row_size.clear();
+  }
   if (!overlaps) {
     if (!recs.empty()) row_size.push_back(static_cast<std::uint32_t>(recs.size()));
-  } else {
+  } else if (!few_rows) {
     using Busy = std::pair<model::Nanos, std::uint32_t>;
     std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
     std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> free_rows;
