@@ -13,6 +13,7 @@
 #include <cstring>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -75,7 +76,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr int kBatch = 64;
-constexpr const char* kHostProbeFormat = "streamlab-host-probe-1";
+constexpr const char* kHostProbeFormat = "streamlab-host-probe-2";
 // A sampling pass of the host-call costs (Calibrator::sample_host_speed): short, so that many of them spread
 // over the host's spells; the pause lets the samples span the sampling time rather than fill it.
 constexpr int kSampleBatches = 9;
@@ -124,6 +125,25 @@ std::string fmt(double v, int digits = 1) {
 /// Other streams a busy-queue measurement can use, each on a hardware queue of its own beside the measured
 /// stream: fewer than the connections, at most 7.
 int other_queues(const model::DeviceProfile& p) { return std::max(0, std::min(static_cast<int>(p.connections.value), 8) - 1); }
+
+/// The hardware queues (connections) this process's streams are spread over: CUDA_DEVICE_MAX_CONNECTIONS,
+/// 8 when unset (the driver's default) or not a number in [1, 32].
+int process_connections() {
+  const char* env = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+  if (env == nullptr) return 8;
+  char* end = nullptr;
+  const long v = std::strtol(env, &end, 10);
+  return end != env && *end == '\0' && v >= 1 && v <= 32 ? static_cast<int>(v) : 8;
+}
+
+/// The extra host costs of a fresh process's first launches (ns), from one pass over never-used streams.
+struct FirstUse {
+  double stream_ns = 0;  ///< a launch into a stream that never had work, on a queue that had
+  /// more when the stream's hardware queue had no work yet either (none at fewer than 3 connections)
+  std::optional<double> queue_ns;
+  double first_call_ns = 0;  ///< more for the process's first launch after its set-up's synchronize
+  int connections = 8;
+};
 
 /// `measure(k)` for k = 0..most; the least-squares slope over k, and the readings as "0: v0, 1: v1, ...".
 template <class Measure>
@@ -371,11 +391,10 @@ class Calibrator {
   /// Loads the module and wakes the clocks before anything is timed, on the legacy NULL stream (as the
   /// plain programs and the executor do: no stream of this process has had work afterwards).
   void warm_up();
-  /// The extra host cost of a kernel launch into a stream that never had work: `n` streams made now, a
-  /// launch on the legacy NULL stream and a device synchronize, then one launch into each breadth-first and
-  /// a second pass; median first-pass call minus median second-pass call (host steady_clock, no
-  /// synchronize between the passes, as a program issues them).
-  double first_use_of_new_streams(int n);
+  /// The extra host costs of first launches, as a program meets them: `n` streams made now, a launch on
+  /// the legacy NULL stream and a device synchronize, then one launch into each breadth-first and a second
+  /// pass (host steady_clock, no synchronize between the passes, as a program issues them). See FirstUse.
+  FirstUse first_use_of_new_streams(int n);
   void note(const std::string& s) const {
     if (opt_.log && !sampling_) opt_.log(round_ + s);
   }
@@ -418,7 +437,7 @@ class Calibrator {
   /// rounds (model::param_from_samples).
   void combine_host_samples(model::DeviceProfile& p, const std::vector<model::DeviceProfile>& rounds) const;
   /// stream_first_use_ns from this process's never-used streams and every probe's (median, spread).
-  void first_use(model::DeviceProfile& p, double never_used) const;
+  void first_use(model::DeviceProfile& p, const FirstUse& never_used) const;
   void device_latencies(model::DeviceProfile& p);
   void copies(model::DeviceProfile& p);
   void occupancy_limits(model::DeviceProfile& p);
@@ -661,7 +680,7 @@ void Calibrator::warm_up() {
   check(cudaDeviceSynchronize(), "calibrate (warm-up)");
 }
 
-double Calibrator::first_use_of_new_streams(int n) {
+FirstUse Calibrator::first_use_of_new_streams(int n) {
   std::vector<stream> ss;
   ss.reserve(static_cast<std::size_t>(n));
   for (int k = 0; k < n; ++k) ss.emplace_back(StreamFlags::non_blocking, 0);
@@ -684,7 +703,20 @@ double Calibrator::first_use_of_new_streams(int n) {
     first.push_back(static_cast<double>(t[i + 1] - t[i]));
     again.push_back(static_cast<double>(t[i + static_cast<std::size_t>(n) + 1] - t[i + static_cast<std::size_t>(n)]));
   }
-  return median(std::move(first)) - median(std::move(again));
+  // The k-th stream made takes hardware queue (k + 1) % q: the legacy stream holds queue 0 (H100,
+  // 2026-11-24: per-call times of plain programs over 64 streams showed first launches 2-3 us dearer for
+  // exactly the first q - 1 streams at 8 and at 32 connections). Streams 1 .. q - 2 open a queue; from
+  // stream q - 1 on, every queue is open; stream 0 also carries the process's first call.
+  const int q = process_connections();
+  const double base = median(again);
+  std::vector<double> opening, plain;
+  for (int k = 1; k < n; ++k) (k <= q - 2 ? opening : plain).push_back(first[static_cast<std::size_t>(k)]);
+  FirstUse out;
+  out.connections = q;
+  out.stream_ns = (plain.empty() ? median(std::vector<double>(first.begin() + 1, first.end())) : median(std::move(plain))) - base;
+  if (!opening.empty()) out.queue_ns = median(std::move(opening)) - base - out.stream_ns;
+  out.first_call_ns = first.front() - base - out.stream_ns - (q >= 2 ? out.queue_ns.value_or(0.0) : 0.0);
+  return out;
 }
 
 HostProbe Calibrator::probe(double seconds) {
@@ -692,10 +724,16 @@ HostProbe Calibrator::probe(double seconds) {
   // Never-used streams first: nothing before this in the process may have made a stream (warm_up uses the
   // legacy NULL stream only), then a second set after the first is destroyed.
   warm_up();
-  out.stream_first_use_ns = first_use_of_new_streams(kBatch);
-  out.stream_first_use_recycled_ns = first_use_of_new_streams(kBatch);
+  const FirstUse fresh = first_use_of_new_streams(kBatch);
+  out.stream_first_use_ns = fresh.stream_ns;
+  out.queue_first_use_ns = fresh.queue_ns;
+  out.program_first_call_ns = fresh.first_call_ns;
+  out.connections = fresh.connections;
+  out.stream_first_use_recycled_ns = first_use_of_new_streams(kBatch).stream_ns;
   note("stream first use: " + fmt(out.stream_first_use_ns) + " ns on never-used streams, " +
-       fmt(out.stream_first_use_recycled_ns) + " ns on streams made after those were destroyed");
+       fmt(out.stream_first_use_recycled_ns) + " ns on streams made after those were destroyed; queue first use " +
+       (out.queue_first_use_ns ? fmt(*out.queue_first_use_ns) + " ns" : std::string("not measurable")) +
+       "; the first call " + fmt(out.program_first_call_ns) + " ns");
   model::DeviceProfile q;
   sample_host_speed(q, seconds);
   for (const auto& [name, v] : host_samples_) out.samples[std::string(name)] = v;
@@ -754,34 +792,61 @@ void Calibrator::combine_host_samples(model::DeviceProfile& p, const std::vector
   }
 }
 
-void Calibrator::first_use(model::DeviceProfile& p, double never_used) const {
-  std::vector<double> v{never_used}, recycled;
+void Calibrator::first_use(model::DeviceProfile& p, const FirstUse& never_used) const {
+  // This process's never-used streams count as one more fresh process: nothing before them made a stream.
+  std::vector<FirstUse> all{never_used};
+  std::vector<double> recycled;
   for (const HostProbe& x : opt_.process_probes) {
-    v.push_back(x.stream_first_use_ns);
+    all.push_back({x.stream_first_use_ns, x.queue_first_use_ns, x.program_first_call_ns, x.connections});
     recycled.push_back(x.stream_first_use_recycled_ns);
   }
-  const double value = std::max(0.0, median(v));
-  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-  std::string values;
-  for (double x : v) values += (values.empty() ? "" : ", ") + fmt(x, 0);
-  p.stream_first_use_ns = measured(
-      value, "extra host cost of a kernel launch into a stream that never had work: " + std::to_string(kBatch) +
-                 " non-blocking streams made before any other stream of a fresh process, a launch on the legacy NULL "
-                 "stream and a device synchronize (a program's warm-up), then one launch of the spin kernel into each "
-                 "breadth-first and a second pass (no synchronize between); median first-pass call minus "
-                 "median second-pass call (host steady_clock); value: the median of " + std::to_string(v.size()) +
-                 " processes (this one and " + std::to_string(opt_.process_probes.size()) + " probes), read " + values +
-                 (recycled.empty() ? std::string()
-                                   : "; on streams made after such a set was destroyed the probes read " +
-                                         fmt(median(recycled), 0) + " ns (the driver reuses a destroyed stream's "
-                                         "resources)") +
-                 "; at this process's CUDA_DEVICE_MAX_CONNECTIONS (" +
-                 (std::getenv("CUDA_DEVICE_MAX_CONNECTIONS") ? std::getenv("CUDA_DEVICE_MAX_CONNECTIONS")
-                                                              : std::string("unset: 8")) + ")");
-  p.stream_first_use_ns.spread = value > 0 ? (*hi - *lo) / value : 0.0;
-  if (opt_.log)
-    opt_.log("stream first use: " + fmt(value) + " ns (median of " + std::to_string(v.size()) + " processes: " + values +
-             (recycled.empty() ? std::string() : "; recycled streams " + fmt(median(recycled)) + " ns") + ")");
+  const std::string procs = std::to_string(all.size()) + " processes (this one and " +
+                            std::to_string(opt_.process_probes.size()) + " probes)";
+  const std::string method =
+      std::to_string(kBatch) + " non-blocking streams made before any other stream of a fresh process, a launch on the "
+      "legacy NULL stream and a device synchronize (a program's set-up), then one launch of the spin kernel into "
+      "each breadth-first and a second pass (no synchronize between; host steady_clock); base: the median "
+      "second-pass call. The k-th stream takes hardware queue (k + 1) % connections (the legacy stream holds "
+      "queue 0), so streams 1 .. connections - 2 open a queue and stream 0 also carries the process's first call";
+  const char* env = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+  const std::string conn = "; at CUDA_DEVICE_MAX_CONNECTIONS " + std::string(env != nullptr ? env : "unset (8)");
+  // One parameter from one number per process: the median, its spread (max - min) / median, the values.
+  const auto from_processes = [&](model::Param& out, const std::vector<double>& v, const std::string& name,
+                                  const std::string& what, const std::string& extra) {
+    const double value = std::max(0.0, median(v));
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    std::string values;
+    for (double x : v) values += (values.empty() ? "" : ", ") + fmt(x, 0);
+    out = measured(value, name + " (" + what + "): " + method + "; value: the median of " + std::to_string(v.size()) + " of " + procs +
+                              ", read " + values + extra + conn);
+    out.spread = value > 0 ? (*hi - *lo) / value : 0.0;
+    if (opt_.log) opt_.log(name + ": " + fmt(value) + " ns (" + std::to_string(v.size()) + " processes: " + values + ")");
+  };
+  std::vector<double> streams, queues, calls;
+  for (const FirstUse& f : all) {
+    streams.push_back(f.stream_ns);
+    if (f.queue_ns) queues.push_back(*f.queue_ns);
+    calls.push_back(f.first_call_ns);
+  }
+  from_processes(p.stream_first_use_ns, streams, "stream first use",
+                 "extra host cost of a kernel launch into a stream that never had work, on a queue that had; the "
+                 "median first-pass call of streams connections - 1 and up minus the base",
+                 recycled.empty() ? std::string()
+                                  : "; on streams made after such a set was destroyed the probes read " +
+                                        fmt(median(recycled), 0) + " ns (the driver reuses a destroyed stream's resources)");
+  if (queues.empty())
+    p.queue_first_use_ns = measured(0, "queue first use: not measurable at fewer than 3 connections (no stream but the "
+                                       "first opens a queue)" + conn);
+  else
+    from_processes(p.queue_first_use_ns, queues, "queue first use",
+                   "extra host cost of that first launch when the stream's hardware queue had no work yet; the median "
+                   "first-pass call of streams 1 .. connections - 2 minus the base and the stream first use",
+                   "");
+  from_processes(p.program_first_call_ns, calls, "program first call",
+                 "extra host cost of a fresh process's first launch after its set-up's synchronize; stream 0's "
+                 "first-pass call minus the base, the stream first use and, at 2 or more connections, the queue first "
+                 "use",
+                 "");
 }
 
 double Calibrator::correlate_clocks(std::int64_t& offset) {
@@ -1668,7 +1733,7 @@ model::DeviceProfile Calibrator::run() {
   // Warm up the context, module loading and the clocks before anything is timed; then, before anything
   // else makes a stream, the first use of never-used streams (the probes of --host-processes add theirs).
   warm_up();
-  const double never_used = first_use_of_new_streams(kBatch);
+  const FirstUse never_used = first_use_of_new_streams(kBatch);
   note("device: " + info_.name + ", driver " + info_.driver + ", CUDA runtime " + info_.cuda_runtime);
   // Whole rounds, each measuring every parameter once; the profile takes each parameter's median over the
   // rounds. A machine has slow and fast spells longer than one measurement (a VM's host, the copy link under
@@ -1737,6 +1802,9 @@ std::string host_probe_to_json(const HostProbe& probe) {
   j["format"] = kHostProbeFormat;
   j["stream_first_use_ns"] = probe.stream_first_use_ns;
   j["stream_first_use_recycled_ns"] = probe.stream_first_use_recycled_ns;
+  if (probe.queue_first_use_ns) j["queue_first_use_ns"] = *probe.queue_first_use_ns;
+  j["program_first_call_ns"] = probe.program_first_call_ns;
+  j["connections"] = probe.connections;
   j["passes"] = probe.passes;
   j["seconds"] = probe.seconds;
   j["samples"] = probe.samples;
@@ -1764,12 +1832,19 @@ HostProbe parse_host_probe(std::string_view json_text, const std::string& source
   HostProbe p;
   for (const auto& [key, value] : j.items()) {
     (void)value;
-    static const std::set<std::string> known{"format", "stream_first_use_ns", "stream_first_use_recycled_ns", "passes",
+    static const std::set<std::string> known{"format", "stream_first_use_ns", "stream_first_use_recycled_ns",
+                                             "queue_first_use_ns", "program_first_call_ns", "connections", "passes",
                                              "seconds", "samples"};
     if (!known.count(key)) throw fail("/" + key, "unknown key");
   }
   p.stream_first_use_ns = number("stream_first_use_ns");
   p.stream_first_use_recycled_ns = number("stream_first_use_recycled_ns");
+  if (j.contains("queue_first_use_ns")) p.queue_first_use_ns = number("queue_first_use_ns");
+  p.program_first_call_ns = number("program_first_call_ns");
+  const double connections = number("connections");
+  if (connections < 1 || connections > 32 || connections != std::floor(connections))
+    throw fail("/connections", "not a connection count in [1, 32]");
+  p.connections = static_cast<int>(connections);
   p.seconds = number("seconds");
   const double passes = number("passes");
   if (passes < 0 || passes > 1e9 || passes != std::floor(passes)) throw fail("/passes", "not a count");

@@ -66,6 +66,8 @@ std::span<const ParamField> device_profile_fields() noexcept {
       ParamField{"first_call_after_sync_ns", "ns", &DeviceProfile::first_call_after_sync_ns, false, false, true},
       ParamField{"kernel_launch_per_busy_queue_ns", "ns", &DeviceProfile::kernel_launch_per_busy_queue_ns, false, false, true},
       ParamField{"kernel_launch_queue_switch_ns", "ns", &DeviceProfile::kernel_launch_queue_switch_ns, false, false, true},
+      ParamField{"queue_first_use_ns", "ns", &DeviceProfile::queue_first_use_ns, false, false, true},
+      ParamField{"program_first_call_ns", "ns", &DeviceProfile::program_first_call_ns, false, false, true},
       ParamField{"shared_mem_alloc_unit_bytes", "bytes", &DeviceProfile::shared_mem_alloc_unit_bytes, false, false, true},
       ParamField{"carveout_32_threads_bytes", "bytes", &DeviceProfile::carveout_32_threads_bytes, false, false, true},
       ParamField{"carveout_64_threads_bytes", "bytes", &DeviceProfile::carveout_64_threads_bytes, false, false, true},

@@ -3,6 +3,7 @@
 // an invalid field is an InputError naming it (place "/params/<field>").
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "streamlab/model/device_profile.hpp"
@@ -42,6 +43,11 @@ struct DeviceParams {
   /// Extra host time of a kernel launch into another queue than the previous launch's while other queues
   /// have unfinished work (optional field).
   Nanos kernel_launch_queue_switch = 0;
+  /// Extra host time of the first work call into a stream whose hardware queue had no work yet (optional).
+  Nanos queue_first_use = 0;
+  /// Extra host time of the program's first work or synchronize call, in place of first_call_after_sync
+  /// for that call (optional field; absent: first_call_after_sync applies).
+  std::optional<Nanos> program_first_call;
   Nanos host_func_roundtrip = 0;
 
   // Device latencies.

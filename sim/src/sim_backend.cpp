@@ -81,8 +81,10 @@ struct SimBackend::Impl {
       for (Nanos* c : {&p.kernel_launch, &p.memcpy_issue, &p.event_create, &p.record_timed, &p.record_untimed,
                        &p.event_query, &p.stream_query, &p.stream_wait, &p.host_func_issue, &p.stream_first_use,
                        &p.traced_launch_overhead, &p.first_call_after_sync, &p.kernel_launch_per_busy_queue,
-                       &p.kernel_launch_queue_switch})
+                       &p.kernel_launch_queue_switch, &p.queue_first_use})
         *c = static_cast<Nanos>(std::llround(static_cast<double>(*c) * o.host_cost_scale));
+      if (p.program_first_call)
+        p.program_first_call = static_cast<Nanos>(std::llround(static_cast<double>(*p.program_first_call) * o.host_cost_scale));
     }
     if (!(p.warp_launch_ns >= 0) || p.warp_launch_ns > 1e6)
       throw model::InputError("<options>", "warp_launch_ns", "",
@@ -133,35 +135,50 @@ struct SimBackend::Impl {
     host += cost;
     gpu.advance_to(host);
   }
-  /// The program's first call that issues work or waits, and the first such call after a host wait, cost
-  /// first_call_after_sync more (event creation and queries do not count: a program makes its events in
-  /// its set-up, and the measurement is of launches).
-  Nanos first_call_extra() {
+  /// The first call that issues work or waits after a host wait (the program starts after its set-up's
+  /// synchronize) costs first_call_after_sync more; the program's first call that issues work costs
+  /// program_first_call instead, where the profile has it (event creation and queries do not count: a
+  /// program makes its events in its set-up, and the measurements are of launches).
+  Nanos first_call_extra(bool work) {
     if (!after_sync) return 0;
     after_sync = false;
+    if (work && !first_work_call_made) {
+      first_work_call_made = true;
+      if (params.program_first_call) return *params.program_first_call;
+    }
     return params.first_call_after_sync;
   }
   bool after_sync = true;  ///< no work call since the program began or the host last waited for the device
+  bool first_work_call_made = false;  ///< the program put work into a stream
   static constexpr std::uint32_t kNoQueue = ~std::uint32_t{0};
   std::uint32_t last_launch_queue = kNoQueue;  ///< compute queue of the previous kernel launch
   /// Charges a call that puts work into stream `s`: its cost, plus stream_first_use the first time a
-  /// created stream gets work.
+  /// created stream gets work, and queue_first_use more when its hardware queue never had work before.
   void charge_into(std::uint32_t s, Nanos cost) {
-    cost += first_call_extra();
+    cost += first_call_extra(true);
     if (s < stream_used.size() && !stream_used[s]) {
       stream_used[s] = 1;
       cost += params.stream_first_use;
+      const std::uint32_t q = gpu.queue_of(s);
+      if (q >= queue_used.size()) queue_used.resize(static_cast<std::size_t>(q) + 1, 0);
+      if (!queue_used[q]) {
+        queue_used[q] = 1;
+        cost += params.queue_first_use;
+      }
     }
     charge(cost);
   }
   std::vector<char> stream_used;  ///< per stream: work was put into it (the legacy stream counts as used)
+  /// Per compute queue: a stream on it had work. The legacy stream's queue counts as used: a program's
+  /// set-up (module loading, its warm-up launch) runs there before time 0.
+  std::vector<char> queue_used = std::vector<char>(1, 1);
 
   /// Blocks the host until done() holds. The call first costs `poll` (the driver checks the condition);
   /// if it holds then, the call returns; otherwise the device runs until it holds and the host wakes
   /// `sync_wakeup` later.
   template <class Done>
   WaitStatus block_until(Done&& done, Nanos timeout, Nanos poll, bool wakeup = true) {
-    charge(poll + first_call_extra());
+    charge(poll + first_call_extra(false));
     // A synchronize (not a blocking copy, which waits inside its own call) makes the next work call a
     // first call after a host wait, whether it had to wait or not.
     after_sync = wakeup;

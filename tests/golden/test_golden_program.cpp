@@ -260,5 +260,40 @@ TEST(GoldenProgram, LaunchIntoAnotherQueueWhileQueuesHaveWork) {
   EXPECT_EQ(c["K4"], std::make_pair(Nanos{3000}, Nanos{4000})) << "one connection: every launch goes to one queue";
 }
 
+TEST(GoldenProgram, FirstUseOfAStreamItsQueueAndTheProgram) {
+  // K1 (stream 1), K2 (stream 2), K3 (stream 3), a device synchronize, K4 (stream 1). Stream n takes
+  // hardware queue n % connections; the legacy stream's queue 0 counts as used before the program starts.
+  const std::string streams = R"([{"id": 1}, {"id": 2}, {"id": 3}])";
+  const std::string ops = kernel("K1", 1, 1, 256, 10000) + "," + kernel("K2", 2, 1, 256, 10000) + "," +
+                          kernel("K3", 3, 1, 256, 10000) + R"(, {"id": "S", "kind": "device_sync"},)" +
+                          kernel("K4", 1, 1, 256, 10000);
+  model::DeviceProfile d = test_profile();
+  d.stream_first_use_ns = p(200);
+  d.queue_first_use_ns = p(800);
+  d.first_call_after_sync_ns = p(3000);
+  d.program_first_call_ns = p(2500);
+  const auto calls = [&](const model::DeviceProfile& profile, std::optional<std::uint32_t> connections) {
+    std::map<std::string, std::pair<Nanos, Nanos>> call;
+    for (const model::Span& s : replay_trace(program("first-use", streams, ops), connections, profile).spans)
+      if (s.host_call) call[s.op_id] = {s.start_ns, s.end_ns};
+    return call;
+  };
+  auto c = calls(d, 2);
+  EXPECT_EQ(c["K1"], std::make_pair(Nanos{0}, Nanos{4500}))
+      << "launch 1000 + the program's first call 2500 + stream 1's first use 200 + queue 1's 800";
+  EXPECT_EQ(c["K2"], std::make_pair(Nanos{4500}, Nanos{5700})) << "stream 2 is on queue 0, used: 1000 + 200";
+  EXPECT_EQ(c["K3"], std::make_pair(Nanos{5700}, Nanos{6900})) << "stream 3 is on queue 1, opened by K1: 1000 + 200";
+  EXPECT_EQ(c["K4"].second - c["K4"].first, 4000) << "after the synchronize: 1000 + 3000, the stream is used";
+  c = calls(d, 8);
+  EXPECT_EQ(c["K2"], std::make_pair(Nanos{4500}, Nanos{6500})) << "8 connections: stream 2 opens queue 2";
+  EXPECT_EQ(c["K3"], std::make_pair(Nanos{6500}, Nanos{8500})) << "and stream 3 queue 3";
+  c = calls(d, 1);
+  EXPECT_EQ(c["K1"], std::make_pair(Nanos{0}, Nanos{3700})) << "1 connection: every stream is on queue 0";
+  model::DeviceProfile older = d;
+  older.program_first_call_ns = model::Param{};
+  c = calls(older, 2);
+  EXPECT_EQ(c["K1"], std::make_pair(Nanos{0}, Nanos{5000})) << "without the field the first call pays 3000";
+}
+
 }  // namespace
 }  // namespace streamlab::golden

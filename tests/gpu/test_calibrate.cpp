@@ -36,12 +36,21 @@ TEST(Calibrate, HostProbeRoundTripsAndRejectsBadInput) {
   p.samples["event_query_ns"] = {410};
   p.stream_first_use_ns = 2400;
   p.stream_first_use_recycled_ns = 600;
+  p.queue_first_use_ns = 1900;
+  p.program_first_call_ns = 2700;
+  p.connections = 32;
   p.passes = 2;
   p.seconds = 0.25;
   const ex::HostProbe q = ex::parse_host_probe(ex::host_probe_to_json(p), "probe.json");
   EXPECT_EQ(q.samples, p.samples);
   EXPECT_DOUBLE_EQ(q.stream_first_use_ns, 2400);
   EXPECT_DOUBLE_EQ(q.stream_first_use_recycled_ns, 600);
+  EXPECT_EQ(q.queue_first_use_ns, std::optional<double>(1900));
+  EXPECT_DOUBLE_EQ(q.program_first_call_ns, 2700);
+  EXPECT_EQ(q.connections, 32);
+  p.queue_first_use_ns.reset();  // fewer than 3 connections: not measurable, so not written
+  EXPECT_FALSE(ex::parse_host_probe(ex::host_probe_to_json(p), "probe.json").queue_first_use_ns.has_value());
+  p.queue_first_use_ns = 1900;
   EXPECT_EQ(q.passes, 2);
   EXPECT_DOUBLE_EQ(q.seconds, 0.25);
   const auto error_of = [](const std::string& text) {
@@ -62,6 +71,9 @@ TEST(Calibrate, HostProbeRoundTripsAndRejectsBadInput) {
   std::string not_host = good;
   not_host.replace(not_host.find("event_query_ns"), 14, "sm_count");
   EXPECT_EQ(error_of(not_host), "probe.json /samples/sm_count: not a host-call parameter");
+  std::string conn = good;
+  conn.replace(conn.find("\"connections\":32"), 16, "\"connections\":33");
+  EXPECT_EQ(error_of(conn), "probe.json /connections: not a connection count in [1, 32]");
   std::string negative = good;
   negative.replace(negative.find("[410"), 4, "[-41");
   EXPECT_EQ(error_of(negative), "probe.json /samples/event_query_ns/0: expected a finite non-negative number");
@@ -81,6 +93,12 @@ TEST(Calibrate, HostProbeMeasuresEveryHostCall) {
   // One launch into each of 64 streams: the first pass costs more than the second, by well under 100 us.
   EXPECT_TRUE(std::isfinite(p.stream_first_use_ns));
   EXPECT_LT(std::abs(p.stream_first_use_ns), 100'000.0);
+  EXPECT_TRUE(std::isfinite(p.program_first_call_ns));
+  EXPECT_LT(std::abs(p.program_first_call_ns), 1'000'000.0);
+  if (p.connections >= 3) {
+    ASSERT_TRUE(p.queue_first_use_ns.has_value());
+    EXPECT_LT(std::abs(*p.queue_first_use_ns), 100'000.0);
+  }
 }
 
 TEST(Calibrate, QuickProfileIsCompleteAndValid) {

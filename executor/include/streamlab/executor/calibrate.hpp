@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,6 +34,15 @@ struct HostProbe {
   /// The same on streams created after that first set was destroyed (the driver reuses what a destroyed
   /// stream held, so a process's later streams can be cheaper to start).
   double stream_first_use_recycled_ns = 0;
+  /// More for such a launch when the stream's hardware queue had no work yet either: the median over
+  /// streams 1 .. connections - 2 (the k-th stream made takes queue (k + 1) % connections, the legacy
+  /// stream holds queue 0). None at fewer than 3 connections.
+  std::optional<double> queue_first_use_ns;
+  /// More for the process's first launch after its set-up's synchronize (stream 0's, beyond its stream's
+  /// and queue's first use): one sample per process.
+  double program_first_call_ns = 0;
+  /// CUDA_DEVICE_MAX_CONNECTIONS of the probe's process (8 when unset).
+  int connections = 8;
   int passes = 0;
   double seconds = 0;
 };
@@ -60,7 +70,8 @@ struct CalibrationOptions {
   /// Host-speed probes taken in fresh processes before this one (`streamlab calibrate --host-processes`).
   /// When not empty they replace the in-process sampling pass (host_seconds): each host-call cost becomes
   /// the median of the rounds' samples and every probe's, its range their 5th..95th percentile, and
-  /// stream_first_use_ns the median of the probes' never-used streams.
+  /// stream_first_use_ns, queue_first_use_ns and program_first_call_ns the medians of the probes' and
+  /// this process's first launches into never-used streams.
   std::vector<HostProbe> process_probes;
 };
 

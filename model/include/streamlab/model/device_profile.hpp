@@ -168,6 +168,15 @@ struct DeviceProfile {
   /// while other queues have unfinished work (launches rotating over streams with kernels in flight cost
   /// more than launches into one stream). Absent (older profiles): 0.
   Param kernel_launch_queue_switch_ns;
+  /// Optional: extra host time of the first call that puts work into a stream whose hardware queue
+  /// (connection) has had no work yet in the process, on top of stream_first_use_ns: the driver sets the
+  /// queue up then. A process's streams take the queues in the order they are made, the first after the
+  /// legacy NULL stream's, so with N connections the first N - 1 streams each open one. Absent: 0.
+  Param queue_first_use_ns;
+  /// Optional: extra host time of a fresh process's first call that issues work, after its set-up ended
+  /// with a synchronize, beyond what that call pays as a first use of its stream and queue. It replaces
+  /// first_call_after_sync_ns for that one call. Absent: the first call pays first_call_after_sync_ns.
+  Param program_first_call_ns;
 
   // Optional: the shared-memory carveout (profiles from before it was measured have none, and the
   // simulator then lets any kernel share an SM that has room). An SM's L1/shared storage is split by a
