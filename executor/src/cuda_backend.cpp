@@ -448,11 +448,13 @@ StreamId CudaBackend::create_stream(const policies::StreamDesc& desc) {
       slot.handle = slot.owned->get();
       break;
   }
-  // A stream's first launch pays first-use costs (with CUPTI attached, 20-40 us more than the plain
-  // program's first launch on the H100: executor/validation/h100-2026-11-24/run10). Before time 0 the
-  // backend pays them instead of the program's first call: one empty launch of the spin kernel on the new
-  // stream, waited for, so the device is idle again when the program starts.
-  if (slot.owned && !capturing_ && !started_) {
+  // With CUPTI attached, a stream's first launch costs 20-40 us more than the plain program's first
+  // launch on it (H100: executor/validation/h100-2026-11-24/run10), which is the tracer's cost and not the
+  // program's. Before time 0 the backend pays it instead: one empty launch of the spin kernel on the new
+  // stream, waited for, so the device is idle again when the program starts. Without CUPTI (gpu-timer
+  // timing) nothing is launched: the first use of a stream and of its hardware queue (about 0.5 and 1.7 us
+  // on the H100, run 48) is the program's own cost, and the measurement keeps it.
+  if (slot.owned && !capturing_ && !started_ && tracer_) {
     STREAMLAB_CUDA_CHECK_OP(kernels::launch_spin(dim3(1), dim3(32), 0, slot.handle, 0, nullptr), "stream warm-up");
     STREAMLAB_CUDA_CHECK_OP(cudaStreamSynchronize(slot.handle), "stream warm-up");
     if (tracer_ && tracer_->kernel_records()) (void)tracer_->take();  // the warm-up is not an op
