@@ -1,5 +1,6 @@
 #include "streamlab/executor/clock_link.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -18,11 +19,22 @@ std::int64_t steady_now() {
 
 }  // namespace
 
-ClockLink link_clocks(cudaStream_t s, std::uint32_t rounds, std::chrono::nanoseconds timeout) {
-  if (rounds == 0) rounds = 1;
-  detail::MappedHost req(64), resp(rounds * sizeof(std::uint64_t));
-  volatile std::uint32_t* request = req.as<std::uint32_t>();
-  volatile std::uint64_t* response = resp.as<std::uint64_t>();
+struct ClockLinker::Buffers {
+  explicit Buffers(std::uint32_t rounds) : request(64), response(rounds * sizeof(std::uint64_t)) {}
+  detail::MappedHost request, response;
+};
+
+ClockLinker::ClockLinker(std::uint32_t rounds)
+    : buffers_(std::make_unique<Buffers>(std::max<std::uint32_t>(rounds, 1))), rounds_(std::max<std::uint32_t>(rounds, 1)) {}
+
+ClockLinker::~ClockLinker() = default;
+
+ClockLink ClockLinker::link(cudaStream_t s, std::chrono::nanoseconds timeout) {
+  const std::uint32_t rounds = rounds_;
+  buffers_->request.clear();
+  buffers_->response.clear();
+  volatile std::uint32_t* request = buffers_->request.as<std::uint32_t>();
+  volatile std::uint64_t* response = buffers_->response.as<std::uint64_t>();
   const auto t = static_cast<std::uint64_t>(timeout.count());
   STREAMLAB_CUDA_CHECK_OP(kernels::launch_clock_service(s, request, response, rounds, t),
                           "clock link (service kernel)");
@@ -55,6 +67,11 @@ ClockLink link_clocks(cudaStream_t s, std::uint32_t rounds, std::chrono::nanosec
   STREAMLAB_CUDA_CHECK_OP(cudaStreamSynchronize(s), "clock link (service kernel)");
   best.uncertainty_ns = best_trip / 2;
   return best;
+}
+
+ClockLink link_clocks(cudaStream_t s, std::uint32_t rounds, std::chrono::nanoseconds timeout) {
+  ClockLinker linker(rounds);
+  return linker.link(s, timeout);
 }
 
 }  // namespace streamlab::executor

@@ -5,6 +5,7 @@
 //                              tracking for non-replay policies), to measure whether that changes the run
 //   ... --call-times           also print when each call started (a clock read per call; diagnostic)
 //   ... --carveout PCT         set the spin kernel's preferred shared-memory carveout first (diagnostic)
+//   ... --streams-after-sync   make the streams after the set-up's synchronize, not before (diagnostic)
 //   streamlab-plain occupancy  print the spin kernel's attributes and resident blocks per SM by block size
 #include <cstdio>
 #include <fstream>
@@ -64,20 +65,21 @@ int main(int argc, char** argv) {
   }
   if (argc < 2 || scenarios.count(argv[1]) == 0) {
     std::fprintf(stderr, "usage: streamlab-plain {chunked|chains|triple-buffer|legacy-null|priority|task-pool|beside} "
-                         "[key=value ...] [--emit FILE] [--name NAME] [--completion-records] [--call-times] [--carveout PCT]\n"
+                         "[key=value ...] [--emit FILE] [--name NAME] [--completion-records] [--call-times] [--carveout PCT] [--streams-after-sync]\n"
                          "       streamlab-plain occupancy [shared=BYTES]\n");
     return 2;
   }
   const std::string scenario = argv[1];
   Params params;
   std::string emit, name = scenario;
-  bool records = false, call_times = false;
+  bool records = false, call_times = false, streams_after_sync = false;
   int carveout = -1;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--emit" && i + 1 < argc) emit = argv[++i];
     else if (a == "--completion-records") records = true;
     else if (a == "--call-times") call_times = true;
+    else if (a == "--streams-after-sync") streams_after_sync = true;
     else if (a == "--carveout" && i + 1 < argc) carveout = std::stoi(argv[++i]);
     else if (a == "--name" && i + 1 < argc) name = argv[++i];
     else if (auto eq = a.find('='); eq != std::string::npos) params.values[a.substr(0, eq)] = a.substr(eq + 1);
@@ -97,6 +99,7 @@ int main(int argc, char** argv) {
   }
   p.set_completion_records(records);
   p.set_call_times(call_times);
+  p.set_streams_after_sync(streams_after_sync);
   p.set_carveout(carveout);
   p.prepare_run();
   run(p, params);

@@ -217,10 +217,13 @@ void Program::device_sync(const std::string& id) {
 }
 
 void Program::prepare_run() {
-  for (auto& s : streams_) {
-    const unsigned flags = s.kind == "blocking" ? cudaStreamDefault : cudaStreamNonBlocking;
-    check(cudaStreamCreateWithPriority(&s.handle, flags, s.priority), "cudaStreamCreateWithPriority");
-  }
+  const auto make_streams = [&] {
+    for (auto& s : streams_) {
+      const unsigned flags = s.kind == "blocking" ? cudaStreamDefault : cudaStreamNonBlocking;
+      check(cudaStreamCreateWithPriority(&s.handle, flags, s.priority), "cudaStreamCreateWithPriority");
+    }
+  };
+  if (!streams_after_sync_) make_streams();
   std::size_t pools = 0;
   for (const auto& c : calls_) pools += c.kind == kTaskPool ? 1 : 0;
   check(cudaMalloc(&task_state_, (pools + 1) * sizeof(kernels::TaskPoolState)), "cudaMalloc");
@@ -262,6 +265,7 @@ void Program::prepare_run() {
     check(kernels::launch_task_pool(dim3(1), dim3(1), 0, cudaStreamLegacy, nullptr, 0, true, spare), "warm-up launch");
   }
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  if (streams_after_sync_) make_streams();
   mode_ = Mode::run;
   at_ = 0;
   at_stream_ = 0;

@@ -63,6 +63,10 @@ class Program {
   /// Diagnostic switch: read the steady clock as each call starts (one clock read per call, ~20-30 ns on a
   /// TSC host), to see where a program's host time goes. Off for the baseline.
   void set_call_times(bool on) { call_times_ = on; }
+  /// Diagnostic switch: make the streams after the set-up's warm-up launch and synchronize instead of before
+  /// them (the order a backend that is prepared before its streams are made has), with no synchronize
+  /// after. Off for the baseline.
+  void set_streams_after_sync(bool on) { streams_after_sync_ = on; }
   /// With set_call_times: when each call started, ns since time 0, in call order.
   [[nodiscard]] std::vector<std::int64_t> call_times() const;
 
@@ -93,6 +97,7 @@ class Program {
   void* task_state_ = nullptr;
   bool completion_records_ = false;
   int carveout_ = -1;
+  bool streams_after_sync_ = false;
   void completed(Call& c, int s);
 };
 

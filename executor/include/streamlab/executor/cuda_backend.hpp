@@ -45,6 +45,7 @@
 #include <cuda_runtime_api.h>
 
 #include "streamlab/executor/buffer.hpp"
+#include "streamlab/executor/clock_link.hpp"
 #include "streamlab/executor/event_pool.hpp"
 #include "streamlab/executor/kernels.hpp"
 #include "streamlab/executor/stream.hpp"
@@ -274,6 +275,8 @@ class CudaBackend final : public policies::Backend {
   buffer anchor_records_;                   ///< the two anchor kernels' block records
   std::optional<Anchor> anchor0_, anchor1_;
   bool started_ = false;
+  bool issued_work_ = false;  ///< the run issued an op (a synchronize before that ends the set-up)
+  std::unique_ptr<ClockLinker> linker_;  ///< gpu-timer runs: the clock link's mapped memory, kept
   TimingMode timing_ = TimingMode::none;
   std::string cupti_problem_;
   std::unique_ptr<CuptiTracer> tracer_;
