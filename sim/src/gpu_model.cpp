@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cmath>
 #include <cassert>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -126,7 +127,8 @@ void GpuModel::prepare(const model::Workload& w, const std::string& source) {
   w_ = &w;
   source_ = source;
   const std::size_t n = w.ops.size();
-  op_slot_.assign(n, -1);
+  if (n >= kUnissued) throw std::length_error("simulator: more than 2^31 - 1 ops");
+  op_slot_.assign(n, kUnissued);
   // Reserved, not touched: issuing fills them in order.
   slot_times_.clear();
   slot_times_.reserve(n);
@@ -163,8 +165,7 @@ void GpuModel::prepare(const model::Workload& w, const std::string& source) {
       }
       kernel_classes_.push_back(kernel_info(index, false));
     }
-    op_slot_[i] = -2 - static_cast<Nanos>((std::uint64_t{it->second} << kClassTimeBits) |
-                                                 static_cast<std::uint64_t>(fixed->ns));
+    op_slot_[i] = kUnissued | (it->second + 1);
   }
 }
 
@@ -397,10 +398,17 @@ void GpuModel::link_and_arrive(std::uint32_t c, Nanos arrival) {
 void GpuModel::issue_op(std::uint32_t stream, model::OpIndex op, Nanos issued, Nanos arrival) {
   const Work work = work_of(w_->ops[op].kind);
   const std::uint32_t c = new_command(CmdKind::op, work, stream, op);
-  std::int64_t& slot = op_slot_[op];
-  assert(slot < 0 && "an op is issued once");
+  std::uint32_t& slot = op_slot_[op];
+  assert((slot & kUnissued) != 0 && "an op is issued once");
+  // A kernel of a class starts out with its class and block time packed where its start time will go,
+  // which is all it reads when it leaves its queue.
+  Nanos start = -1;
+  if (const std::uint32_t cls = slot & ~kUnissued; cls != 0) {
+    const Nanos ns = std::get<model::FixedPerBlock>(w_->ops[op].duration).ns;
+    start = -2 - static_cast<Nanos>((std::uint64_t{cls - 1} << kClassTimeBits) | static_cast<std::uint64_t>(ns));
+  }
   cmds_[c].aux = static_cast<std::uint32_t>(slot_times_.size());
-  slot_times_.push_back(OpTimes{slot < -1 ? slot : -1, -1});
+  slot_times_.push_back(OpTimes{start, -1});
   slot_stream_.push_back(stream);
   slot = cmds_[c].aux;
   if (OpExplanation* x = explain_ ? op_exp(op) : nullptr) {
@@ -1322,13 +1330,13 @@ std::vector<model::Span> GpuModel::take_spans() {
   // Slots are in issue order: op order reads them at random, so ask for them some ops ahead.
   constexpr std::size_t kAhead = 16;
   for (std::size_t i = 0; i < w_->ops.size(); ++i) {
-    if (i + kAhead < op_slot_.size() && op_slot_[i + kAhead] >= 0) {
-      const auto ahead = static_cast<std::size_t>(op_slot_[i + kAhead]);
+    if (i + kAhead < op_slot_.size() && (op_slot_[i + kAhead] & kUnissued) == 0) {
+      const std::uint32_t ahead = op_slot_[i + kAhead];
       __builtin_prefetch(slot_times_.data() + ahead);
       __builtin_prefetch(slot_stream_.data() + ahead);
     }
-    if (op_slot_[i] < 0) continue;  // never issued
-    const auto slot = static_cast<std::size_t>(op_slot_[i]);
+    if ((op_slot_[i] & kUnissued) != 0) continue;  // never issued
+    const std::uint32_t slot = op_slot_[i];
     if (slot_times_[slot].end < 0) continue;
     const model::Op& op = w_->ops[i];
     model::Span& s = out.emplace_back();
