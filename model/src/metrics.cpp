@@ -141,13 +141,17 @@ bool keyed_spans(const Trace& t, KeyOrder order, std::vector<Keyed>& v) {
     const auto at = [&](std::size_t k) { return v.begin() + static_cast<std::ptrdiff_t>(k); };
     if (end - i > 1) {
       if (order == KeyOrder::hashes) {
-        for (std::size_t x = i; x < end; ++x)
-          for (std::size_t y = x + 1; y < end; ++y)
-            if (v[x].low == v[y].low && t.spans[v[x].span].op_id != t.spans[v[y].span].op_id) return false;
         std::sort(at(i), at(end), [&](const Keyed& x, const Keyed& y) {
           return std::tie(x.low, x.engine, t.spans[x.span].start_ns, x.span) <
                  std::tie(y.low, y.engine, t.spans[y.span].start_ns, y.span);
         });
+        // Entries of one full hash now sit together: each must name the id of the first of them.
+        for (std::size_t x = i + 1, first = i; x < end; ++x) {
+          if (v[x].low != v[first].low)
+            first = x;
+          else if (t.spans[v[x].span].op_id != t.spans[v[first].span].op_id)
+            return false;
+        }
       } else {
         std::sort(at(i), at(end), [&](const Keyed& x, const Keyed& y) {
           const Span& sx = t.spans[x.span];

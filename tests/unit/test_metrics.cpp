@@ -277,6 +277,27 @@ TEST(Compare, ZeroLengthReference) {
 namespace streamlab::model {
 namespace {
 
+// One op id repeated by many spans in both traces: they pair in start order (the trace order breaking
+// ties), and sorting the large group of one hash stays n log n.
+TEST(Compare, ALargeGroupOfOneIdPairsInStartOrder) {
+  constexpr int kSpans = 60'000;
+  Trace a, b;
+  for (int i = 0; i < kSpans; ++i) {
+    a.spans.push_back(span("again", OpKind::kernel, Engine::sm, 1, (kSpans - i) * 10, (kSpans - i) * 10 + 5));
+    b.spans.push_back(span("again", OpKind::kernel, Engine::sm, 1, i * 10, i * 10 + 7));
+  }
+  a.spans.push_back(span("once", OpKind::kernel, Engine::sm, 2, 0, 1));
+  std::vector<SpanDelta> matched;
+  const TraceComparison c = compare_traces(a, b, matched);
+  ASSERT_EQ(matched.size(), static_cast<std::size_t>(kSpans));
+  for (std::size_t k = 0; k < matched.size(); ++k) {
+    EXPECT_EQ(a.spans[matched[k].a].start_ns - 10, b.spans[matched[k].b].start_ns) << k;
+    if (HasFailure()) break;
+  }
+  EXPECT_EQ(c.only_in_a, std::vector<std::string>{"once"});
+  EXPECT_TRUE(c.only_in_b.empty());
+}
+
 // The pairing rule stated plainly (a map of (op id, engine) -> spans in start order, k-th with k-th),
 // against compare_traces on random traces with repeated keys, equal starts, keys on one side only and
 // host calls: the same matched ops in the same order, the same unmatched ids.
