@@ -4,11 +4,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <set>
+#include <queue>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -39,19 +44,39 @@ std::string percent(double v) {
 std::string format_ns(double ns) { return model::format_duration(ns); }
 std::string signed_ns(model::Nanos ns) { return model::format_signed_duration(static_cast<double>(ns)); }
 
-/// The worst ops by the larger of |start error| and |end error| (both relative to each trace's start), of
-/// the matched ops as OpDeltas or as SpanDeltas (the same ops in the same order pick the same worst).
+/// The larger of |start error| and |end error| (both relative to each trace's start).
 template <class Delta>
-std::vector<const Delta*> worst(const std::vector<Delta>& matched) {
-  const auto op_error = [](const Delta& d) { return std::max(std::abs(d.start_error()), std::abs(d.end_error())); };
-  // Sorted through pointers: only the few worst are copied by the caller.
-  std::vector<const Delta*> ops(matched.size());
-  for (std::size_t i = 0; i < ops.size(); ++i) ops[i] = &matched[i];
-  const std::size_t k = std::min(kWorst, ops.size());
-  std::partial_sort(ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(k), ops.end(),
-                    [&](const Delta* x, const Delta* y) { return op_error(*x) > op_error(*y); });
-  ops.resize(k);
-  return ops;
+model::Nanos op_error(const Delta& d) {
+  return std::max(std::abs(d.start_error()), std::abs(d.end_error()));
+}
+
+/// Positions (0..n-1) of the kWorst ops with the largest errors, largest first, of n ops visited in
+/// the order of TraceComparison::ops (`error_at(i)`: the i-th op's error): where std::partial_sort of
+/// the whole list by error would leave them, equal errors included, so the report names the same ops in
+/// the same order however they are visited. Only the ops it would take into its heap are kept: one whose
+/// error is not above the kWorst-th largest before it never is.
+template <class ErrorAt>
+std::vector<std::size_t> worst_positions(std::size_t n, ErrorAt error_at) {
+  std::vector<std::pair<model::Nanos, std::size_t>> taken;  // (error, position)
+  std::priority_queue<model::Nanos, std::vector<model::Nanos>, std::greater<>> largest;  // kWorst largest so far
+  for (std::size_t i = 0; i < n; ++i) {
+    const model::Nanos e = error_at(i);
+    if (largest.size() < kWorst) {
+      largest.push(e);
+    } else if (e > largest.top()) {
+      largest.pop();
+      largest.push(e);
+    } else {
+      continue;
+    }
+    taken.emplace_back(e, i);
+  }
+  const std::size_t k = std::min(kWorst, taken.size());
+  std::partial_sort(taken.begin(), taken.begin() + static_cast<std::ptrdiff_t>(k), taken.end(),
+                    [](const auto& x, const auto& y) { return x.first > y.first; });
+  std::vector<std::size_t> out;
+  for (std::size_t j = 0; j < k; ++j) out.push_back(taken[j].second);
+  return out;
 }
 
 std::string describe(const model::Trace& t, const std::string& file) {
@@ -72,8 +97,9 @@ void busy_rows(const Map& a, const Map& b, auto&& key_name) {
   }
 }
 
-/// The text report: a comparison made without OpDeltas (compare_traces with `matched`): at ten million
-/// spans, copying every matched op's id and name cost more memory than both traces' spans.
+/// The text report: a comparison made without OpDeltas (compare_traces with `matched`, left in trace a's
+/// order): at ten million spans, copying every matched op's id and name cost more memory than both
+/// traces' spans, and sorting them all, for the ten shown, more time than matching them.
 void print_text(const model::TraceComparison& c, const std::vector<model::SpanDelta>& matched, const model::Trace& ta,
                 const model::Trace& tb, const std::string& fa, const std::string& fb) {
   std::cout << "a: " << describe(ta, fa) << "\n";
@@ -92,7 +118,13 @@ void print_text(const model::TraceComparison& c, const std::vector<model::SpanDe
   std::cout << "matched spans: " << matched.size() << "  mean |start error| " << format_ns(c.mean_abs_start_error_ns)
             << "  mean |duration error| " << format_ns(c.mean_abs_duration_error_ns) << "\n";
   std::vector<model::OpDelta> bad;
-  for (const model::SpanDelta* d : worst(matched)) bad.push_back(model::op_delta(ta, *d));
+  const std::vector<std::uint32_t> order = model::ops_order(ta, matched);
+  constexpr std::size_t kAhead = 16;  // `order` reads `matched` at random
+  const auto error_at = [&](std::size_t i) {
+    if (i + kAhead < order.size()) __builtin_prefetch(&matched[order[i + kAhead]]);
+    return op_error(matched[order[i]]);
+  };
+  for (const std::size_t i : worst_positions(order.size(), error_at)) bad.push_back(model::op_delta(ta, matched[order[i]]));
   if (!bad.empty()) {
     std::cout << "worst " << bad.size() << " by max(|start error|, |end error|):\n";
     std::printf("    %-24s %-9s %12s %12s %12s %12s\n", "op", "engine", "a start", "b start", "start err", "dur err");
@@ -138,8 +170,8 @@ void print_json(const model::TraceComparison& c, const std::string& fa, const st
                    {"end_error_ns", d.end_error()},
                    {"duration_error_ns", d.duration_error()}});
   nlohmann::json worst_ids = nlohmann::json::array();
-  for (const model::OpDelta* d : worst(c.ops))
-    worst_ids.push_back({{"op_id", d->op_id}, {"engine", model::to_string(d->engine)}});
+  for (const std::size_t i : worst_positions(c.ops.size(), [&c](std::size_t k) { return op_error(c.ops[k]); }))
+    worst_ids.push_back({{"op_id", c.ops[i].op_id}, {"engine", model::to_string(c.ops[i].engine)}});
   const nlohmann::json j{{"a", {{"file", fa}, {"metrics", metrics_json(c.a)}}},
                          {"b", {{"file", fb}, {"metrics", metrics_json(c.b)}}},
                          {"makespan_rel_error", number(c.makespan_rel_error)},
@@ -176,7 +208,8 @@ const bool registered = register_command(
          bar.phase("comparing");
          // --json prints every matched op with its texts; the text report only a few of them.
          std::vector<model::SpanDelta> matched;
-         const model::TraceComparison c = o->json ? model::compare_traces(ta, tb) : model::compare_traces(ta, tb, matched);
+         const model::TraceComparison c =
+             o->json ? model::compare_traces(ta, tb) : model::compare_traces(ta, tb, matched, {.sort_matched = false});
          bar.hide();
          if (c.workload_hash_mismatch)  // stderr, so --json output stays parseable
            std::cerr << "streamlab: warning: the traces are of different workloads (hash " << ta.meta.workload_hash

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <bitset>
 #include <cstdlib>
 #include <functional>
 #include <limits>
+#include <numeric>
 #include <queue>
 #include <string_view>
 #include <tuple>
@@ -102,7 +104,11 @@ void merge_sorted_lists(const std::vector<const std::vector<T>*>& lists, Key key
   }
 }
 
-// Matching spans of two traces by (op id, engine), without reading spans or op ids at random.
+using OpIdHash = std::uint64_t (*)(std::string_view);
+std::uint64_t std_hash(std::string_view id) { return std::hash<std::string_view>{}(id); }
+
+// Matching spans of two traces by (op id, engine), without reading spans or op ids at random, when the
+// traces do not list their device spans in one order (see pair_in_order for those that do).
 //
 // Each trace's device spans are sorted by key, then start, then trace order, and the two lists walked
 // together; repeated keys pair up k-th with k-th. The key order is any order both lists share: by a
@@ -125,12 +131,12 @@ enum class KeyOrder : bool { hashes, ids };
 
 // The trace's device spans in key order. With KeyOrder::hashes, false when two different ids share a
 // hash (the caller then asks again with KeyOrder::ids).
-bool keyed_spans(const Trace& t, KeyOrder order, std::vector<Keyed>& v) {
+bool keyed_spans(const Trace& t, KeyOrder order, OpIdHash hash, std::vector<Keyed>& v) {
   v.clear();
   v.reserve(t.spans.size());
   for (std::size_t i = 0; i < t.spans.size(); ++i)
     if (const Span& s = t.spans[i]; !s.host_call) {
-      const std::uint64_t h = std::hash<std::string_view>{}(s.op_id);
+      const std::uint64_t h = hash(s.op_id);
       v.push_back(Keyed{static_cast<std::uint32_t>(h >> 32), static_cast<std::uint32_t>(h), static_cast<std::uint32_t>(i),
                         s.engine});
     }
@@ -227,6 +233,87 @@ bool pair_times(const Trace& a, const Trace& b, std::vector<std::uint64_t>& pair
   }
   std::vector<std::uint64_t>().swap(pairs);
   return equal;
+}
+
+// Two traces of one workload usually list their device spans in the same order of (op id, engine): the
+// simulator writes them in op order whatever the policy, and so do the importers. Then the k-th device
+// span of one pairs with the k-th of the other, read in order with no sort, provided that every key the
+// traces repeat has its spans in the same start order in both (the rule pairs a key's spans k-th with
+// k-th by start): those keys are found by sorting the ids' hashes (8 bytes a span, not the 16 of a
+// Keyed, and one trace, not two) and checking the few whose hashes repeat by their text; a repeated key
+// whose spans start in another order in the two traces gets its pairs re-made by the rule. Fills
+// `matched` in a's order and returns true, or returns false (matched cleared) when the traces are not
+// listed in one order.
+bool pair_in_order(const Trace& a, const Trace& b, OpIdHash hash, Nanos a_start, Nanos b_start,
+                   std::vector<SpanDelta>& matched) {
+  matched.clear();
+  const auto next_device = [](const Trace& t, std::size_t& i) {
+    while (i < t.spans.size() && t.spans[i].host_call) ++i;
+    return i < t.spans.size();
+  };
+  std::vector<std::uint64_t> hashed;  // (upper half of the id's hash << 32) | position in `matched`
+  for (std::size_t i = 0, j = 0;; ++i, ++j) {
+    const bool in_a = next_device(a, i), in_b = next_device(b, j);
+    if (in_a != in_b) return matched.clear(), false;
+    if (!in_a) break;
+    const Span& x = a.spans[i];
+    const Span& y = b.spans[j];
+    if (x.engine != y.engine || x.op_id != y.op_id) return matched.clear(), false;
+    if (matched.empty()) {
+      // Sized once (capacity only: a trace found out of order early has touched none of it).
+      matched.reserve(std::min(a.spans.size() - i, b.spans.size() - j));
+      hashed.reserve(matched.capacity());
+    }
+    hashed.push_back((hash(x.op_id) >> 32 << 32) | matched.size());
+    matched.push_back(SpanDelta{static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j), x.start_ns - a_start,
+                                x.end_ns - a_start, y.start_ns - b_start, y.end_ns - b_start});
+  }
+  // Stable: within one hash, positions ascend.
+  sort_by_key(hashed, [](std::uint64_t h) { return static_cast<std::int64_t>(h >> 32); });
+  const auto id_at = [&](std::uint32_t k) { return a.spans[matched[k].a].op_id.view(); };
+  const auto engine_at = [&](std::uint32_t k) { return a.spans[matched[k].a].engine; };
+  std::vector<std::uint32_t> run, by_a, by_b;
+  std::vector<SpanDelta> b_sides;
+  for (std::size_t r = 0; r < hashed.size();) {
+    std::size_t end = r + 1;
+    while (end < hashed.size() && hashed[end] >> 32 == hashed[r] >> 32) ++end;
+    if (end - r > 1) {
+      run.clear();
+      for (std::size_t k = r; k < end; ++k) run.push_back(static_cast<std::uint32_t>(hashed[k]));
+      // The run's keys together, each key's positions ascending.
+      std::sort(run.begin(), run.end(), [&](std::uint32_t x, std::uint32_t y) {
+        if (const int c = id_at(x).compare(id_at(y)); c != 0) return c < 0;
+        return std::pair(engine_at(x), x) < std::pair(engine_at(y), y);
+      });
+      for (std::size_t g = 0; g < run.size();) {
+        std::size_t g_end = g + 1;
+        while (g_end < run.size() && engine_at(run[g_end]) == engine_at(run[g]) && id_at(run[g_end]) == id_at(run[g]))
+          ++g_end;
+        if (g_end - g > 1) {
+          // One key repeated: its spans by (start, trace order) in each trace, paired rank by rank.
+          by_a.assign(run.begin() + static_cast<std::ptrdiff_t>(g), run.begin() + static_cast<std::ptrdiff_t>(g_end));
+          by_b = by_a;
+          std::stable_sort(by_a.begin(), by_a.end(),
+                           [&](std::uint32_t x, std::uint32_t y) { return matched[x].a_start < matched[y].a_start; });
+          std::stable_sort(by_b.begin(), by_b.end(),
+                           [&](std::uint32_t x, std::uint32_t y) { return matched[x].b_start < matched[y].b_start; });
+          if (by_a != by_b) {
+            b_sides.clear();
+            for (const std::uint32_t k : by_b) b_sides.push_back(matched[k]);
+            for (std::size_t rank = 0; rank < by_a.size(); ++rank) {
+              SpanDelta& d = matched[by_a[rank]];
+              d.b = b_sides[rank].b;
+              d.b_start = b_sides[rank].b_start;
+              d.b_end = b_sides[rank].b_end;
+            }
+          }
+        }
+        g = g_end;
+      }
+    }
+    r = end;
+  }
+  return true;
 }
 
 }  // namespace
@@ -366,6 +453,49 @@ TraceMetrics compute_metrics(const Trace& t, ConcurrencySteps steps) {
   return m;
 }
 
+std::vector<std::uint32_t> ops_order(const Trace& a, const std::vector<SpanDelta>& matched) {
+  std::vector<std::uint32_t> order(matched.size());
+  if (matched.empty()) return order;
+  // Matched ops come in trace a's order: a stable sort by start keeps that order among equal starts.
+  // The start (its offset from the smallest) and the position share one 64-bit word where they fit, so
+  // the sort moves 8 bytes an op and never reads `matched` at random.
+  Nanos lo = matched.front().a_start, hi = lo;
+  for (const SpanDelta& d : matched) {
+    lo = std::min(lo, d.a_start);
+    hi = std::max(hi, d.a_start);
+  }
+  const auto index_bits = static_cast<unsigned>(std::bit_width(matched.size() - 1));
+  const auto start_bits = static_cast<unsigned>(std::bit_width(static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo)));
+  std::vector<std::uint64_t> keys;  // (start - lo) << index_bits | position, by start
+  if (start_bits + index_bits <= 63) {
+    keys.reserve(matched.size());
+    for (std::size_t k = 0; k < matched.size(); ++k)
+      keys.push_back((static_cast<std::uint64_t>(matched[k].a_start) - static_cast<std::uint64_t>(lo)) << index_bits | k);
+    sort_by_key(keys, [index_bits](std::uint64_t key) { return static_cast<std::int64_t>(key >> index_bits); });
+    for (std::size_t k = 0; k < keys.size(); ++k) order[k] = static_cast<std::uint32_t>(keys[k] & ((std::uint64_t{1} << index_bits) - 1));
+  } else {
+    std::iota(order.begin(), order.end(), 0u);
+    sort_by_key(order, [&](std::uint32_t k) { return matched[k].a_start; });
+  }
+  // Each run of equal starts by op id and engine (stable: then a's order).
+  const auto start_at = [&](std::size_t i) {
+    return keys.empty() ? static_cast<std::uint64_t>(matched[order[i]].a_start) : keys[i] >> index_bits;
+  };
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t end = i + 1;
+    while (end < order.size() && start_at(end) == start_at(i)) ++end;
+    if (end - i > 1)
+      std::stable_sort(order.begin() + static_cast<std::ptrdiff_t>(i), order.begin() + static_cast<std::ptrdiff_t>(end),
+                       [&](std::uint32_t x, std::uint32_t y) {
+                         const Span& sx = a.spans[matched[x].a];
+                         const Span& sy = a.spans[matched[y].a];
+                         return std::tie(sx.op_id, sx.engine) < std::tie(sy.op_id, sy.engine);
+                       });
+    i = end;
+  }
+  return order;
+}
+
 TraceComparison compare_traces(const Trace& a, const Trace& b) {
   std::vector<SpanDelta> matched;
   TraceComparison c = compare_traces(a, b, matched);
@@ -379,7 +509,9 @@ OpDelta op_delta(const Trace& a, const SpanDelta& d) {
   return OpDelta{x.op_id, x.name, x.engine, d.a_start, d.a_end, d.b_start, d.b_end};
 }
 
-TraceComparison compare_traces(const Trace& a, const Trace& b, std::vector<SpanDelta>& matched) {
+TraceComparison compare_traces(const Trace& a, const Trace& b, std::vector<SpanDelta>& matched,
+                               const CompareOptions& options) {
+  const OpIdHash hash = options.op_id_hash != nullptr ? options.op_id_hash : std_hash;
   TraceComparison c;
   // No report of a comparison shows the step functions: at ten million spans each is hundreds of MB.
   c.a = compute_metrics(a, ConcurrencySteps::drop);
@@ -394,47 +526,45 @@ TraceComparison compare_traces(const Trace& a, const Trace& b, std::vector<SpanD
 
   // Spans keyed by (op id, engine); repeated keys pair up in start order (k-th with k-th). Matched by
   // hashes, checked, and matched by ids only where two ids share a hash (see keyed_spans).
-  std::vector<Keyed> in_a, in_b;
-  KeyOrder order = KeyOrder::hashes;
-  if (!keyed_spans(a, order, in_a) || !keyed_spans(b, order, in_b)) order = KeyOrder::ids;
-  for (;;) {
-    if (order == KeyOrder::ids) {
-      (void)keyed_spans(a, order, in_a);
-      (void)keyed_spans(b, order, in_b);
+  if (!pair_in_order(a, b, hash, c.a.start_ns, c.b.start_ns, matched)) {
+    std::vector<Keyed> in_a, in_b;
+    KeyOrder order = KeyOrder::hashes;
+    if (!keyed_spans(a, order, hash, in_a) || !keyed_spans(b, order, hash, in_b)) order = KeyOrder::ids;
+    for (;;) {
+      if (order == KeyOrder::ids) {
+        (void)keyed_spans(a, order, hash, in_a);
+        (void)keyed_spans(b, order, hash, in_b);
+      }
+      std::vector<std::uint64_t> pairs = walk_keys(a, b, in_a, in_b, order, c);
+      if (pair_times(a, b, pairs, order, c.a.start_ns, c.b.start_ns, matched)) break;
+      order = KeyOrder::ids;
     }
-    std::vector<std::uint64_t> pairs = walk_keys(a, b, in_a, in_b, order, c);
-    if (pair_times(a, b, pairs, order, c.a.start_ns, c.b.start_ns, matched)) break;
-    order = KeyOrder::ids;
   }
-  std::vector<Keyed>().swap(in_a);
-  std::vector<Keyed>().swap(in_b);
-  // By (a_start, op id, engine): a stable radix sort on the start, then each run of equal starts by op id
-  // and engine.
-  sort_by_key(matched, [](const SpanDelta& d) { return d.a_start; });
-  for (std::size_t i = 0; i < matched.size();) {
-    std::size_t end = i + 1;
-    while (end < matched.size() && matched[end].a_start == matched[i].a_start) ++end;
-    if (end - i > 1)
-      std::stable_sort(matched.begin() + static_cast<std::ptrdiff_t>(i),
-                       matched.begin() + static_cast<std::ptrdiff_t>(end), [&](const SpanDelta& x, const SpanDelta& y) {
-                         const Span& sx = a.spans[x.a];
-                         const Span& sy = a.spans[y.a];
-                         return std::tie(sx.op_id, sx.engine) < std::tie(sy.op_id, sy.engine);
-                       });
-    i = end;
+  if (options.sort_matched) {
+    const std::vector<std::uint32_t> order = ops_order(a, matched);
+    std::vector<SpanDelta> sorted;
+    sorted.reserve(matched.size());
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      if (k + 16 < order.size()) __builtin_prefetch(&matched[order[k + 16]]);
+      sorted.push_back(matched[order[k]]);
+    }
+    matched.swap(sorted);
   }
   for (auto* ids : {&c.only_in_a, &c.only_in_b}) {
     std::sort(ids->begin(), ids->end());
     ids->erase(std::unique(ids->begin(), ids->end()), ids->end());
   }
   if (!matched.empty()) {
-    double start_sum = 0, duration_sum = 0;
+    // Exact sums (of integers), so the means do not depend on the order of `matched`.
+    intervals::Wide start_sum = 0, duration_sum = 0;
+    const auto magnitude = [](intervals::Wide v) { return v < 0 ? -v : v; };
     for (const SpanDelta& d : matched) {
-      start_sum += static_cast<double>(std::abs(d.start_error()));
-      duration_sum += static_cast<double>(std::abs(d.duration_error()));
+      start_sum += magnitude(static_cast<intervals::Wide>(d.a_start) - d.b_start);
+      duration_sum += magnitude((static_cast<intervals::Wide>(d.a_end) - d.a_start) -
+                                (static_cast<intervals::Wide>(d.b_end) - d.b_start));
     }
-    c.mean_abs_start_error_ns = start_sum / static_cast<double>(matched.size());
-    c.mean_abs_duration_error_ns = duration_sum / static_cast<double>(matched.size());
+    c.mean_abs_start_error_ns = static_cast<double>(start_sum) / static_cast<double>(matched.size());
+    c.mean_abs_duration_error_ns = static_cast<double>(duration_sum) / static_cast<double>(matched.size());
   }
   return c;
 }

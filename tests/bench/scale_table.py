@@ -18,6 +18,10 @@ frame, and its peak resident memory (not Xvfb's, nor window set-up or the PNG wr
 Simulations and validate (which checks a simulation's size) run with a budget large enough for 10M ops
 (--max-events 2^40).
 
+Before each run the command's input files are read once from start to end (into the page cache), so
+that every run of every size starts with its inputs in memory: what a file costs to read does not depend
+on what ran before it (another size, or another job that pushed the file out of the cache).
+
 With --repeat N each command runs N times in a row and the table shows its least CPU time and its largest
 peak (on a shared machine one run can be slowed by others' work, never sped up). With --lock FILE each
 command of a size of 10M ops or more runs holding an exclusive flock on FILE (other large jobs on the
@@ -145,12 +149,24 @@ def locked(path):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def measure_best(argv, repeat, lock, self_timed=False):
-    """measure() `repeat` times: the least CPU time, the largest peak, the total wall time and the first
-    non-zero exit code (0 when every run succeeded)."""
+def warm(files):
+    """Reads each file once, start to end, so that it is in the page cache when the command starts."""
+    for path in files:
+        with open(path, "rb", buffering=0) as f:
+            while f.readinto(WARM_BUFFER):
+                pass
+
+
+WARM_BUFFER = bytearray(16 << 20)
+
+
+def measure_best(argv, inputs, repeat, lock, self_timed=False):
+    """measure() `repeat` times, each after warm(inputs): the least CPU time, the largest peak, the total
+    wall time and the first non-zero exit code (0 when every run succeeded)."""
     runs = []
     for _ in range(repeat):
         with locked(lock):
+            warm(inputs)
             runs.append(measure(argv, self_timed=self_timed))
     code = next((r[3] for r in runs if r[3] != 0), 0)
     return min(r[0] for r in runs), max(r[1] for r in runs), sum(r[2] for r in runs), code
@@ -202,7 +218,7 @@ def main():
                                                                      f"{gen}-{label(n)}-{tag}"):
                     if name not in wanted:
                         continue
-                    cpu, rss, wall, code = measure_best(argv, max(1, args.repeat),
+                    cpu, rss, wall, code = measure_best(argv, inputs, max(1, args.repeat),
                                                         args.lock if n >= 10_000_000 else None, self_timed)
                     size = sum(os.path.getsize(f) for f in inputs)
                     results.setdefault(name, {"input": size})[tag] = (cpu, rss, code)
@@ -243,8 +259,9 @@ def write_table(path, table, build, repeat, start_load):
         f"# command: {' '.join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv))}",
         "# CPU s = user + system seconds of the command (the viewer: its own --timing account to the first",
         "# frame); peak = peak resident memory; input = the command's input files (workload, or both traces).",
-        f"# each command run {repeat} time(s): least CPU s, largest peak; 1-minute load average {start_load:.2f} at "
-        f"the start, {os.getloadavg()[0]:.2f} at the end",
+        f"# each command run {repeat} time(s), its input files read once before each run (in the page cache for"
+        f" every size): least CPU s, largest peak; 1-minute load average {start_load:.2f} at the start,"
+        f" {os.getloadavg()[0]:.2f} at the end",
         "",
     ]
     folder = os.path.dirname(os.path.abspath(path))

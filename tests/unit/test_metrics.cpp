@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -299,14 +301,123 @@ TEST(Compare, ALargeGroupOfOneIdPairsInStartOrder) {
 }
 
 // The pairing rule stated plainly (a map of (op id, engine) -> spans in start order, k-th with k-th),
-// against compare_traces on random traces with repeated keys, equal starts, keys on one side only and
-// host calls: the same matched ops in the same order, the same unmatched ids.
-TEST(Compare, PairingMatchesTheRuleOnRandomTraces) {
+// against compare_traces (matching with `hash`, std::hash when null): the same matched ops in the same
+// order, the same unmatched ids; and the same without OpDeltas, in TraceComparison::ops' order or in
+// trace a's (ops_order puts them back).
+void expect_pairing_follows_the_rule(const Trace& a, const Trace& b, std::uint64_t (*hash)(std::string_view)) {
+  const CompareOptions options{.op_id_hash = hash};
+  std::vector<SpanDelta> sorted;
+  const TraceComparison light = compare_traces(a, b, sorted, options);
+  TraceComparison c = light;
+  for (const SpanDelta& d : sorted) c.ops.push_back(op_delta(a, d));
+
+  using Key = std::pair<std::string, Engine>;
+  const auto index = [](const Trace& t) {
+    std::map<Key, std::vector<const Span*>> by_key;
+    for (const Span& s : t.spans)
+      if (!s.host_call) by_key[{s.op_id, s.engine}].push_back(&s);
+    for (auto& [key, v] : by_key)
+      std::stable_sort(v.begin(), v.end(), [](const Span* x, const Span* y) { return x->start_ns < y->start_ns; });
+    return by_key;
+  };
+  const auto in_a = index(a), in_b = index(b);
+  std::vector<OpDelta> ops;
+  std::vector<std::string> only_a, only_b;
+  for (const auto& [key, va] : in_a) {
+    const auto it = in_b.find(key);
+    const std::size_t both = it == in_b.end() ? 0 : std::min(va.size(), it->second.size());
+    for (std::size_t k = 0; k < both; ++k)
+      ops.push_back(OpDelta{va[k]->op_id, va[k]->name, va[k]->engine, va[k]->start_ns - c.a.start_ns,
+                            va[k]->end_ns - c.a.start_ns, it->second[k]->start_ns - c.b.start_ns,
+                            it->second[k]->end_ns - c.b.start_ns});
+    for (std::size_t k = both; k < va.size(); ++k) only_a.push_back(key.first);
+  }
+  for (const auto& [key, vb] : in_b) {
+    const auto it = in_a.find(key);
+    for (std::size_t k = it == in_a.end() ? 0 : std::min(vb.size(), it->second.size()); k < vb.size(); ++k)
+      only_b.push_back(key.first);
+  }
+  for (auto* ids : {&only_a, &only_b}) {
+    std::sort(ids->begin(), ids->end());
+    ids->erase(std::unique(ids->begin(), ids->end()), ids->end());
+  }
+  std::sort(ops.begin(), ops.end(), [](const OpDelta& x, const OpDelta& y) {
+    return std::tie(x.a_start, x.op_id, x.engine) < std::tie(y.a_start, y.op_id, y.engine);
+  });
+  ASSERT_EQ(c.ops.size(), ops.size());
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    EXPECT_EQ(std::tie(c.ops[k].op_id, c.ops[k].engine, c.ops[k].a_start, c.ops[k].a_end),
+              std::tie(ops[k].op_id, ops[k].engine, ops[k].a_start, ops[k].a_end));
+    // Equal (a_start, op id, engine) may sit in either order; their b sides as a set are checked below.
+  }
+  std::multiset<std::tuple<std::string, Engine, Nanos, Nanos, Nanos>> got, want;
+  for (const auto& d : c.ops) got.emplace(d.op_id, d.engine, d.a_start, d.b_start, d.b_end);
+  for (const auto& d : ops) want.emplace(d.op_id, d.engine, d.a_start, d.b_start, d.b_end);
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(c.only_in_a, only_a);
+  EXPECT_EQ(c.only_in_b, only_b);
+
+  // With OpDeltas: the same ops in the same order.
+  const TraceComparison full = compare_traces(a, b);
+  ASSERT_EQ(full.ops.size(), sorted.size());
+  for (std::size_t k = 0; k < sorted.size(); ++k) {
+    const OpDelta d = op_delta(a, sorted[k]);
+    EXPECT_EQ(std::tie(d.op_id, d.name, d.engine, d.a_start, d.a_end, d.b_start, d.b_end),
+              std::tie(full.ops[k].op_id, full.ops[k].name, full.ops[k].engine, full.ops[k].a_start, full.ops[k].a_end,
+                       full.ops[k].b_start, full.ops[k].b_end));
+    EXPECT_EQ(b.spans[sorted[k].b].op_id, d.op_id);
+    EXPECT_EQ(b.spans[sorted[k].b].engine, d.engine);
+    EXPECT_EQ(sorted[k].start_error(), full.ops[k].start_error());
+    EXPECT_EQ(sorted[k].duration_error(), full.ops[k].duration_error());
+  }
+  EXPECT_EQ(full.mean_abs_start_error_ns, light.mean_abs_start_error_ns);
+  EXPECT_EQ(full.mean_abs_duration_error_ns, light.mean_abs_duration_error_ns);
+  EXPECT_EQ(full.only_in_a, light.only_in_a);
+  EXPECT_EQ(full.only_in_b, light.only_in_b);
+  EXPECT_EQ(full.a.makespan_ns, light.a.makespan_ns);
+
+  // Left in trace a's order: the same ops, which ops_order puts in the order above; the same means.
+  std::vector<SpanDelta> in_a_order;
+  CompareOptions unsorted = options;
+  unsorted.sort_matched = false;
+  const TraceComparison loose = compare_traces(a, b, in_a_order, unsorted);
+  ASSERT_EQ(in_a_order.size(), sorted.size());
+  EXPECT_TRUE(std::is_sorted(in_a_order.begin(), in_a_order.end(),
+                             [](const SpanDelta& x, const SpanDelta& y) { return x.a < y.a; }));
+  const std::vector<std::uint32_t> order = ops_order(a, in_a_order);
+  ASSERT_EQ(order.size(), sorted.size());
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const SpanDelta& x = in_a_order[order[k]];
+    EXPECT_EQ(std::tie(x.a, x.b, x.a_start, x.a_end, x.b_start, x.b_end),
+              std::tie(sorted[k].a, sorted[k].b, sorted[k].a_start, sorted[k].a_end, sorted[k].b_start, sorted[k].b_end))
+        << k;
+    if (::testing::Test::HasFailure()) break;
+  }
+  EXPECT_EQ(loose.mean_abs_start_error_ns, light.mean_abs_start_error_ns);
+  EXPECT_EQ(loose.mean_abs_duration_error_ns, light.mean_abs_duration_error_ns);
+  EXPECT_EQ(loose.only_in_a, light.only_in_a);
+  EXPECT_EQ(loose.only_in_b, light.only_in_b);
+}
+
+// Hashes a test passes to compare_traces: every id collides with every other (the whole hash, or its
+// upper half only, which sorts first); the upper half alone.
+std::uint64_t one_hash(std::string_view) { return 42; }
+std::uint64_t one_upper_half(std::string_view id) { return std::uint64_t{7} << 32 | (std::hash<std::string_view>{}(id) & 0xffffffffu); }
+std::uint64_t upper_half_only(std::string_view id) { return std::hash<std::string_view>{}(id) >> 32 << 32; }
+// Only "x" and "z" collide: a trace with one of them has no two ids of one hash.
+std::uint64_t x_and_z_collide(std::string_view id) { return std::hash<std::string_view>{}(id == "z" ? "x" : id); }
+
+// Random traces with repeated keys, equal starts, keys on one side only and host calls; with
+// `same_order`, b lists the device spans of a in a's order (host calls elsewhere), with other times, so
+// repeated keys start in another order in b (the in-order pairing has to re-pair them).
+void expect_random_pairs_follow_the_rule(bool same_order, std::uint64_t (*hash)(std::string_view)) {
   std::uint64_t state = 99;
   const auto next = [&] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL, state >> 33; };
   for (int round = 0; round < 20; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
     Trace a, b;
-    for (Trace* t : {&a, &b})
+    for (Trace* t : {&a, &b}) {
+      if (same_order && t == &b) break;
       for (int i = 0; i < 300; ++i) {
         const Engine e = next() % 3 == 0 ? Engine::copy_h2d : Engine::sm;
         const Nanos start = static_cast<Nanos>(next() % 50) * 10;
@@ -315,74 +426,50 @@ TEST(Compare, PairingMatchesTheRuleOnRandomTraces) {
         if (s.host_call) s.engine = Engine::host;
         t->spans.push_back(s);
       }
-    const TraceComparison c = compare_traces(a, b);
+    }
+    if (same_order) {
+      for (const Span& x : a.spans) {
+        if (x.host_call) continue;
+        if (next() % 11 == 0) b.spans.push_back(span("call", OpKind::kernel, Engine::host, 1, 0, 1)), b.spans.back().host_call = true;
+        Span y = x;
+        y.start_ns = static_cast<Nanos>(next() % 50) * 10;
+        y.end_ns = y.start_ns + static_cast<Nanos>(next() % 9);
+        b.spans.push_back(y);
+      }
+    }
+    expect_pairing_follows_the_rule(a, b, hash);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
 
-    using Key = std::pair<std::string, Engine>;
-    const auto index = [](const Trace& t) {
-      std::map<Key, std::vector<const Span*>> by_key;
-      for (const Span& s : t.spans)
-        if (!s.host_call) by_key[{s.op_id, s.engine}].push_back(&s);
-      for (auto& [key, v] : by_key)
-        std::stable_sort(v.begin(), v.end(), [](const Span* x, const Span* y) { return x->start_ns < y->start_ns; });
-      return by_key;
-    };
-    const auto in_a = index(a), in_b = index(b);
-    std::vector<OpDelta> ops;
-    std::vector<std::string> only_a, only_b;
-    for (const auto& [key, va] : in_a) {
-      const auto it = in_b.find(key);
-      const std::size_t both = it == in_b.end() ? 0 : std::min(va.size(), it->second.size());
-      for (std::size_t k = 0; k < both; ++k)
-        ops.push_back(OpDelta{va[k]->op_id, va[k]->name, va[k]->engine, va[k]->start_ns - c.a.start_ns,
-                              va[k]->end_ns - c.a.start_ns, it->second[k]->start_ns - c.b.start_ns,
-                              it->second[k]->end_ns - c.b.start_ns});
-      for (std::size_t k = both; k < va.size(); ++k) only_a.push_back(key.first);
-    }
-    for (const auto& [key, vb] : in_b) {
-      const auto it = in_a.find(key);
-      for (std::size_t k = it == in_a.end() ? 0 : std::min(vb.size(), it->second.size()); k < vb.size(); ++k)
-        only_b.push_back(key.first);
-    }
-    for (auto* ids : {&only_a, &only_b}) {
-      std::sort(ids->begin(), ids->end());
-      ids->erase(std::unique(ids->begin(), ids->end()), ids->end());
-    }
-    std::sort(ops.begin(), ops.end(), [](const OpDelta& x, const OpDelta& y) {
-      return std::tie(x.a_start, x.op_id, x.engine) < std::tie(y.a_start, y.op_id, y.engine);
-    });
-    ASSERT_EQ(c.ops.size(), ops.size());
-    for (std::size_t k = 0; k < ops.size(); ++k) {
-      EXPECT_EQ(std::tie(c.ops[k].op_id, c.ops[k].engine, c.ops[k].a_start, c.ops[k].a_end),
-                std::tie(ops[k].op_id, ops[k].engine, ops[k].a_start, ops[k].a_end));
-      // Equal (a_start, op id, engine) may sit in either order; their b sides as a set are checked below.
-    }
-    std::multiset<std::tuple<std::string, Engine, Nanos, Nanos, Nanos>> got, want;
-    for (const auto& d : c.ops) got.emplace(d.op_id, d.engine, d.a_start, d.b_start, d.b_end);
-    for (const auto& d : ops) want.emplace(d.op_id, d.engine, d.a_start, d.b_start, d.b_end);
-    EXPECT_EQ(got, want);
-    EXPECT_EQ(c.only_in_a, only_a);
-    EXPECT_EQ(c.only_in_b, only_b);
+TEST(Compare, PairingMatchesTheRuleOnRandomTraces) { expect_random_pairs_follow_the_rule(false, nullptr); }
 
-    // Without OpDeltas: the same ops in the same order as span indices, everything else equal.
+// Traces that list their device spans in one order pair k-th with k-th without sorting, except a key
+// they repeat in another start order, paired by the rule.
+TEST(Compare, TracesInOneOrderPairByTheRule) { expect_random_pairs_follow_the_rule(true, nullptr); }
+
+// Different ids with one hash: told apart by their text, whichever way the traces are matched (in
+// order, or sorted by hash and then, the check finding two ids of one hash, by id).
+TEST(Compare, IdsOfOneHashAreToldApart) {
+  for (const bool same_order : {false, true}) {
+    SCOPED_TRACE(same_order ? "in one order" : "in any order");
+    expect_random_pairs_follow_the_rule(same_order, one_hash);
+    expect_random_pairs_follow_the_rule(same_order, one_upper_half);
+    expect_random_pairs_follow_the_rule(same_order, upper_half_only);
+  }
+  // Ids of one hash in one trace (x, y under one_hash) or only across the two (x in a, z in b under
+  // x_and_z_collide, seen when the pair is checked): never matched with each other.
+  Trace a, b;
+  a.spans = {span("x", OpKind::kernel, Engine::sm, 1, 0, 10), span("y", OpKind::kernel, Engine::sm, 1, 10, 20)};
+  b.spans = {span("z", OpKind::kernel, Engine::sm, 1, 0, 12), span("y", OpKind::kernel, Engine::sm, 1, 12, 30)};
+  for (const auto hash : {one_hash, x_and_z_collide}) {
     std::vector<SpanDelta> matched;
-    const TraceComparison light = compare_traces(a, b, matched);
-    EXPECT_TRUE(light.ops.empty());
-    ASSERT_EQ(matched.size(), c.ops.size());
-    for (std::size_t k = 0; k < matched.size(); ++k) {
-      const OpDelta d = op_delta(a, matched[k]);
-      EXPECT_EQ(std::tie(d.op_id, d.name, d.engine, d.a_start, d.a_end, d.b_start, d.b_end),
-                std::tie(c.ops[k].op_id, c.ops[k].name, c.ops[k].engine, c.ops[k].a_start, c.ops[k].a_end,
-                         c.ops[k].b_start, c.ops[k].b_end));
-      EXPECT_EQ(b.spans[matched[k].b].op_id, d.op_id);
-      EXPECT_EQ(b.spans[matched[k].b].engine, d.engine);
-      EXPECT_EQ(matched[k].start_error(), c.ops[k].start_error());
-      EXPECT_EQ(matched[k].duration_error(), c.ops[k].duration_error());
-    }
-    EXPECT_EQ(light.mean_abs_start_error_ns, c.mean_abs_start_error_ns);
-    EXPECT_EQ(light.mean_abs_duration_error_ns, c.mean_abs_duration_error_ns);
-    EXPECT_EQ(light.only_in_a, c.only_in_a);
-    EXPECT_EQ(light.only_in_b, c.only_in_b);
-    EXPECT_EQ(light.a.makespan_ns, c.a.makespan_ns);
+    const TraceComparison c = compare_traces(a, b, matched, {.op_id_hash = hash});
+    ASSERT_EQ(matched.size(), 1u);
+    EXPECT_EQ(a.spans[matched[0].a].op_id, "y");
+    EXPECT_EQ(b.spans[matched[0].b].op_id, "y");
+    EXPECT_EQ(c.only_in_a, std::vector<std::string>{"x"});
+    EXPECT_EQ(c.only_in_b, std::vector<std::string>{"z"});
   }
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -63,9 +64,24 @@ struct SpanDelta {
   [[nodiscard]] Nanos end_error() const noexcept { return a_end - b_end; }
   [[nodiscard]] Nanos duration_error() const noexcept { return (a_end - a_start) - (b_end - b_start); }
 };
-/// compare_traces with the matched ops in `matched` (the same ops in the same order as
-/// TraceComparison::ops) and TraceComparison::ops left empty.
-[[nodiscard]] TraceComparison compare_traces(const Trace& a, const Trace& b, std::vector<SpanDelta>& matched);
+/// How compare_traces orders the matched ops it hands back and groups spans by op id.
+struct CompareOptions {
+  /// Matched ops by (a_start, op id, engine), as TraceComparison::ops; false: in the order of trace a's
+  /// spans, for a report that picks the few it shows itself (sorting ten million of them is most of the
+  /// time of matching two traces listed in the same order).
+  bool sort_matched = true;
+  /// The 64-bit hash that groups spans by op id (std::hash of the id when null). Spans are matched by
+  /// the ids themselves whatever it returns (different ids with one hash are told apart by their text):
+  /// tests pass a hash that makes ids collide.
+  std::uint64_t (*op_id_hash)(std::string_view) = nullptr;
+};
+/// compare_traces with the matched ops in `matched` (the same ops as TraceComparison::ops, in the same
+/// order unless `options` says otherwise) and TraceComparison::ops left empty.
+[[nodiscard]] TraceComparison compare_traces(const Trace& a, const Trace& b, std::vector<SpanDelta>& matched,
+                                             const CompareOptions& options = {});
+/// The order of TraceComparison::ops (by a_start, op id, engine; then trace a's order) of ops matched in
+/// trace a's order (compare_traces with CompareOptions::sort_matched false): positions in `matched`.
+[[nodiscard]] std::vector<std::uint32_t> ops_order(const Trace& a, const std::vector<SpanDelta>& matched);
 /// The OpDelta of a matched op of trace `a` (its id and name copied from a's span).
 [[nodiscard]] OpDelta op_delta(const Trace& a, const SpanDelta& d);
 
