@@ -90,7 +90,7 @@ void run(const Options& o) {
               << " kernels ended sooner than the SMs' room allows under the profile: kept span / waves\n";
   if (s.kernels_uncorrected > 0)
     std::cout << "  " << s.kernels_uncorrected
-              << " kernels of several waves met earlier kernels' blocks: kept span / waves\n";
+              << " kernels of more than 64 waves met earlier kernels' blocks: kept span / waves\n";
   if (s.activities_without_call > 0)
     std::cout << "  " << s.activities_without_call << " GPU activities without a traced API call, ordered by start\n";
   for (const auto& note : s.notes) std::cout << "  note: " << note << "\n";

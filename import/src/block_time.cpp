@@ -20,6 +20,10 @@ using model::SmResources;
 
 constexpr Nanos kNever = std::numeric_limits<Nanos>::max();
 
+/// Grids of up to this many waves that meet earlier kernels' blocks are replayed; longer ones keep span /
+/// waves (a kernel that long is rarely the one held up, and each probe of the search replays every wave).
+constexpr std::int64_t kMaxReplayedWaves = 64;
+
 /// `count` blocks of one kernel on each SM of [begin, end).
 struct Share {
   std::uint32_t begin = 0, end = 0;
@@ -503,22 +507,22 @@ BlockTimes kernel_block_times(std::span<const MeasuredKernel> kernels, const mod
 
     scheduler.advance(k.start);
     const bool met_later = pos + 1 < order.size() && kernels[order[pos + 1]].start < k.end;
-    // Grids of several waves are not replayed: their blocks cycle through their own slots, which costs a
-    // replay step per wave, and a kernel that long is rarely the one held up (counted when they meet
-    // earlier blocks; they hold no SMs for later kernels).
-    if (waves > 1) {
+    // Grids of more than kMaxReplayedWaves waves are not replayed (a replay step per wave, for each probe
+    // of the search): they keep (span - pad) / waves and hold no SMs for later kernels.
+    if (waves > kMaxReplayedWaves) {
       if (!scheduler.idle()) ++out.uncorrected;
       continue;
     }
     if (scheduler.idle()) {
-      if (met_later) {
-        (void)scheduler.open_grid(blocks, need);  // one wave on idle SMs: all at once
+      if (met_later) {  // on idle SMs its blocks cycle through their own slots: span / waves each
+        (void)scheduler.open_grid(blocks, need);
+        if (waves > 1) scheduler.settle(alone);
         scheduler.keep(alone, k.end);
       }
       continue;
     }
-    // One wave: its blocks started as room came. Where no block ended before the last one started, the
-    // block time is the end minus that last start. Where some did (blocks shorter than the wait), the
+    // Its blocks started as room came (from earlier kernels' blocks and its own earlier waves). Where no
+    // block ended before the last one started, the block time is the end minus that last start. Where some did (blocks shorter than the wait), the
     // room they gave back may have let the last start earlier: the block time T is then the largest with
     // end - last_start(T) >= T, found by bisection. The placement kept for later kernels is that of the
     // last replay the search needed.

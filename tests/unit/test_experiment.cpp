@@ -100,14 +100,16 @@ class SlowCopyDevice final : public ex::MeasuredDevice {
 // scale(n), n counting the backends made so far.
 class DriftingHostDevice final : public ex::MeasuredDevice {
  public:
-  explicit DriftingHostDevice(std::function<double(std::size_t)> scale) : scale_(std::move(scale)) {}
+  explicit DriftingHostDevice(std::function<double(std::size_t)> scale,
+                              streamlab::model::DeviceProfile profile = streamlab::model::bundled_h100_profile())
+      : scale_(std::move(scale)), profile_(std::move(profile)) {}
   [[nodiscard]] ex::DeviceMeta meta() const override { return {"Test GPU X100", "1.0", "13.0", "sim"}; }
   std::unique_ptr<streamlab::policies::Backend> make_backend(std::optional<std::uint32_t> connections) override {
     streamlab::sim::SimOptions o;
     o.connections = connections;
     o.date = "2026-01-01";
     o.host_cost_scale = scale_(made_++);
-    return std::make_unique<streamlab::sim::SimBackend>(streamlab::model::bundled_h100_profile(), o);
+    return std::make_unique<streamlab::sim::SimBackend>(profile_, o);
   }
   std::unique_ptr<ex::HostApi> make_host_api(streamlab::policies::Backend& b) override {
     return ex::make_backend_host_api(b);
@@ -117,6 +119,7 @@ class DriftingHostDevice final : public ex::MeasuredDevice {
 
  private:
   std::function<double(std::size_t)> scale_;
+  streamlab::model::DeviceProfile profile_;
   std::size_t made_ = 0;
 };
 
@@ -444,8 +447,13 @@ TEST(ExperimentRun, HeadlinePredictionsUseTheProfileAloneAndTheIssueProbeIsADiag
   // wait for the host, so the profile's prediction (the headline, which errors and verdicts use) is far too
   // short; the issue probe before each run measures the slow host, and the prediction with host costs
   // scaled by it is kept beside the headline as a diagnostic, where it follows the run.
-  DriftingHostDevice device([](std::size_t) { return 2.5; });
+  // The profile is one without the busy-queue launch costs (calibrated 2026-11-21): with them, a slower
+  // host finds fewer queues still busy at each launch, so the probe reads less than the host's slowdown
+  // and the ratio below would not be exact.
   auto o = quick_options();
+  o.profile = streamlab::model::load_device_profile(fs::path(STREAMLAB_SOURCE_DIR) / "model" / "profiles" /
+                                                    "h100-sxm-2026-11-21.json");
+  DriftingHostDevice device([](std::size_t) { return 2.5; }, o.profile);
   o.repeats = 3;
   const ex::ExperimentResult r = ex::run_experiment(get("E2"), o, &device);
   ASSERT_TRUE(r.measured());

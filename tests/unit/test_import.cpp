@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -80,7 +81,7 @@ TEST(ImportCalls, ClassifiesRuntimeAndDriverNames) {
 // ------------------------------------------------------------------------------------- kernel durations
 TEST(ImportKernels, PerBlockDurationReproducesTheSpanOverWaves) {
   const auto p = model::bundled_h100_profile();
-  const auto pad = static_cast<model::Nanos>(p.traced_span_pad_ns.value);
+  const auto pad = static_cast<model::Nanos>(std::llround(model::cupti_kernel_pad_ns(p)));
   for (std::uint32_t blocks : {1u, 132u, 133u, 1000u, 20000u})
     for (std::uint32_t threads : {64u, 256u, 1024u})
       for (model::Nanos span : {5'000, 80'000, 1'000'000}) {

@@ -150,6 +150,7 @@ TEST(ProfileErrors, BidirectionalFactorsAreRatiosInZeroToOne) {
       expect_error(j, "/params/" + field + "/value", field + " must be in (0, 1]");
     }
     auto j = bundled_json();
+    j["params"][field].erase("range");  // a measured range would not hold the new value
     j["params"][field]["value"] = 1;
     EXPECT_EQ((parse_device_profile(j.dump(), "p.json").*member).value, 1.0) << field;
   }
@@ -204,6 +205,7 @@ TEST(ProfileHostSpeed, SamplesGiveTheMedianAndThe5thTo95thPercentile) {
 
 TEST(ProfileHostSpeed, RangesRoundTripAndMoveOnlyWhatTheHostSets) {
   DeviceProfile p = bundled_h100_profile();
+  p.h2d_bidirectional_factor.range.reset();  // the copy directions' sharing without a range: it stays
   int host_calls = 0, host_rates = 0;
   for (const auto& f : device_profile_fields()) {
     if (!f.host_call && !f.host_rate) continue;
@@ -230,7 +232,6 @@ TEST(ProfileHostSpeed, RangesRoundTripAndMoveOnlyWhatTheHostSets) {
   EXPECT_EQ(slow.kernel_start_latency_ns, p.kernel_start_latency_ns);
   EXPECT_EQ(slow.sync_wakeup_ns, p.sync_wakeup_ns);
   EXPECT_EQ(fast.h2d_pinned_gbps, p.h2d_pinned_gbps);
-  // The copy directions' sharing has no range in the bundled profile: it stays.
   EXPECT_EQ(fast.h2d_bidirectional_factor, p.h2d_bidirectional_factor);
 }
 
@@ -242,6 +243,7 @@ TEST(ProfileHostSpeed, RunToRunRatiosMoveWithTheRatesWhereTheyHaveARange) {
   for (const auto& f : device_profile_fields())
     if (f.host_call || f.host_rate) (p.*(f.member)).range = Param::Range{(p.*(f.member)).value, (p.*(f.member)).value};
   p.h2d_bidirectional_factor = Param{0.75, "test", 0.3, Param::Range{0.6, 0.9}};
+  p.d2h_bidirectional_factor.range.reset();
   EXPECT_DOUBLE_EQ(at_host_speed(p, HostSpeed::fast).h2d_bidirectional_factor.value, 0.9) << "less contention";
   EXPECT_DOUBLE_EQ(at_host_speed(p, HostSpeed::slow).h2d_bidirectional_factor.value, 0.6) << "more contention";
   EXPECT_EQ(at_host_speed(p, HostSpeed::slow).d2h_bidirectional_factor, p.d2h_bidirectional_factor) << "no range";
@@ -292,8 +294,10 @@ TEST(Profile, TheSampledH100CalibrationCarriesTheHostsRanges) {
 }
 
 TEST(ProfileOptional, AbsentFieldsStayAbsentAndPresentOnesRoundTrip) {
-  // Profiles from before the carveout and the CUPTI record pad were measured: absent, not written back.
-  DeviceProfile p = bundled_h100_profile();
+  // Profiles from before the carveout and the CUPTI record pad were measured (this one: calibrated on
+  // 2026-11-21, bundled until 2026-11-24): absent, not written back.
+  DeviceProfile p = load_device_profile(std::filesystem::path(STREAMLAB_SOURCE_DIR) / "model" / "profiles" /
+                                        "h100-sxm-2026-11-21.json");
   for (const auto& f : device_profile_fields()) {
     if (!f.optional) continue;
     EXPECT_FALSE((p.*(f.member)).present()) << f.name;

@@ -38,9 +38,8 @@ struct BlockTimes {
   /// Kernels whose measured end came before even instant blocks could have finished under the assumed
   /// placement (the trace and the occupancy rules disagree): these keep (span - pad) / waves.
   std::size_t inconsistent = 0;
-  /// Kernels that met earlier kernels' blocks but ran several waves, or blocks short enough to start twice
-  /// while the grid waited for room: no closed form recovers their block time; they keep (span - pad) /
-  /// waves.
+  /// Kernels that met earlier kernels' blocks but ran more waves than the recovery replays (64): they
+  /// keep (span - pad) / waves.
   std::size_t uncorrected = 0;
 };
 
