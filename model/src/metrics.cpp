@@ -316,9 +316,8 @@ bool pair_in_order(const Trace& a, const Trace& b, OpIdHash hash, Nanos a_start,
   return true;
 }
 
-}  // namespace
-
-TraceMetrics compute_metrics(const Trace& t, ConcurrencySteps steps) {
+// compute_metrics, with the concurrency's change points in `keep` (when set) or handed to `step`.
+TraceMetrics metrics_of(const Trace& t, std::vector<std::pair<Nanos, std::uint32_t>>* keep, const ConcurrencyStep& step) {
   TraceMetrics m;
   if (t.spans.empty()) return m;
   Nanos first = std::numeric_limits<Nanos>::max(), last = std::numeric_limits<Nanos>::min();
@@ -425,13 +424,18 @@ TraceMetrics compute_metrics(const Trace& t, ConcurrencySteps steps) {
     intervals::sort_by_time(ends, [](Nanos at) { return at; });
   }
   by_stream.clear();
-  // At most one change point per start and per end, and the first: sized once (growing a list of twenty
-  // million points copied it again and again, into fresh memory each time).
-  const bool keep_steps = steps == ConcurrencySteps::keep;
-  if (keep_steps) {
-    m.concurrency.reserve(starts.size() + ends.size() + 1);
-    m.concurrency.emplace_back(first, 0);
-  }
+  // Each change point is handed on once the next one is known (the first, at `first`, may still change).
+  // Kept: at most one per start and per end, and the first, sized once (growing a list of twenty million
+  // points copied it again and again, into fresh memory each time).
+  if (keep != nullptr) keep->reserve(starts.size() + ends.size() + 1);
+  const bool keep_steps = keep != nullptr || static_cast<bool>(step);
+  const auto emit = [&](const std::pair<Nanos, std::uint32_t>& point) {
+    if (keep != nullptr)
+      keep->push_back(point);
+    else
+      step(point.first, point.second);
+  };
+  std::pair<Nanos, std::uint32_t> pending{first, 0};
   std::int64_t running = 0;
   Nanos previous = first;
   double area = 0;  // integral of the count over time
@@ -444,14 +448,29 @@ TraceMetrics compute_metrics(const Trace& t, ConcurrencySteps steps) {
     const auto count = static_cast<std::uint32_t>(running);
     m.max_concurrency = std::max(m.max_concurrency, count);
     if (!keep_steps) continue;
-    if (time == m.concurrency.back().first)
-      m.concurrency.back().second = count;
-    else if (count != m.concurrency.back().second)
-      m.concurrency.emplace_back(time, count);
+    if (time == pending.first) {
+      pending.second = count;
+    } else if (count != pending.second) {
+      emit(pending);
+      pending = {time, count};
+    }
   }
+  if (keep_steps) emit(pending);
   m.mean_concurrency = m.makespan_ns > 0 ? area / static_cast<double>(m.makespan_ns) : 0.0;
   return m;
 }
+
+}  // namespace
+
+TraceMetrics compute_metrics(const Trace& t, ConcurrencySteps steps) {
+  if (steps == ConcurrencySteps::drop) return compute_metrics(t, ConcurrencyStep{});
+  std::vector<std::pair<Nanos, std::uint32_t>> concurrency;
+  TraceMetrics m = metrics_of(t, &concurrency, ConcurrencyStep{});
+  m.concurrency = std::move(concurrency);
+  return m;
+}
+
+TraceMetrics compute_metrics(const Trace& t, const ConcurrencyStep& step) { return metrics_of(t, nullptr, step); }
 
 std::vector<std::uint32_t> ops_order(const Trace& a, const std::vector<SpanDelta>& matched) {
   std::vector<std::uint32_t> order(matched.size());

@@ -29,6 +29,43 @@ TEST(StepFunction, ValueMeanAndSamples) {
   EXPECT_EQ(f.sample(10, 30, 1), (std::vector<float>{3}));
 }
 
+// Hundreds of changes (the integral is kept at every 64th and summed from there): every mean and sample
+// equals the one from a prefix integral kept at every change, to the bit; built point by point or from a
+// list, the same function.
+TEST(StepFunction, ManyChangesIntegrateAsAPrefixSumDoes) {
+  std::vector<std::pair<model::Nanos, std::uint32_t>> changes;
+  std::uint64_t state = 5;
+  model::Nanos t = -1000;
+  for (int i = 0; i < 700; ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    t += 1 + static_cast<model::Nanos>((state >> 33) % 997);
+    changes.emplace_back(t, static_cast<std::uint32_t>((state >> 45) % 9));
+  }
+  std::vector<double> prefix{0.0};  // to each change, as the function was first defined
+  for (std::size_t k = 1; k < changes.size(); ++k)
+    prefix.push_back(prefix.back() + static_cast<double>(changes[k - 1].second) *
+                                         static_cast<double>(changes[k].first - changes[k - 1].first));
+  const auto integral_to = [&](double x) {
+    std::size_t k = 0;
+    while (k < changes.size() && static_cast<double>(changes[k].first) <= x) ++k;
+    if (k == 0) return 0.0;
+    --k;
+    return prefix[k] + static_cast<double>(changes[k].second) * (x - static_cast<double>(changes[k].first));
+  };
+  const StepFunction f(changes);
+  StepFunction g;
+  for (const auto& [at, v] : changes) g.append(at, v);
+  const double lo = static_cast<double>(changes.front().first) - 50, hi = static_cast<double>(t) + 50;
+  for (int i = 0; i < 400; ++i) {
+    const double a = lo + (hi - lo) * i / 400.0, b = a + (hi - lo) * ((i * 37) % 100) / 100.0;
+    const double want = b <= a ? f.value_at(a) : (integral_to(b) - integral_to(a)) / (b - a);
+    EXPECT_EQ(f.mean(a, b), want) << a << " " << b;
+    EXPECT_EQ(g.mean(a, b), want) << a << " " << b;
+  }
+  EXPECT_EQ(f.sample(lo, hi, 333), g.sample(lo, hi, 333));
+  EXPECT_THROW(g.append(t, 1), std::invalid_argument);
+}
+
 TEST(StepFunction, RejectsUnorderedChanges) {
   const std::vector<std::pair<model::Nanos, std::uint32_t>> bad{{10, 1}, {10, 2}};
   EXPECT_THROW(StepFunction{bad}, std::invalid_argument);

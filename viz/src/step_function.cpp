@@ -6,19 +6,25 @@
 namespace streamlab::viz {
 
 StepFunction::StepFunction(std::span<const std::pair<model::Nanos, std::uint32_t>> changes) {
-  times_.reserve(changes.size());
-  values_.reserve(changes.size());
-  integral_.reserve(changes.size());
-  for (const auto& [t, v] : changes) {
-    if (!times_.empty() && t <= times_.back())
-      throw std::invalid_argument("StepFunction: change times must increase strictly");
-    integral_.push_back(times_.empty() ? 0.0
-                                       : integral_.back() + static_cast<double>(values_.back()) *
-                                                                static_cast<double>(t - times_.back()));
-    times_.push_back(t);
-    values_.push_back(v);
-    max_ = std::max(max_, v);
-  }
+  reserve(changes.size());
+  for (const auto& [t, v] : changes) append(t, v);
+}
+
+void StepFunction::reserve(std::size_t changes) {
+  times_.reserve(changes);
+  values_.reserve(changes);
+  checkpoints_.reserve(changes / kEvery + 1);
+}
+
+void StepFunction::append(model::Nanos t, std::uint32_t v) {
+  if (!times_.empty() && t <= times_.back())
+    throw std::invalid_argument("StepFunction: change times must increase strictly");
+  if (!times_.empty())
+    last_integral_ += static_cast<double>(values_.back()) * static_cast<double>(t - times_.back());
+  if (times_.size() % kEvery == 0) checkpoints_.push_back(last_integral_);
+  times_.push_back(t);
+  values_.push_back(v);
+  max_ = std::max(max_, v);
 }
 
 double StepFunction::value_at(double t) const noexcept {
@@ -34,7 +40,11 @@ double StepFunction::integral_to(double t) const noexcept {
                                    [](double x, model::Nanos c) { return x < static_cast<double>(c); });
   if (it == times_.begin()) return 0.0;
   const auto k = static_cast<std::size_t>(it - times_.begin()) - 1;
-  return integral_[k] + static_cast<double>(values_[k]) * (t - static_cast<double>(times_[k]));
+  // From the checkpoint at or before k, as append summed it.
+  double integral = checkpoints_[k / kEvery];
+  for (std::size_t j = k / kEvery * kEvery + 1; j <= k; ++j)
+    integral += static_cast<double>(values_[j - 1]) * static_cast<double>(times_[j] - times_[j - 1]);
+  return integral + static_cast<double>(values_[k]) * (t - static_cast<double>(times_[k]));
 }
 
 double StepFunction::mean(double a, double b) const noexcept {

@@ -26,10 +26,13 @@ std::vector<BusyRow> busy_rows(const std::vector<model::TraceMetrics>& metrics,
 OverlapSummary summarize(const TraceSet& set) {
   OverlapSummary s;
   for (TraceIndex t = 0; t < set.size(); ++t) {
-    s.metrics.push_back(model::compute_metrics(set.trace(t)));
-    s.concurrency.emplace_back(s.metrics.back().concurrency);
-    // The step function keeps what the plots need; the change list would double the memory.
-    s.metrics.back().concurrency = {};
+    // The change points go straight into the step function the plots read: a list of them all first
+    // would double the memory (twenty million points of a ten-million-span trace).
+    StepFunction& steps = s.concurrency.emplace_back();
+    std::size_t device_spans = 0;  // at most two changes each, and the first
+    for (const model::Span& span : set.trace(t).spans) device_spans += span.host_call ? 0 : 1;
+    steps.reserve(2 * device_spans + 1);
+    s.metrics.push_back(model::compute_metrics(set.trace(t), [&steps](model::Nanos at, std::uint32_t count) { steps.append(at, count); }));
   }
   s.makespan_rel_error.resize(set.size());
   for (TraceIndex t = 1; t < set.size(); ++t) {

@@ -4,6 +4,7 @@
 /// comparison of two traces of one workload (predicted vs measured). Definitions in docs/metrics.md.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -31,6 +32,12 @@ struct TraceMetrics {
 /// span (320 MB at ten million spans); mean and max concurrency are computed either way.
 enum class ConcurrencySteps : bool { keep, drop };
 [[nodiscard]] TraceMetrics compute_metrics(const Trace& t, ConcurrencySteps steps = ConcurrencySteps::keep);
+/// Receives the change points of the concurrency step function, in time order.
+using ConcurrencyStep = std::function<void(Nanos at, std::uint32_t count)>;
+/// compute_metrics that hands each change point of TraceMetrics::concurrency to `step` (when set) instead
+/// of keeping them: a caller that stores the function its own way (the viewer's step functions, at ten
+/// million spans hundreds of MB) holds it once, not twice.
+[[nodiscard]] TraceMetrics compute_metrics(const Trace& t, const ConcurrencyStep& step);
 
 /// Per-op difference, matched by op id and engine; times relative to each trace's start.
 struct OpDelta {
