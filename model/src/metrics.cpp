@@ -2,12 +2,10 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <bitset>
 #include <cstdlib>
 #include <functional>
 #include <limits>
-#include <numeric>
 #include <queue>
 #include <string_view>
 #include <tuple>
@@ -473,46 +471,14 @@ TraceMetrics compute_metrics(const Trace& t, ConcurrencySteps steps) {
 TraceMetrics compute_metrics(const Trace& t, const ConcurrencyStep& step) { return metrics_of(t, nullptr, step); }
 
 std::vector<std::uint32_t> ops_order(const Trace& a, const std::vector<SpanDelta>& matched) {
-  std::vector<std::uint32_t> order(matched.size());
-  if (matched.empty()) return order;
-  // Matched ops come in trace a's order: a stable sort by start keeps that order among equal starts.
-  // The start (its offset from the smallest) and the position share one 64-bit word where they fit, so
-  // the sort moves 8 bytes an op and never reads `matched` at random.
-  Nanos lo = matched.front().a_start, hi = lo;
-  for (const SpanDelta& d : matched) {
-    lo = std::min(lo, d.a_start);
-    hi = std::max(hi, d.a_start);
-  }
-  const auto index_bits = static_cast<unsigned>(std::bit_width(matched.size() - 1));
-  const auto start_bits = static_cast<unsigned>(std::bit_width(static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo)));
-  std::vector<std::uint64_t> keys;  // (start - lo) << index_bits | position, by start
-  if (start_bits + index_bits <= 63) {
-    keys.reserve(matched.size());
-    for (std::size_t k = 0; k < matched.size(); ++k)
-      keys.push_back((static_cast<std::uint64_t>(matched[k].a_start) - static_cast<std::uint64_t>(lo)) << index_bits | k);
-    sort_by_key(keys, [index_bits](std::uint64_t key) { return static_cast<std::int64_t>(key >> index_bits); });
-    for (std::size_t k = 0; k < keys.size(); ++k) order[k] = static_cast<std::uint32_t>(keys[k] & ((std::uint64_t{1} << index_bits) - 1));
-  } else {
-    std::iota(order.begin(), order.end(), 0u);
-    sort_by_key(order, [&](std::uint32_t k) { return matched[k].a_start; });
-  }
-  // Each run of equal starts by op id and engine (stable: then a's order).
-  const auto start_at = [&](std::size_t i) {
-    return keys.empty() ? static_cast<std::uint64_t>(matched[order[i]].a_start) : keys[i] >> index_bits;
-  };
-  for (std::size_t i = 0; i < order.size();) {
-    std::size_t end = i + 1;
-    while (end < order.size() && start_at(end) == start_at(i)) ++end;
-    if (end - i > 1)
-      std::stable_sort(order.begin() + static_cast<std::ptrdiff_t>(i), order.begin() + static_cast<std::ptrdiff_t>(end),
-                       [&](std::uint32_t x, std::uint32_t y) {
-                         const Span& sx = a.spans[matched[x].a];
-                         const Span& sy = a.spans[matched[y].a];
-                         return std::tie(sx.op_id, sx.engine) < std::tie(sy.op_id, sy.engine);
-                       });
-    i = end;
-  }
-  return order;
+  // Matched ops come in trace a's order: sorted by start, then op id and engine, then that order.
+  return sorted_positions(
+      matched.size(), [&](std::uint32_t k) { return matched[k].a_start; },
+      [&](std::uint32_t x, std::uint32_t y) {
+        const Span& sx = a.spans[matched[x].a];
+        const Span& sy = a.spans[matched[y].a];
+        return std::tie(sx.op_id, sx.engine) < std::tie(sy.op_id, sy.engine);
+      });
 }
 
 TraceComparison compare_traces(const Trace& a, const Trace& b) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -28,6 +29,27 @@ TEST(RadixSort, EqualsStableSortForEverySizeAndRange) {
       std::stable_sort(want.begin(), want.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
       sort_by_key(v, [](const auto& p) { return p.first; });
       EXPECT_TRUE(v == want);
+    }
+}
+
+// sorted_positions: the order of std::stable_sort by (key, tie), whether key and position fit in one
+// 64-bit word (small ranges) or not (the full range of int64).
+TEST(RadixSort, SortedPositionsEqualAStableSortByKeyThenTie) {
+  std::mt19937_64 rng(11);
+  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{4095}, std::size_t{200000}})
+    for (const std::int64_t range : {std::int64_t{5}, std::int64_t{1} << 30, std::int64_t{-1}}) {
+      SCOPED_TRACE("n " + std::to_string(n) + " range " + std::to_string(range));
+      std::vector<std::pair<std::int64_t, std::uint32_t>> v(n);  // (key, tie-break value with repeats)
+      for (auto& [key, second] : v) {
+        key = range < 0 ? static_cast<std::int64_t>(rng()) : static_cast<std::int64_t>(rng() % range) - range / 2;
+        second = static_cast<std::uint32_t>(rng() % 3);
+      }
+      std::vector<std::uint32_t> want(n);
+      for (std::uint32_t k = 0; k < n; ++k) want[k] = k;
+      std::stable_sort(want.begin(), want.end(), [&](std::uint32_t x, std::uint32_t y) { return v[x] < v[y]; });
+      const auto got = sorted_positions(
+          n, [&](std::uint32_t k) { return v[k].first; }, [&](std::uint32_t x, std::uint32_t y) { return v[x].second < v[y].second; });
+      EXPECT_TRUE(got == want);
     }
 }
 

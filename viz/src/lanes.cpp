@@ -156,9 +156,9 @@ std::vector<LaneRow> make_rows(std::vector<RowSpan> recs) {
   return rows;
 }
 
-void LaneSet::add_span_lane(Lane lane, std::vector<RowSpan> members) {
+void LaneSet::add_span_lane(Lane lane, std::vector<LaneRow> rows) {
   lane.kind = LaneKind::spans;
-  lane.rows = make_rows(std::move(members));
+  lane.rows = std::move(rows);
   lanes_.push_back(std::move(lane));
 }
 
@@ -225,14 +225,14 @@ LaneSet::LaneSet(const TraceSet& set, LaneMode mode) : mode_(mode) {
         Lane lane;
         lane.trace = t, lane.engine = model::Engine::host, lane.host_calls = true, lane.group = group;
         lane.label = "host calls";
-        add_span_lane(std::move(lane), std::move(host));
+        add_span_lane(std::move(lane), make_rows(std::move(host)));
       }
       for (auto& [key, engine_members] : streams) {
         Lane lane;
         lane.trace = t, lane.device = key.first, lane.stream = key.second, lane.group = group;
         lane.label = device_prefix(key.first) + "stream " + std::to_string(key.second);
         lane.engine = engine_members.first;  // of its first span (a stream may mix engines)
-        add_span_lane(std::move(lane), std::move(engine_members.second));
+        add_span_lane(std::move(lane), make_rows(std::move(engine_members.second)));
       }
       add_occupancy_lane(t);
     }
@@ -245,40 +245,47 @@ LaneSet::LaneSet(const TraceSet& set, LaneMode mode) : mode_(mode) {
         if (kOrder[i] == e) return i;
       return std::size(kOrder) + static_cast<std::size_t>(e);
     };
-    // (device, engine rank) -> per trace members
+    // (device, engine rank) -> each trace's rows
     struct Group {
       model::Engine engine = model::Engine::sm;
-      std::vector<std::vector<RowSpan>> per_trace;
+      std::vector<std::vector<LaneRow>> rows;
     };
     std::map<std::pair<std::uint32_t, std::size_t>, Group> groups;
-    // Each trace's spans go to their groups in two passes over them: counting, then filling arrays of
-    // their exact size (an array of ten million spans grown one at a time was copied again and again).
+    // A trace's spans go to their groups in two passes over them: counting, then filling arrays of their
+    // exact size (an array of ten million spans grown one at a time was copied again and again); its
+    // lanes' rows are made before the next trace's spans are gathered, so that one trace's span records
+    // (24 bytes a span) and the rows' sort are in memory at a time, not every trace's.
     for (TraceIndex t = 0; t < set.size(); ++t) {
       const auto& spans = set.trace(t).spans;
+      std::map<std::pair<std::uint32_t, std::size_t>, std::vector<RowSpan>> members;
       for (const bool fill : {false, true}) {
         // Consecutive spans are often of one group: remember the last one instead of a map lookup each.
         std::pair<std::uint32_t, std::size_t> last_key{kNone, 0};
-        Group* last = nullptr;
+        std::vector<RowSpan>* last = nullptr;
         std::size_t* count = nullptr;
         std::map<std::pair<std::uint32_t, std::size_t>, std::size_t> counts;
         for (std::uint32_t i = 0; i < spans.size(); ++i) {
           const std::pair<std::uint32_t, std::size_t> key{spans[i].device, rank(spans[i].engine)};
           if (last == nullptr || key != last_key) {
-            last = &groups[key];
+            last = &members[key];
             last_key = key;
-            if (last->per_trace.empty()) {
-              last->per_trace.resize(set.size());
-              last->engine = spans[i].engine;
+            if (!fill) {
+              count = &counts[key];
+              Group& g = groups[key];
+              if (g.rows.empty()) {
+                g.rows.resize(set.size());
+                g.engine = spans[i].engine;
+              }
             }
-            if (!fill) count = &counts[key];
           }
           if (fill)
-            last->per_trace[t].push_back(RowSpan::of(spans[i], i));
+            last->push_back(RowSpan::of(spans[i], i));
           else
             ++*count;
         }
-        for (const auto& [key, n] : counts) groups[key].per_trace[t].reserve(n);
+        for (const auto& [key, n] : counts) members[key].reserve(n);
       }
+      for (auto& [key, m] : members) groups[key].rows[t] = make_rows(std::move(m));
     }
     for (auto& [key, g] : groups) {
       // Every trace gets the lane, empty or not, so the traces' lanes stay in the same order in each group.
@@ -286,7 +293,7 @@ LaneSet::LaneSet(const TraceSet& set, LaneMode mode) : mode_(mode) {
         Lane lane;
         lane.trace = t, lane.device = key.first, lane.engine = g.engine, lane.group = group;
         lane.label = device_prefix(key.first) + std::string(engine_label(g.engine));
-        add_span_lane(std::move(lane), std::move(g.per_trace[t]));
+        add_span_lane(std::move(lane), std::move(g.rows[t]));
       }
       ++group;
     }

@@ -84,4 +84,51 @@ void sort_by_key(std::vector<T>& v, Key key) {
   v.swap(out);
 }
 
+/// The positions 0..n-1 ordered by key(position) (a std::int64_t, or anything that converts to one),
+/// ascending, and within a run of equal keys by `tie(x, y)` (a strict weak order on positions, applied
+/// by a stable sort: position order where it sees no difference). The key's offset from the smallest and
+/// the position share one 64-bit word where they fit: the sort then moves 8 bytes an element and reads
+/// each key once, in position order (a sort of positions by a key read through them reads the array at
+/// random on every pass). For an array of large records (a comparison's matched ops, a lane's spans) this
+/// is cheaper than sorting the records themselves, and needs no second array of them.
+template <class Key, class Tie>
+std::vector<std::uint32_t> sorted_positions(std::size_t n, Key key, Tie tie) {
+  std::vector<std::uint32_t> order(n);
+  if (n == 0) return order;
+  std::int64_t lo = key(std::uint32_t{0}), hi = lo;
+  for (std::uint32_t k = 0; k < n; ++k) {
+    lo = std::min<std::int64_t>(lo, key(k));
+    hi = std::max<std::int64_t>(hi, key(k));
+  }
+  unsigned index_bits = 0, key_bits = 0;
+  while (index_bits < 64 && ((n - 1) >> index_bits) != 0) ++index_bits;
+  const std::uint64_t range = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+  while (key_bits < 64 && (range >> key_bits) != 0) ++key_bits;
+  std::vector<std::uint64_t> packed;  // (key - lo) << index_bits | position, in key order
+  if (key_bits + index_bits <= 63) {
+    packed.reserve(n);
+    for (std::uint32_t k = 0; k < n; ++k)
+      packed.push_back((static_cast<std::uint64_t>(static_cast<std::int64_t>(key(k))) - static_cast<std::uint64_t>(lo))
+                           << index_bits |
+                       k);
+    sort_by_key(packed, [index_bits](std::uint64_t p) { return static_cast<std::int64_t>(p >> index_bits); });
+    const std::uint64_t mask = (std::uint64_t{1} << index_bits) - 1;
+    for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(packed[i] & mask);
+  } else {
+    for (std::uint32_t k = 0; k < n; ++k) order[k] = k;
+    sort_by_key(order, key);
+  }
+  const auto key_at = [&](std::size_t i) {
+    return packed.empty() ? static_cast<std::int64_t>(key(order[i])) : static_cast<std::int64_t>(packed[i] >> index_bits);
+  };
+  for (std::size_t i = 0; i < n;) {
+    std::size_t end = i + 1;
+    while (end < n && key_at(end) == key_at(i)) ++end;
+    if (end - i > 1)
+      std::stable_sort(order.begin() + static_cast<std::ptrdiff_t>(i), order.begin() + static_cast<std::ptrdiff_t>(end), tie);
+    i = end;
+  }
+  return order;
+}
+
 }  // namespace streamlab::model

@@ -88,7 +88,7 @@ class LaneSet {
   [[nodiscard]] SpanLocation locate(const TraceSet& set, TraceIndex t, std::uint32_t span) const noexcept;
 
  private:
-  void add_span_lane(Lane lane, std::vector<RowSpan> members);
+  void add_span_lane(Lane lane, std::vector<LaneRow> rows);
 
   LaneMode mode_ = LaneMode::engine;
   std::vector<Lane> lanes_;

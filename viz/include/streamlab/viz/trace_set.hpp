@@ -109,7 +109,7 @@ class TraceSet {
     std::optional<SmOccupancy> occupancy;
   };
   void intern_keys();
-  void grow_key_slots();  ///< doubles the table (keeps the load factor at most 1/2)
+  void grow_key_slots();  ///< doubles the table (keeps the load factor at most 3/4)
 
   std::vector<Entry> traces_;
   /// A key's op id is that of the span that made it: key_first_[key] in the first trace that has the key,
