@@ -14,6 +14,7 @@
 
 #include "cycle_walk.hpp"
 #include "intervals.hpp"
+#include "streamlab/model/csr.hpp"
 #include "streamlab/model/workload.hpp"
 
 namespace streamlab::model {
@@ -554,27 +555,12 @@ void prefix_sums(std::vector<std::uint32_t>& start) {
 
 }  // namespace
 
-namespace {
-/// The rows of the reversed edges (a stable counting sort by target, taken row by row): each new row
-/// lists its sources in ascending order.
-void transpose(std::uint32_t n, const std::vector<std::uint32_t>& start, const std::vector<OpIndex>& rows,
-               std::vector<std::uint32_t>& t_start, std::vector<OpIndex>& t_rows) {
-  t_start.assign(std::size_t{n} + 1, 0);
-  for (const OpIndex v : rows) ++t_start[v + 1];
-  prefix_sums(t_start);
-  t_rows.resize(rows.size());
-  std::vector<std::uint32_t> fill(t_start.begin(), t_start.end() - 1);
-  for (OpIndex u = 0; u < n; ++u)
-    for (std::uint32_t e = start[u]; e < start[u + 1]; ++e) t_rows[fill[rows[e]]++] = u;
-}
-}  // namespace
-
 void Dag::Impl::fill_successors(std::uint32_t n) {
   if (!out_start.empty()) return;  // made with the graph (Dag(vertex_count, edges))
-  transpose(n, in_start, in, out_start, out);
+  transpose_rows(n, in_start, in, out_start, out);
 }
 
-void Dag::Impl::fill_predecessors(std::uint32_t n) { transpose(n, out_start, out, in_start, in); }
+void Dag::Impl::fill_predecessors(std::uint32_t n) { transpose_rows(n, out_start, out, in_start, in); }
 
 Dag::Dag(std::uint32_t vertex_count, std::span<const Edge> edges) : impl_(std::make_unique<Impl>()) {
   if (edges.size() >= std::numeric_limits<std::uint32_t>::max())

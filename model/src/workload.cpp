@@ -27,6 +27,7 @@
 #include "json_write.hpp"
 #include "line_scanner.hpp"
 #include "readers.hpp"
+#include "streamlab/model/csr.hpp"
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
 #include "streamlab/model/input_limits.hpp"
@@ -143,6 +144,11 @@ void Workload::set_deps(OpIndex i, std::span<const OpIndex> deps) {
   const auto shift = static_cast<std::int64_t>(deps.size()) - (end - begin);
   for (std::size_t v = std::size_t{i} + 1; v < dep_begin_.size(); ++v)
     dep_begin_[v] = static_cast<std::uint32_t>(static_cast<std::int64_t>(dep_begin_[v]) + shift);
+}
+
+void Workload::dependents(std::vector<std::uint32_t>& start, std::vector<OpIndex>& rows) const {
+  // Ops added without deps past the last one with any have no row of their own: none to turn around.
+  transpose_rows(static_cast<std::uint32_t>(ops.size()), dep_begin_, dep_index_, start, rows);
 }
 
 std::vector<std::string_view> Workload::dep_ids(OpIndex i) const {

@@ -183,16 +183,7 @@ struct Dispatcher::State {
     view.window_ = window;
 
     // Dependents (CSR) and hint lanes.
-    succ_off.assign(n + 1, 0);
-    for (OpIndex v = 0; v < n; ++v)
-      for (OpIndex u : w.deps(v)) ++succ_off[u + 1];
-    for (OpIndex v = 0; v < n; ++v) succ_off[v + 1] += succ_off[v];
-    succ.resize(succ_off[n]);
-    {
-      std::vector<std::uint32_t> fill(succ_off.begin(), succ_off.end() - 1);
-      for (OpIndex v = 0; v < n; ++v)
-        for (OpIndex u : w.deps(v)) succ[fill[u]++] = v;
-    }
+    w.dependents(succ_off, succ);
     if (cfg.hints == HintMode::honor &&
         std::any_of(w.ops.begin(), w.ops.end(), [](const model::Op& o) { return o.stream_hint.has_value(); })) {
       any_hint = true;

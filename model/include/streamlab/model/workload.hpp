@@ -96,6 +96,9 @@ class Workload {
   void prefetch_deps(OpIndex i) const noexcept {
     if (std::size_t{i} + 1 < dep_begin_.size()) __builtin_prefetch(dep_begin_.data() + i);
   }
+  /// Every op's dependents (the ops that list it as a dep), as compressed sparse rows: op `i`'s are
+  /// rows[start[i], start[i + 1]), ascending, one entry per dep naming it (valid once resolved).
+  void dependents(std::vector<std::uint32_t>& start, std::vector<OpIndex>& rows) const;
   /// Op `i`'s deps as the ids written (before resolution, the ids given to add()).
   [[nodiscard]] std::vector<std::string_view> dep_ids(OpIndex i) const;
   /// True once every dep names an op by index (resolve_and_check, or add_resolved only).
