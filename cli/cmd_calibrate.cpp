@@ -31,8 +31,8 @@ struct CalibrateOptions {
   int device = 0;
   int repetitions = 41;
   int rounds = 9;
-  double host_seconds = 60;
-  int host_processes = 8;
+  double host_seconds = 90;
+  int host_processes = 32;
   bool host_probe = false;
   bool quick = false;
   bool quiet = false;

@@ -20,6 +20,13 @@
       profile whose host API costs carry measured ranges, also the prediction for a host in a fast and in a
       slow spell (`sim --host-speed fast|slow`): the predicted range.
 
+  program_suite.py sensitivity --streamlab BIN --dir DIR --measured FILE --a PROFILE --b PROFILE
+                               [--threshold 5] [--markdown FILE]
+      which differences between two calibrations matter to a prediction: predicts every configuration
+      with profile A and with B, then, for each parameter more than `threshold` percent apart, with A
+      carrying B's value of that one parameter; prints per parameter the largest change of a prediction it
+      causes, and how far A's and B's predictions are apart.
+
 The metric of a configuration is when its program's metric synchronize returned (ns since the program's
 first call): "end" (the final cudaDeviceSynchronize, i.e. the makespan as the host sees it) or, for the
 priority scenario, "fg_done" (the foreground stream's synchronize). In a trace it is the end of that op's
@@ -276,6 +283,89 @@ def cmd_predict(a):
     print(f"wrote {a.out} ({len(rows)} configurations)")
 
 
+def predict_metric(streamlab, wdir, cfg, profile, tmp):
+    """One configuration's predicted metric (ns) under `profile` (a path), or None when sim fails."""
+    trace = os.path.join(tmp, "%s-%d.sim.json" % (cfg["label"], os.getpid()))
+    argv = [streamlab, "sim", os.path.join(wdir, cfg["label"] + ".json"), "-o", trace,
+            "--connections", str(cfg["connections"]), "--device", profile, "--quiet"]
+    p = subprocess.run(argv, capture_output=True, text=True)
+    if p.returncode != 0:
+        print(f"sim failed for {cfg['label']} with {profile}: {p.stderr.strip()[-300:]}", file=sys.stderr)
+        return None
+    return trace_metric(trace, cfg["metric"])[0]
+
+
+def relative_apart(x, y):
+    """|x - y| relative to the smaller magnitude (0 when both are 0; inf when only one is)."""
+    if x == y:
+        return 0.0
+    low = min(abs(x), abs(y))
+    return abs(x - y) / low if low > 0 else float("inf")
+
+
+def cmd_sensitivity(a):
+    from concurrent.futures import ThreadPoolExecutor
+    cfgs = json.load(open(a.measured))["configs"]
+    doc_a, doc_b = json.load(open(a.a)), json.load(open(a.b))
+    pa, pb = doc_a["params"], doc_b["params"]
+    apart = []
+    for k in pa:
+        if k in pb and relative_apart(pa[k]["value"], pb[k]["value"]) * 100 > a.threshold:
+            apart.append(k)
+    tmp = tempfile.mkdtemp(prefix="program-suite-sensitivity-")
+    variants = {"A": a.a, "B": a.b}
+    for k in apart:  # A with B's value of k (and B's range, so that a range stays consistent with its value)
+        d = json.loads(json.dumps(doc_a))
+        d["params"][k] = pb[k]
+        path = os.path.join(tmp, "A-with-" + k + ".json")
+        with open(path, "w") as f:
+            json.dump(d, f)
+        variants[k] = path
+    jobs = [(name, cfg) for name in variants for cfg in cfgs]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        results = list(pool.map(lambda j: predict_metric(a.streamlab, a.dir, j[1], variants[j[0]], tmp), jobs))
+    pred = {}
+    for (name, cfg), v in zip(jobs, results):
+        pred.setdefault(name, {})[cfg["label"]] = v
+
+    def moves(name):
+        """(largest relative change of a prediction against A's, its configuration, how many move > 1%)."""
+        worst, where, over = 0.0, "", 0
+        for cfg in cfgs:
+            x, y = pred["A"][cfg["label"]], pred[name][cfg["label"]]
+            if x is None or y is None:
+                continue
+            r = abs(y - x) / x
+            over += r > 0.01
+            if r > worst:
+                worst, where = r, cfg["label"]
+        return worst, where, over
+
+    lines = ["| parameter | A | B | apart | largest change of a prediction | configuration | predictions moved > 1% |",
+             "|---|---|---|---|---|---|---|"]
+    rows = []
+    for k in apart:
+        worst, where, over = moves(k)
+        rows.append((worst, k, where, over))
+    for worst, k, where, over in sorted(rows, reverse=True):
+        lines.append("| `%s` | %.4g | %.4g | %.1f%% | %.2f%% | `%s` | %d of %d |" % (
+            k, pa[k]["value"], pb[k]["value"], 100 * relative_apart(pa[k]["value"], pb[k]["value"]),
+            100 * worst, where or "-", over, len(cfgs)))
+    worst, where, over = moves("B")
+    errs = sorted(abs(pred["B"][c["label"]] - pred["A"][c["label"]]) / pred["A"][c["label"]]
+                  for c in cfgs if pred["A"][c["label"]] and pred["B"][c["label"]])
+    summary = ("%d of %d parameters more than %g%% apart. Predictions of the %d configurations with A and with B: "
+               "median %.2f%% apart, largest %.2f%% (`%s`), %d more than 1%% apart, %d more than 5%%." % (
+                   len(apart), len(pa), a.threshold, len(cfgs), 100 * statistics.median(errs) if errs else 0,
+                   100 * worst, where, over, sum(e > 0.05 for e in errs)))
+    text = "\n".join(lines) + "\n\n" + summary + "\n"
+    print(text, end="")
+    if a.markdown:
+        with open(a.markdown, "w") as f:
+            f.write("<!-- Written by experiments/scripts/program_suite.py sensitivity --a %s --b %s --threshold %g -->\n\n"
+                    % (a.a, a.b, a.threshold) + text)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -294,6 +384,14 @@ def main():
     m.add_argument("--keep-traces", default="", help="copy every run's trace here (LABEL-VARIANT-rN.json)")
     m.add_argument("--plain-call-times", action="store_true",
                    help="plain runs also report when each call started (extra[...].call_start_ns; a clock read per call)")
+    q = sub.add_parser("sensitivity")
+    q.add_argument("--streamlab", required=True)
+    q.add_argument("--dir", required=True)
+    q.add_argument("--measured", required=True, help="a measured file (its configurations and metrics)")
+    q.add_argument("--a", required=True, help="profile A (the reference)")
+    q.add_argument("--b", required=True, help="profile B")
+    q.add_argument("--threshold", type=float, default=5.0, help="percent apart that counts as a difference")
+    q.add_argument("--markdown", default="", help="also write the table here")
     p = sub.add_parser("predict")
     p.add_argument("--streamlab", required=True)
     p.add_argument("--dir", required=True)
@@ -312,6 +410,8 @@ def main():
         cmd_measure(a)
     elif a.cmd == "predict":
         cmd_predict(a)
+    elif a.cmd == "sensitivity":
+        cmd_sensitivity(a)
     else:
         summarize(json.load(open(a.measured)))
 
