@@ -9,6 +9,7 @@
 #include <queue>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "intervals.hpp"
@@ -53,54 +54,66 @@ Nanos union_length(const std::vector<StreamSpan>& sorted) {
   return intervals::clamp_ns(sum);
 }
 
-// Visits the elements of `lists` that `take` accepts in the order of key (each list's accepted elements
-// sorted by it). The heads' keys sit in one small array: the smallest of a few lists is found by looking
-// at each, of many by a heap.
-template <class T, class Key, class Take, class Visit>
-void merge_sorted_lists(const std::vector<const std::vector<T>*>& lists, Key key, Take take, Visit visit) {
-  const std::size_t k = lists.size();
-  if (k == 0) return;
-  constexpr Nanos kDone = std::numeric_limits<Nanos>::max();  // an exhausted list's key (see below)
-  std::vector<std::size_t> at(k, 0);
-  std::vector<Nanos> head(k, kDone);
-  const auto advance = [&](std::size_t l) {
-    const std::vector<T>& v = *lists[l];
-    while (at[l] < v.size() && !take(v[at[l]])) ++at[l];
-    head[l] = at[l] < v.size() ? key(v[at[l]]) : kDone;
-  };
-  for (std::size_t l = 0; l < k; ++l) advance(l);
-  const auto emit = [&](std::size_t l) {
-    visit((*lists[l])[at[l]]);
-    ++at[l];
-    advance(l);
-  };
-  constexpr std::size_t kFewLists = 16;
-  if (k <= kFewLists) {
-    for (;;) {
-      std::size_t best = 0;
-      for (std::size_t l = 1; l < k; ++l)
-        if (head[l] < head[best]) best = l;
-      if (at[best] == lists[best]->size()) {
-        // kDone: every list is done, or the ones left have elements whose key is kDone itself.
-        best = k;
-        for (std::size_t l = 0; l < k && best == k; ++l)
-          if (at[l] < lists[l]->size()) best = l;
-        if (best == k) return;
-      }
-      emit(best);
+// The elements of `lists` that `take` accepts, one at a time in the order of key (each list's accepted
+// elements sorted by it): a merge that hands them over as asked, so that two of them (by start and by
+// end) can feed one sweep without arrays of every start and end. The heads' keys sit in one small array:
+// the smallest of a few lists is found by looking at each, of many by a heap. Equal keys: the list
+// that comes first first.
+template <class T, class Key, class Take>
+class SortedListsMerge {
+ public:
+  SortedListsMerge(std::vector<const std::vector<T>*> lists, Key key, Take take)
+      : lists_(std::move(lists)), key_(key), take_(take), at_(lists_.size(), 0), head_(lists_.size(), 0) {
+    for (std::size_t l = 0; l < lists_.size(); ++l) advance(l);
+    if (lists_.size() > kFewLists) {
+      for (std::size_t l = 0; l < lists_.size(); ++l)
+        if (!exhausted(l)) heads_.emplace(head_[l], l);
     }
+    find_best();
   }
+  [[nodiscard]] bool done() const noexcept { return best_ == kNone; }
+  /// The next element and its key (not done()).
+  [[nodiscard]] const T& top() const noexcept { return (*lists_[best_])[at_[best_]]; }
+  [[nodiscard]] Nanos peek() const noexcept { return head_[best_]; }
+  void pop() {
+    const std::size_t l = best_;
+    ++at_[l];
+    advance(l);
+    if (lists_.size() > kFewLists) {
+      heads_.pop();
+      if (!exhausted(l)) heads_.emplace(head_[l], l);
+    }
+    find_best();
+  }
+
+ private:
+  static constexpr std::size_t kFewLists = 16;
+  static constexpr std::size_t kNone = ~std::size_t{0};
+  [[nodiscard]] bool exhausted(std::size_t l) const noexcept { return at_[l] == lists_[l]->size(); }
+  void advance(std::size_t l) {
+    const std::vector<T>& v = *lists_[l];
+    while (at_[l] < v.size() && !take_(v[at_[l]])) ++at_[l];
+    if (at_[l] < v.size()) head_[l] = key_(v[at_[l]]);
+  }
+  void find_best() {
+    if (lists_.size() > kFewLists) {
+      best_ = heads_.empty() ? kNone : heads_.top().second;
+      return;
+    }
+    best_ = kNone;
+    for (std::size_t l = 0; l < lists_.size(); ++l)
+      if (!exhausted(l) && (best_ == kNone || head_[l] < head_[best_])) best_ = l;
+  }
+
+  std::vector<const std::vector<T>*> lists_;
+  Key key_;
+  Take take_;
+  std::vector<std::size_t> at_;
+  std::vector<Nanos> head_;
   using Head = std::pair<Nanos, std::size_t>;
-  std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
-  for (std::size_t l = 0; l < k; ++l)
-    if (at[l] < lists[l]->size()) heads.emplace(head[l], l);
-  while (!heads.empty()) {
-    const std::size_t l = heads.top().second;
-    heads.pop();
-    emit(l);
-    if (at[l] < lists[l]->size()) heads.emplace(head[l], l);
-  }
-}
+  std::priority_queue<Head, std::vector<Head>, std::greater<>> heads_;  // many lists
+  std::size_t best_ = kNone;
+};
 
 using OpIdHash = std::uint64_t (*)(std::string_view);
 std::uint64_t std_hash(std::string_view id) { return std::hash<std::string_view>{}(id); }
@@ -367,20 +380,88 @@ TraceMetrics metrics_of(const Trace& t, std::vector<std::pair<Nanos, std::uint32
     m.stream_busy[stream] = fraction(union_length(spans), m.makespan_ns);
     lists.push_back(&spans);
   }
-  // One merge by start: every engine's union grows at its end, and the device spans' starts come sorted.
+  // One sweep in time order: the streams' spans merged by start (every engine's union grows at its end;
+  // a device span's start is +1 to the concurrency) and the device spans' ends (-1), ends and starts at
+  // one instant applying together. A stream's device spans run one after another, so its ends come
+  // sorted too: a second merge, by end; else one sorted array of the ends. Neither the starts nor (most
+  // often) the ends are copied into arrays of their own.
   std::array<std::vector<Interval>, 256> by_engine;  // unions
-  std::vector<Nanos> starts, ends;                   // of device spans with a positive duration
-  starts.reserve(device_spans);
-  merge_sorted_lists(
-      lists, [](const StreamSpan& x) { return x.start; }, [](const StreamSpan& x) { return x.end > x.start; },
-      [&](const StreamSpan& x) {
-        auto& u = by_engine[static_cast<std::size_t>(x.engine)];
-        if (!u.empty() && x.start <= u.back().second)
-          u.back().second = std::max(u.back().second, x.end);
-        else
-          u.emplace_back(x.start, x.end);
-        if (x.engine != Engine::host) starts.push_back(x.start);
-      });
+  const auto add_to_union = [&](const StreamSpan& x) {
+    auto& u = by_engine[static_cast<std::size_t>(x.engine)];
+    if (!u.empty() && x.start <= u.back().second)
+      u.back().second = std::max(u.back().second, x.end);
+    else
+      u.emplace_back(x.start, x.end);
+  };
+  SortedListsMerge by_start(lists, [](const StreamSpan& x) { return x.start; },
+                            [](const StreamSpan& x) { return x.end > x.start; });
+  const bool ends_sorted = std::all_of(lists.begin(), lists.end(), [](const std::vector<StreamSpan>* l) {
+    Nanos previous = std::numeric_limits<Nanos>::min();
+    for (const StreamSpan& x : *l) {
+      if (!counts_as_device_work(x)) continue;
+      if (x.end < previous) return false;
+      previous = x.end;
+    }
+    return true;
+  });
+  SortedListsMerge by_end(ends_sorted ? lists : std::vector<const std::vector<StreamSpan>*>{},
+                          [](const StreamSpan& x) { return x.end; }, counts_as_device_work);
+  std::vector<Nanos> ends;  // sorted, when the streams' ends are not
+  if (!ends_sorted) {
+    ends.reserve(device_spans);
+    for (const auto* l : lists)
+      for (const StreamSpan& x : *l)
+        if (counts_as_device_work(x)) ends.push_back(x.end);
+    intervals::sort_by_time(ends, [](Nanos at) { return at; });
+  }
+  std::size_t end_at = 0;
+  const auto ends_done = [&] { return ends_sorted ? by_end.done() : end_at == ends.size(); };
+  const auto next_end = [&] { return ends_sorted ? by_end.peek() : ends[end_at]; };
+  const auto pop_end = [&] { ends_sorted ? by_end.pop() : static_cast<void>(++end_at); };
+  // Spans on the host engine that are not API calls (host functions) join their engine's union only.
+  const auto skip_host_starts = [&] {
+    while (!by_start.done() && by_start.top().engine == Engine::host) {
+      add_to_union(by_start.top());
+      by_start.pop();
+    }
+  };
+
+  // Each change point is handed on once the next one is known (the first, at `first`, may still change).
+  // Kept: at most one per start and per end, and the first, sized once (growing a list of twenty million
+  // points copied it again and again, into fresh memory each time).
+  if (keep != nullptr) keep->reserve(2 * device_spans + 1);
+  const bool keep_steps = keep != nullptr || static_cast<bool>(step);
+  const auto emit = [&](const std::pair<Nanos, std::uint32_t>& point) {
+    if (keep != nullptr)
+      keep->push_back(point);
+    else
+      step(point.first, point.second);
+  };
+  std::pair<Nanos, std::uint32_t> pending{first, 0};
+  std::int64_t running = 0;
+  Nanos previous = first;
+  double area = 0;  // integral of the count over time
+  for (skip_host_starts(); !by_start.done() || !ends_done(); skip_host_starts()) {
+    const Nanos time = (ends_done() || (!by_start.done() && by_start.peek() < next_end())) ? by_start.peek() : next_end();
+    area += static_cast<double>(running) * (static_cast<double>(time) - static_cast<double>(previous));
+    previous = time;
+    for (; !by_start.done() && by_start.peek() == time; by_start.pop()) {
+      add_to_union(by_start.top());
+      if (by_start.top().engine != Engine::host) ++running;
+    }
+    for (; !ends_done() && next_end() == time; pop_end()) --running;
+    const auto count = static_cast<std::uint32_t>(running);
+    m.max_concurrency = std::max(m.max_concurrency, count);
+    if (!keep_steps) continue;
+    if (time == pending.first) {
+      pending.second = count;
+    } else if (count != pending.second) {
+      emit(pending);
+      pending = {time, count};
+    }
+  }
+  if (keep_steps) emit(pending);
+
   std::vector<Interval> copies, kernels;
   for (std::size_t e = 0; e < by_engine.size(); ++e) {
     if (by_engine[e].empty()) continue;
@@ -396,64 +477,6 @@ TraceMetrics metrics_of(const Trace& t, std::vector<std::pair<Nanos, std::uint32
   const Nanos copy_time = total(copies), kernel_time = total(kernels);
   if (copy_time > 0 && kernel_time > 0)
     m.copy_compute_overlap = fraction(intersection(copies, kernels), std::min(copy_time, kernel_time));
-  std::vector<Interval>().swap(copies);
-  std::vector<Interval>().swap(kernels);
-
-  // Concurrency: sweep starts (+1) and ends (-1) in time order; ends and starts at one instant apply
-  // together. Two sorted arrays of times instead of one array of (time, +-1) events. A stream's device
-  // spans run one after another, so its ends come sorted too: a merge by end; else a sort.
-  ends.reserve(device_spans);
-  const bool ends_sorted = std::all_of(lists.begin(), lists.end(), [](const std::vector<StreamSpan>* l) {
-    Nanos previous = std::numeric_limits<Nanos>::min();
-    for (const StreamSpan& x : *l) {
-      if (!counts_as_device_work(x)) continue;
-      if (x.end < previous) return false;
-      previous = x.end;
-    }
-    return true;
-  });
-  if (ends_sorted) {
-    merge_sorted_lists(lists, [](const StreamSpan& x) { return x.end; }, counts_as_device_work,
-                       [&](const StreamSpan& x) { ends.push_back(x.end); });
-  } else {
-    for (const auto* l : lists)
-      for (const StreamSpan& x : *l)
-        if (counts_as_device_work(x)) ends.push_back(x.end);
-    intervals::sort_by_time(ends, [](Nanos at) { return at; });
-  }
-  by_stream.clear();
-  // Each change point is handed on once the next one is known (the first, at `first`, may still change).
-  // Kept: at most one per start and per end, and the first, sized once (growing a list of twenty million
-  // points copied it again and again, into fresh memory each time).
-  if (keep != nullptr) keep->reserve(starts.size() + ends.size() + 1);
-  const bool keep_steps = keep != nullptr || static_cast<bool>(step);
-  const auto emit = [&](const std::pair<Nanos, std::uint32_t>& point) {
-    if (keep != nullptr)
-      keep->push_back(point);
-    else
-      step(point.first, point.second);
-  };
-  std::pair<Nanos, std::uint32_t> pending{first, 0};
-  std::int64_t running = 0;
-  Nanos previous = first;
-  double area = 0;  // integral of the count over time
-  for (std::size_t i = 0, j = 0; i < starts.size() || j < ends.size();) {
-    const Nanos time = (j >= ends.size() || (i < starts.size() && starts[i] < ends[j])) ? starts[i] : ends[j];
-    area += static_cast<double>(running) * (static_cast<double>(time) - static_cast<double>(previous));
-    previous = time;
-    for (; i < starts.size() && starts[i] == time; ++i) ++running;
-    for (; j < ends.size() && ends[j] == time; ++j) --running;
-    const auto count = static_cast<std::uint32_t>(running);
-    m.max_concurrency = std::max(m.max_concurrency, count);
-    if (!keep_steps) continue;
-    if (time == pending.first) {
-      pending.second = count;
-    } else if (count != pending.second) {
-      emit(pending);
-      pending = {time, count};
-    }
-  }
-  if (keep_steps) emit(pending);
   m.mean_concurrency = m.makespan_ns > 0 ? area / static_cast<double>(m.makespan_ns) : 0.0;
   return m;
 }
