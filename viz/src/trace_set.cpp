@@ -114,19 +114,28 @@ void TraceSet::intern_keys() {
   key_engines_.reserve(key_first_.capacity());
   // At ten million spans the table and the ids it names are hundreds of megabytes read at random: span
   // i + kFar's first slot starts loading while span i is looked up, and span i + kNear's candidate (the
-  // key that slot names: its id and engine) once the slot is in.
+  // key that slot names: its id and engine) once the slot is in. Traces of one workload often list their
+  // spans in the same order: key i is then span i's key, found without a probe; a span found so when its
+  // loading would start loads nothing (a load of a random slot per span, to be thrown away, cost most of
+  // the matching of the second trace of ten million).
   constexpr std::size_t kFar = 16, kNear = 8;
   for (auto& e : traces_) {
     const auto& spans = e.trace.spans;
     e.keys.resize(spans.size());
     std::array<std::uint64_t, kFar> ahead{};  // id hashes of the spans from i on, by index mod kFar
+    std::array<bool, kFar> in_order{};        // span i's key is key i, by index mod kFar
     const auto start_loading = [&](std::size_t i) {
       if (i >= spans.size()) return;
+      // Keys made by this trace (not yet made when this runs ahead) are found through the table: the
+      // same key, as a trace's repeated (op id, engine) has one.
+      in_order[i % kFar] = i < key_engines_.size() && key_engines_[i] == spans[i].engine &&
+                           op_id_of_key(static_cast<std::uint32_t>(i)) == spans[i].op_id;
+      if (in_order[i % kFar]) return;
       ahead[i % kFar] = id_hash(spans[i].op_id);
       __builtin_prefetch(&key_slots_[ahead[i % kFar] & (key_slots_.size() - 1)]);
     };
     const auto load_candidate = [&](std::size_t i) {
-      if (i >= spans.size()) return;
+      if (i >= spans.size() || in_order[i % kFar]) return;
       const std::uint64_t v = key_slots_[ahead[i % kFar] & (key_slots_.size() - 1)];
       if (v == kEmptySlot || static_cast<std::uint32_t>(v >> 32) != static_cast<std::uint32_t>(ahead[i % kFar] >> 32))
         return;
@@ -137,16 +146,15 @@ void TraceSet::intern_keys() {
     for (std::size_t i = 0; i < kFar; ++i) start_loading(i);
     for (std::size_t i = 0; i < spans.size(); ++i) {
       const std::uint64_t h = ahead[i % kFar];
+      const bool found_in_order = in_order[i % kFar];
       start_loading(i + kFar);
       load_candidate(i + kNear);
-      const std::string_view id = spans[i].op_id;
-      const model::Engine engine = spans[i].engine;
-      // Traces of one workload often list their spans in the same order: key i is then span i's key,
-      // found without a probe.
-      if (i < key_engines_.size() && key_engines_[i] == engine && op_id_of_key(static_cast<std::uint32_t>(i)) == id) {
+      if (found_in_order) {
         e.keys[i] = static_cast<std::uint32_t>(i);
         continue;
       }
+      const std::string_view id = spans[i].op_id;
+      const model::Engine engine = spans[i].engine;
       if (4 * (key_engines_.size() + 1) > 3 * key_slots_.size()) grow_key_slots();
       const std::size_t mask = key_slots_.size() - 1;
       const auto fp = static_cast<std::uint32_t>(h >> 32);
