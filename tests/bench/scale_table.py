@@ -27,10 +27,13 @@ peak (on a shared machine one run can be slowed by others' work, never sped up).
 command of a size of 10M ops or more runs holding an exclusive flock on FILE (other large jobs on the
 machine take the same lock, so that two never compete for memory). With --before BUILD_DIR the same
 commands of an older build run on the same files first, and the table shows both. With --write FILE the table is also written to FILE (atomically), headed by the date, the
-commit, the machine and the command line. Usage:
+commit, the machine and the command line. With --update FILE the rows measured replace those of the same
+generator, size and command in the table FILE holds (written by --write), the others are kept, and a
+header line says which rows were measured again, when, at which commit and with which command (the
+header's other lines stay those of the run that wrote the file). Usage:
 
   tests/bench/scale_table.py --build build [--before old/build] [--sizes 1M,10M] [--data DIR] [--repeat N]
-                             [--lock FILE] [--write FILE]
+                             [--lock FILE] [--write FILE | --update FILE]
 """
 import argparse
 import contextlib
@@ -196,6 +199,7 @@ def main():
     ap.add_argument("--data", default="scale-data", help="folder for the generated files (kept between runs)")
     ap.add_argument("--commands", default="validate,analyze,sim,compare,viewer", help="which commands to measure")
     ap.add_argument("--write", help="also write the table to this file, headed by date, commit and machine")
+    ap.add_argument("--update", help="replace the measured rows of the table in this file (written by --write)")
     ap.add_argument("--repeat", type=int, default=1, help="runs of each command: least CPU, largest peak (default 1)")
     ap.add_argument("--lock", help="flock this file around each command of 10M ops or more")
     args = ap.parse_args()
@@ -232,6 +236,8 @@ def main():
     print("\n".join(table))
     if args.write:
         write_table(args.write, table, after, max(1, args.repeat), start_load)
+    if args.update:
+        update_table(args.update, table, max(1, args.repeat), start_load)
 
 
 def machine():
@@ -245,18 +251,79 @@ def machine():
     return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB memory, {platform.system()} {platform.release()}"
 
 
-def write_table(path, table, build, repeat, start_load):
+def commit_and_date():
+    """The checkout's short commit (marked when it has local changes) and the date, for a table's header."""
     repo = os.path.dirname(os.path.abspath(__file__))
     commit = subprocess.run(["git", "-C", repo, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip() or "?"
     dirty = subprocess.run(["git", "-C", repo, "status", "--porcelain", "--untracked-files=no"], capture_output=True,
                            text=True).stdout.strip()
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+    return commit + (" (with local changes)" if dirty else ""), date
+
+
+def command_line():
+    return " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv))
+
+
+def write_atomically(path, lines):
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".scale_table.")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    print(f"# wrote {path}")
+
+
+def row_key(line):
+    """(generator, ops, command) of a table row, or None for any other line."""
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    if not line.startswith("|") or len(cells) < 3 or cells[1] in ("ops", "") or set(cells[0]) <= {"-"}:
+        return None
+    return tuple(cells[:3])
+
+
+def update_table(path, table, repeat, start_load):
+    """Replaces the rows of `table` in the table at `path`, keeps the others, and says so in the header."""
+    with open(path) as f:
+        old = f.read().splitlines()
+    new_rows = {row_key(l): l for l in table if row_key(l)}
+    if not any(row_key(l) for l in old) or table[0] not in old:
+        sys.exit(f"{path}: not a table of the same columns (written by --write without --before)")
+    missing = [k for k in new_rows if k not in {row_key(l) for l in old}]
+    if missing:
+        sys.exit(f"{path}: no rows for {', '.join(' '.join(k) for k in missing)} to replace")
+    # A 10M row's target is 10x the 1M row of its command: the sizes of a command are measured together.
+    stale = [k for k in map(row_key, old) if k and k not in new_rows and any(
+        (n[0], n[2]) == (k[0], k[2]) for n in new_rows)]
+    if stale:
+        sys.exit(f"{path}: rows {', '.join(' '.join(k) for k in stale)} would keep targets from other runs of their "
+                 "command: measure every size of a command again together")
+    commit, date = commit_and_date()
+    names = sorted({f"{k[2]}" for k in new_rows})
+    note = (f"# rows of {', '.join(names)} measured again {date} at commit {commit}, each run {repeat} time(s) "
+            f"after reading its inputs once (1-minute load average {start_load:.2f} at the start, "
+            f"{os.getloadavg()[0]:.2f} at the end): {command_line()}")
+    body_at = next(i for i, l in enumerate(old) if l.startswith("|"))
+    head = old[:body_at]
+    while head and head[-1] == "":
+        head.pop()
+    lines = head + [note, ""] + [new_rows.get(row_key(l), l) for l in old[body_at:]]
+    write_atomically(path, lines)
+
+
+def write_table(path, table, build, repeat, start_load):
+    commit, date = commit_and_date()
     head = [
-        f"# streamlab scale table, {date}, commit {commit}{' (with local changes)' if dirty else ''}",
+        f"# streamlab scale table, {date}, commit {commit}",
         f"# machine: {machine()}",
         f"# build: {build.path}",
-        f"# command: {' '.join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv))}",
+        f"# command: {command_line()}",
         "# CPU s = user + system seconds of the command (the viewer: its own --timing account to the first",
         "# frame); peak = peak resident memory; input = the command's input files (workload, or both traces).",
         f"# each command run {repeat} time(s), its input files read once before each run (in the page cache for"
@@ -264,17 +331,7 @@ def write_table(path, table, build, repeat, start_load):
         f" {os.getloadavg()[0]:.2f} at the end",
         "",
     ]
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".scale_table.")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write("\n".join(head + table) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-    print(f"# wrote {path}")
+    write_atomically(path, head + table)
 
 
 def format_table(rows, with_before):
