@@ -326,18 +326,16 @@ model::DeviceProfile combine_rounds(const std::vector<model::DeviceProfile>& rou
   model::DeviceProfile p = rounds.front();
   if (rounds.size() == 1) return p;
   const std::size_t n = rounds.size();
-  // The host's wake-up from a blocking synchronize: the fastest round. The lent hosts are virtual machines
-  // whose CPU has slow spells of seconds (a whole round), and the undisturbed host is the reproducible
-  // number. (The host API call costs, which follow the same spells, are replaced by calibrate's samples of
-  // the host's speed: Calibrator::combine_host_samples.) Everything else: the median round.
-  static const std::set<std::string_view> kHostCalls{"sync_wakeup_ns"};
+  // Every parameter: the median round. (sync_wakeup_ns took the fastest round until 2026-11-24: on the H100
+  // one calibrate's fastest round was an outlier 10% below its others, so the fastest moved more between two
+  // back-to-back calibrates than the median did. The host API call costs are replaced by calibrate's samples
+  // of the host's speed: Calibrator::combine_host_samples.)
   for (const model::ParamField& f : model::device_profile_fields()) {
     std::vector<double> v;
     v.reserve(n);
     for (const auto& r : rounds) v.push_back((r.*(f.member)).value);
-    const bool fastest = kHostCalls.count(f.name) > 0;
     const double med = median(v);
-    const double chosen = fastest ? *std::min_element(v.begin(), v.end()) : med;
+    const double chosen = med;
     const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
     const double scale = std::max(std::abs(med), std::max(std::abs(*lo), std::abs(*hi)) * (med == 0 ? 1.0 : 0.0));
     const double spread = scale > 0 ? (*hi - *lo) / scale : 0.0;
@@ -354,7 +352,7 @@ model::DeviceProfile combine_rounds(const std::vector<model::DeviceProfile>& rou
     model::Param& out = p.*(f.member);
     out.value = chosen;
     out.spread = spread;
-    out.source = (rounds.front().*(f.member)).source + "; value: " + (fastest ? "fastest" : "median") + " of " +
+    out.source = (rounds.front().*(f.member)).source + "; value: median of " +
                  std::to_string(n) + " calibrate rounds (method and figures above: round 1), rounds read " + values +
                  (outliers.empty() ? std::string() : "; outliers: " + outliers);
     if (log && spread > 0.05)
@@ -427,6 +425,9 @@ class Calibrator {
   /// first `targets` of `launch_into`, each batch after the first `busy` of `long_on` got a 2 ms 1-block
   /// kernel (then 50 us for them to start).
   double launch_batch_cost(std::vector<stream>& long_on, int busy, std::vector<stream>& launch_into, int targets, int reps,
+                           const char* what);
+  /// One batch of launch_batch_cost (no warm-up): the per-launch host ns.
+  double launch_batch_once(std::vector<stream>& long_on, int busy, std::vector<stream>& launch_into, int targets,
                            const char* what);
   /// The host-call parameters (ParamField::host_call) of `p`: each the median over `batches` timed batches
   /// of kBatch calls after `warm` untimed ones. Appends the values to host_samples_.
@@ -528,19 +529,25 @@ void Calibrator::host_call_costs(model::DeviceProfile& p, int batches, int warm)
     if (f.host_call) host_samples_[f.name].push_back((p.*(f.member)).value);
 }
 
+double Calibrator::launch_batch_once(std::vector<stream>& long_on, int busy, std::vector<stream>& launch_into,
+                                     int targets, const char* what) {
+  for (int i = 0; i < busy; ++i)
+    check(kernels::launch_spin(dim3(1), dim3(32), 0, long_on[static_cast<std::size_t>(i)].get(), 2'000'000), what);
+  if (busy > 0) std::this_thread::sleep_for(std::chrono::microseconds(50));  // the long kernels are running
+  const auto t0 = Clock::now();
+  for (int j = 0; j < kBatch; ++j)
+    check(kernels::launch_spin(dim3(1), dim3(32), 0, launch_into[static_cast<std::size_t>(j % targets)].get(), 0), what);
+  const auto t1 = Clock::now();
+  check(cudaDeviceSynchronize(), what);
+  return ns_between(t0, t1) / kBatch;
+}
+
 double Calibrator::launch_batch_cost(std::vector<stream>& long_on, int busy, std::vector<stream>& launch_into,
                                      int targets, int reps, const char* what) {
   std::vector<double> v;
   for (int r = -warm_; r < reps; ++r) {
-    for (int i = 0; i < busy; ++i)
-      check(kernels::launch_spin(dim3(1), dim3(32), 0, long_on[static_cast<std::size_t>(i)].get(), 2'000'000), what);
-    if (busy > 0) std::this_thread::sleep_for(std::chrono::microseconds(50));  // the long kernels are running
-    const auto t0 = Clock::now();
-    for (int j = 0; j < kBatch; ++j)
-      check(kernels::launch_spin(dim3(1), dim3(32), 0, launch_into[static_cast<std::size_t>(j % targets)].get(), 0), what);
-    const auto t1 = Clock::now();
-    check(cudaDeviceSynchronize(), what);
-    if (r >= 0) v.push_back(ns_between(t0, t1) / kBatch);
+    const double ns = launch_batch_once(long_on, busy, launch_into, targets, what);
+    if (r >= 0) v.push_back(ns);
   }
   return median(std::move(v));
 }
@@ -585,15 +592,31 @@ void Calibrator::host_api_costs(model::DeviceProfile& p) {
     std::vector<stream> others, one;
     for (int k = 0; k < most; ++k) others.emplace_back(StreamFlags::non_blocking, 0);
     one.emplace_back(StreamFlags::non_blocking, 0);  // made last: a queue of its own beside the others
+    // Every repetition reads every k in turn and gives a slope of its own; the value is the median slope.
+    // The host's speed drifts between batches (H100, 2026-11-24: one calibrate's rounds read 0-56 ns per
+    // queue when each k was a median over consecutive batches), and reading the ks side by side cancels it.
     const int reps = std::max(5, reps_ / 2);
-    const auto [slope, line] = slope_over_queues(
-        most, [&](int k) { return launch_batch_cost(others, k, one, 1, reps, "calibrate (launch with busy queues)"); });
+    std::vector<double> ks, slopes;
+    std::vector<std::vector<double>> at_k(static_cast<std::size_t>(most) + 1);
+    for (int k = 0; k <= most; ++k) ks.push_back(k);
+    for (int r = -warm_; r < reps; ++r) {
+      std::vector<double> costs;
+      for (int k = 0; k <= most; ++k) costs.push_back(launch_batch_once(others, k, one, 1, "calibrate (launch with busy queues)"));
+      if (r < 0) continue;
+      slopes.push_back(least_squares_slope(ks, costs));
+      for (int k = 0; k <= most; ++k) at_k[static_cast<std::size_t>(k)].push_back(costs[static_cast<std::size_t>(k)]);
+    }
+    const double slope = median(slopes);
+    std::string line;
+    for (int k = 0; k <= most; ++k)
+      line += (line.empty() ? "" : ", ") + std::to_string(k) + ": " + fmt(median(at_k[static_cast<std::size_t>(k)]), 0);
     p.kernel_launch_per_busy_queue_ns = measured(
         std::max(0.0, slope),
-        "least-squares slope over k = 0.." + std::to_string(most) + " of the per-launch cost (median over " +
-            std::to_string(reps) + " batches of " + std::to_string(kBatch) + " spin-kernel launches, 0 ns, into one "
-            "non-blocking stream; host steady_clock) while k other streams, each on a hardware queue of its own, "
-            "run a 2 ms 1-block kernel; costs read " + line + " ns");
+        "median over " + std::to_string(reps) + " repetitions of the least-squares slope over k = 0.." +
+            std::to_string(most) + " of the per-launch cost of a batch of " + std::to_string(kBatch) +
+            " spin-kernel launches, 0 ns, into one non-blocking stream (host steady_clock) while k other streams, "
+            "each on a hardware queue of its own, run a 2 ms 1-block kernel; every repetition reads each k once, "
+            "side by side; median costs " + line + " ns");
     note("kernel launch with k other busy queues: " + line + " ns (slope " + fmt(slope, 0) + " ns per queue)");
   }
 
@@ -607,19 +630,30 @@ void Calibrator::host_api_costs(model::DeviceProfile& p) {
     const int n = other_queues(p) + 1;
     std::vector<stream> rot;
     for (int k = 0; k < n; ++k) rot.emplace_back(StreamFlags::non_blocking, 0);
+    // The four batches of a repetition run side by side and the value is the median of the repetitions'
+    // differences (busy rotating minus busy into one stream): the host's speed drifts between batches, and
+    // medians of consecutive batches per kind read 176-862 ns over one calibrate's rounds (H100, 2026-11-24).
     const int reps = std::max(5, reps_ / 2);
     auto batch = [&](bool busy, int streams) {
-      return launch_batch_cost(rot, busy ? streams : 0, rot, streams, reps, "calibrate (launch queue switch)");
+      return launch_batch_once(rot, busy ? streams : 0, rot, streams, "calibrate (launch queue switch)");
     };
-    const double one_busy = batch(true, 1), rot_busy = batch(true, n);
-    const double one_idle = batch(false, 1), rot_idle = batch(false, n);
-    const double extra = std::max(0.0, rot_busy - one_busy);
+    std::vector<double> diff, v_rot_busy, v_one_busy, v_rot_idle, v_one_idle;
+    for (int r = -warm_; r < reps; ++r) {
+      const double ob = batch(true, 1), rb = batch(true, n), oi = batch(false, 1), ri = batch(false, n);
+      if (r < 0) continue;
+      diff.push_back(rb - ob);
+      v_one_busy.push_back(ob), v_rot_busy.push_back(rb), v_one_idle.push_back(oi), v_rot_idle.push_back(ri);
+    }
+    const double one_busy = median(v_one_busy), rot_busy = median(v_rot_busy);
+    const double one_idle = median(v_one_idle), rot_idle = median(v_rot_idle);
+    const double extra = std::max(0.0, median(diff));
     p.kernel_launch_queue_switch_ns = measured(
-        extra, "per-launch cost of batches of " + std::to_string(kBatch) + " spin-kernel launches (0 ns) rotating over " +
-                   std::to_string(n) + " non-blocking streams, each on a hardware queue of its own and each first "
-                   "given a 2 ms 1-block kernel, minus the same batches into one such stream (median over " +
-                   std::to_string(reps) + " batches each, host steady_clock): " + fmt(rot_busy, 0) + " - " +
-                   fmt(one_busy, 0) + " ns; without the 2 ms kernels " + fmt(rot_idle, 0) + " - " + fmt(one_idle, 0) + " ns");
+        extra, "median over " + std::to_string(reps) + " repetitions of the per-launch cost of a batch of " +
+                   std::to_string(kBatch) + " spin-kernel launches (0 ns) rotating over " + std::to_string(n) +
+                   " non-blocking streams, each on a hardware queue of its own and each first given a 2 ms 1-block "
+                   "kernel, minus that of the same batch into one such stream, run side by side (host steady_clock); "
+                   "median costs " + fmt(rot_busy, 0) + " - " + fmt(one_busy, 0) + " ns; without the 2 ms kernels " +
+                   fmt(rot_idle, 0) + " - " + fmt(one_idle, 0) + " ns");
     note("launch queue switch: rotating " + fmt(rot_busy, 0) + " vs one stream " + fmt(one_busy, 0) + " ns with work in "
          "flight, " + fmt(rot_idle, 0) + " vs " + fmt(one_idle, 0) + " ns without");
   }

@@ -30,6 +30,26 @@ TEST(Calibrate, FitRecoversLatencyAndBandwidth) {
   EXPECT_DOUBLE_EQ(ex::median({4, 1, 3, 2}), 2.5);
 }
 
+TEST(Calibrate, RoundsCombineToTheirMedianAndNameTheOutliers) {
+  // Three rounds of the bundled profile with their own sync wake-ups and kernel start latencies: every
+  // parameter is the median round (the wake-up too: its fastest round was once an outlier that moved the
+  // value 10% between two calibrates), the spread is (max - min) / median, and an outlying round is named.
+  std::vector<streamlab::model::DeviceProfile> rounds(3, streamlab::model::bundled_h100_profile());
+  const double wake[] = {3000, 2500, 3100}, start[] = {2400, 2450, 4000};
+  for (int k = 0; k < 3; ++k) {
+    rounds[static_cast<std::size_t>(k)].sync_wakeup_ns.value = wake[k];
+    rounds[static_cast<std::size_t>(k)].kernel_start_latency_ns.value = start[k];
+  }
+  const streamlab::model::DeviceProfile p = ex::combine_rounds(rounds, {});
+  EXPECT_DOUBLE_EQ(p.sync_wakeup_ns.value, 3000);
+  EXPECT_NEAR(p.sync_wakeup_ns.spread, 600.0 / 3000, 1e-12);
+  EXPECT_NE(p.sync_wakeup_ns.source.find("value: median of 3 calibrate rounds"), std::string::npos)
+      << p.sync_wakeup_ns.source;
+  EXPECT_DOUBLE_EQ(p.kernel_start_latency_ns.value, 2450);
+  EXPECT_NE(p.kernel_start_latency_ns.source.find("outliers: round 3"), std::string::npos)
+      << p.kernel_start_latency_ns.source;
+}
+
 TEST(Calibrate, HostProbeRoundTripsAndRejectsBadInput) {
   ex::HostProbe p;
   p.samples["kernel_launch_ns"] = {4100.5, 3900};
