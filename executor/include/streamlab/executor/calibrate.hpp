@@ -88,7 +88,8 @@ struct LatencyBandwidthFit {
 /// Median (of a copy); 0 for an empty input.
 [[nodiscard]] double median(std::vector<double> v);
 
-/// Each parameter's median over rounds of calibration (calibrate then replaces the host API call costs and
+/// Each parameter's median over rounds of calibration (sync_wakeup_ns: the rounds' lower quartile, the
+/// undisturbed host of a machine with slow spells; calibrate then replaces the host API call costs and
 /// pageable copy rates by their samples of the host's speed), Param::spread = (max - min) / |median| over them,
 /// the rounds' values and outliers (more than 10% and 3 median absolute deviations off) in its source;
 /// `log` gets one line per parameter whose spread is over 5%.
