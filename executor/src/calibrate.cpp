@@ -442,9 +442,8 @@ class Calibrator {
   /// Median per-launch host cost over `reps` batches of kBatch spin-kernel launches (0 ns) cycling over the
   /// first `targets` of `launch_into`, each batch after the first `busy` of `long_on` got a 2 ms 1-block
   /// kernel (then 50 us for them to start).
-  double launch_batch_cost(std::vector<stream>& long_on, int busy, std::vector<stream>& launch_into, int targets, int reps,
-                           const char* what);
-  /// One batch of launch_batch_cost (no warm-up): the per-launch host ns.
+  /// One batch of kBatch 0 ns launches into `targets` of `launch_into` (round robin) while `busy` streams of
+  /// `long_on` each run a 2 ms kernel: the per-launch host ns.
   double launch_batch_once(std::vector<stream>& long_on, int busy, std::vector<stream>& launch_into, int targets,
                            const char* what);
   /// The host-call parameters (ParamField::host_call) of `p`: each the median over `batches` timed batches
@@ -558,16 +557,6 @@ double Calibrator::launch_batch_once(std::vector<stream>& long_on, int busy, std
   const auto t1 = Clock::now();
   check(cudaDeviceSynchronize(), what);
   return ns_between(t0, t1) / kBatch;
-}
-
-double Calibrator::launch_batch_cost(std::vector<stream>& long_on, int busy, std::vector<stream>& launch_into,
-                                     int targets, int reps, const char* what) {
-  std::vector<double> v;
-  for (int r = -warm_; r < reps; ++r) {
-    const double ns = launch_batch_once(long_on, busy, launch_into, targets, what);
-    if (r >= 0) v.push_back(ns);
-  }
-  return median(std::move(v));
 }
 
 void Calibrator::host_api_costs(model::DeviceProfile& p) {
