@@ -301,7 +301,7 @@ std::string program_validation_section(const ProgramValidation& v, const std::fi
      << " are not told apart from the plain program's runs (p >= 0.05). `streamlab sim` within 5%: " << c.sim_ok << " of " << c.judged_sim << " (median |error| "
      << pct(c.median_abs_sim).substr(1) << "); of the rest, " << c.sim_in_range
      << (has_ranges(v) ? " have the plain program's median inside the predicted range (a host in a fast to a slow "
-                         "spell: the profile's host API costs at the 5th and 95th percentile calibrate measured)"
+                         "spell: the profile's host API costs at the ends of the ranges calibrate measured, as its sources say)"
                        : " are inside the measured runs' range")
      << ".\n\n";
   if (!v.failures.empty()) {

@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Widen a profile's measured ranges to what several machines of the same kind showed.
+
+  machine_ranges.py BASE OTHER... -o OUT
+
+BASE is one machine's calibrate output. Every parameter that carries a `range` there (the host API call
+costs, the host-set pageable copy rates and the copy directions' sharing: what `streamlab sim --host-speed
+fast|slow` reads) gets the envelope of its range over BASE and every OTHER calibration that has one: the
+lowest low and the highest high. Values, spreads and every other field stay BASE's; each widened
+parameter's source says which files the range spans. A prediction's range then covers the machines
+calibrated, not only BASE's own process-to-process spread. Standard library only.
+"""
+import argparse
+import json
+import os
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("base")
+    ap.add_argument("others", nargs="+")
+    ap.add_argument("-o", "--output", required=True)
+    a = ap.parse_args()
+    base = json.load(open(a.base))
+    others = [(p, json.load(open(p))["params"]) for p in a.others]
+    names = [os.path.basename(a.base)] + [os.path.basename(p) for p, _ in others]
+    for k, param in base["params"].items():
+        if "range" not in param:
+            continue
+        lo, hi = param["range"]
+        used = 1
+        for _, params in others:
+            r = params.get(k, {}).get("range")
+            if r:
+                lo, hi = min(lo, r[0]), max(hi, r[1])
+                used += 1
+        if [lo, hi] == param["range"]:
+            continue
+        param["source"] += ("; range: the envelope of the ranges of %d calibrations on H100 machines (%s; this "
+                            "profile's own: %s to %s)" % (used, ", ".join(names), repr(param["range"][0]),
+                                                          repr(param["range"][1])))
+        param["range"] = [lo, hi]
+    tmp = a.output + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(base, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, a.output)
+    print("wrote", a.output)
+
+
+if __name__ == "__main__":
+    main()
