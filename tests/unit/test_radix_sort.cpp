@@ -32,6 +32,22 @@ TEST(RadixSort, EqualsStableSortForEverySizeAndRange) {
     }
 }
 
+// Arrays whose parts (after the split by the top digit) are large enough for digits wider than 8 bits,
+// over ranges that need 2 to 4 such digits below the top one (a part's passes alternating between the
+// part and the buffer, an odd or even number of them).
+TEST(RadixSort, LargePartsEqualStableSort) {
+  std::mt19937_64 rng(3);
+  for (const std::int64_t range : {std::int64_t{1} << 29, std::int64_t{1} << 33, std::int64_t{1} << 38}) {
+    SCOPED_TRACE("range " + std::to_string(range));
+    std::vector<std::pair<std::int64_t, std::uint32_t>> v(2'500'000);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = {static_cast<std::int64_t>(rng() % range), static_cast<std::uint32_t>(i)};
+    auto want = v;
+    std::stable_sort(want.begin(), want.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    sort_by_key(v, [](const auto& p) { return p.first; });
+    EXPECT_TRUE(v == want);
+  }
+}
+
 // sorted_positions: the order of std::stable_sort by (key, tie), whether key and position fit in one
 // 64-bit word (small ranges) or not (the full range of int64).
 TEST(RadixSort, SortedPositionsEqualAStableSortByKeyThenTie) {
