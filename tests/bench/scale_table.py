@@ -305,7 +305,7 @@ def update_table(path, table, repeat, start_load):
         sys.exit(f"{path}: rows {', '.join(' '.join(k) for k in stale)} would keep targets from other runs of their "
                  "command: measure every size of a command again together")
     commit, date = commit_and_date()
-    names = sorted({f"{k[2]}" for k in new_rows})
+    names = sorted({f"{k[0]} {k[2]}" for k in new_rows})
     note = (f"# rows of {', '.join(names)} measured again {date} at commit {commit}, each run {repeat} time(s) "
             f"after reading its inputs once (1-minute load average {start_load:.2f} at the start, "
             f"{os.getloadavg()[0]:.2f} at the end): {command_line()}")
