@@ -48,6 +48,19 @@ TEST(RadixSort, LargePartsEqualStableSort) {
   }
 }
 
+// Parts of one record (a top digit only one key has) and of none, next to large ones.
+TEST(RadixSort, PartsOfOneRecordEqualStableSort) {
+  std::mt19937_64 rng(5);
+  std::vector<std::pair<std::int64_t, std::uint32_t>> v(300'000);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = {static_cast<std::int64_t>(rng() % 1000), static_cast<std::uint32_t>(i)};
+  v[123] = {std::int64_t{1} << 40, 123};
+  v[4567] = {(std::int64_t{1} << 39) + 5, 4567};
+  auto want = v;
+  std::stable_sort(want.begin(), want.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  sort_by_key(v, [](const auto& p) { return p.first; });
+  EXPECT_TRUE(v == want);
+}
+
 // sorted_positions: the order of std::stable_sort by (key, tie), whether key and position fit in one
 // 64-bit word (small ranges) or not (the full range of int64).
 TEST(RadixSort, SortedPositionsEqualAStableSortByKeyThenTie) {

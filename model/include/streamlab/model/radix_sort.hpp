@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <type_traits>
 #include <vector>
 
 namespace streamlab::model {
@@ -37,25 +39,25 @@ void sort_by_key(std::vector<T>& v, Key key) {
   constexpr std::size_t kBuckets = std::size_t{1} << kBits;
   unsigned bits = 0;  // significant bits of the range
   while (bits < 64 && (range >> bits) != 0) ++bits;
-  std::vector<T> out(v.size());
-  // A part's passes over the digits below `top`, ending in `in`: as few passes as digits of up to 11 bits
-  // need (8 for parts too small to fill larger count arrays), the digits of equal width, the part and
-  // the buffer taking turns. Fixed 8-bit digits took a pass more whenever the range grew past a multiple
-  // of 8 bits (the start times of ten million spans, 2^38 ns and more: four passes where a million took
-  // three).
+  // A part's passes over the digits below `top`, from `src` into `dst` (each serving as the other's
+  // buffer): as few passes as digits of up to 11 bits need (8 for parts too small to fill larger count
+  // arrays), the digits of equal width. Fixed 8-bit digits took a pass more whenever the range grew past
+  // a multiple of 8 bits (the start times of ten million spans, 2^38 ns and more: four passes where a
+  // million took three).
   std::vector<std::size_t> at(kBuckets + 1);
-  const auto lsd = [&](T* in, T* buf, std::size_t n, unsigned top) {
+  const auto lsd = [&](T* src, T* dst, std::size_t n, unsigned top) {
     if (n < 256) {
-      std::stable_sort(in, in + n, [&](const T& a, const T& b) { return offset(a) < offset(b); });
+      std::stable_sort(src, src + n, [&](const T& a, const T& b) { return offset(a) < offset(b); });
+      std::copy(src, src + n, dst);
       return;
     }
-    unsigned widest = 8;  // a count array no larger than about half the part
+    unsigned widest = 8;  // a count array no larger than about a quarter of the part
     while (widest < kBits && (std::size_t{1} << (widest + 2)) <= n) ++widest;
     const unsigned passes = (top + widest - 1) / widest;
     const unsigned width = passes == 0 ? 0 : (top + passes - 1) / passes;
     const std::size_t buckets = std::size_t{1} << width;
-    T* from = in;
-    T* to = buf;
+    T* from = src;
+    T* to = dst;
     for (unsigned pass = 0; pass < passes; ++pass) {
       const unsigned shift = pass * width;
       std::fill(at.begin(), at.begin() + static_cast<std::ptrdiff_t>(buckets) + 1, 0);
@@ -64,11 +66,12 @@ void sort_by_key(std::vector<T>& v, Key key) {
       for (std::size_t i = 0; i < n; ++i) to[at[(offset(from[i]) >> shift) & (buckets - 1)]++] = from[i];
       std::swap(from, to);
     }
-    if (from != in) std::copy(from, from + n, in);
+    if (from != dst) std::copy(from, from + n, dst);
   };
   constexpr std::size_t kCached = std::size_t{1} << 17;  // elements a part may have to sort in the cache
   if (v.size() <= kCached || bits <= kBits) {
     // Whole-array passes, swapping the arrays instead of copying back.
+    std::vector<T> out(v.size());
     for (unsigned shift = 0; shift < bits; shift += kBits) {
       std::fill(at.begin(), at.end(), 0);
       for (const T& x : v) ++at[((offset(x) >> shift) & (kBuckets - 1)) + 1];
@@ -78,21 +81,25 @@ void sort_by_key(std::vector<T>& v, Key key) {
     }
     return;
   }
-  // Split by the top digit into `out`, then sort each part by the lower digits (into `v`'s memory as
-  // the buffer), and swap.
+  // Split by the top digit into a buffer, then sort each part by the lower digits back into `v`. The
+  // buffer is memory the split writes first (a vector's value-initialization wrote every byte of it once
+  // more, hundreds of megabytes at ten million records).
+  static_assert(std::is_trivially_destructible_v<T>, "the buffer's records are left to the memory they lie in");
+  const auto release = [n = v.size()](T* p) { std::allocator<T>().deallocate(p, n); };
+  const std::unique_ptr<T, decltype(release)> buffer(std::allocator<T>().allocate(v.size()), release);
+  T* const buf = buffer.get();
   const unsigned top_shift = bits - kBits;
   std::vector<std::size_t> part(kBuckets + 1, 0);
   for (const T& x : v) ++part[(offset(x) >> top_shift) + 1];
   for (std::size_t b = 1; b <= kBuckets; ++b) part[b] += part[b - 1];
   {
     std::vector<std::size_t> fill(part.begin(), part.end() - 1);
-    for (const T& x : v) out[fill[offset(x) >> top_shift]++] = x;
+    for (const T& x : v) std::construct_at(buf + fill[offset(x) >> top_shift]++, x);
   }
   for (std::size_t b = 0; b < kBuckets; ++b) {
     const std::size_t n = part[b + 1] - part[b];
-    if (n > 1) lsd(out.data() + part[b], v.data() + part[b], n, top_shift);
+    if (n > 0) lsd(buf + part[b], v.data() + part[b], n, top_shift);
   }
-  v.swap(out);
 }
 
 /// The positions 0..n-1 ordered by key(position) (a std::int64_t, or anything that converts to one),
