@@ -233,6 +233,12 @@ HOST_CALLS = ("kernel_launch_ns", "memcpy_async_issue_ns", "event_create_ns", "e
               "host_func_issue_ns", "h2d_pageable_gbps", "d2h_pageable_gbps")
 
 
+def sim_argv(streamlab, wdir, cfg, trace):
+    """`streamlab sim` of a configuration's workload at its connections, writing `trace`."""
+    return [streamlab, "sim", os.path.join(wdir, cfg["label"] + ".json"), "-o", trace,
+            "--connections", str(cfg["connections"])]
+
+
 def cmd_predict(a):
     measured = json.load(open(a.measured))
     tmp = tempfile.mkdtemp(prefix="program-suite-sim-")
@@ -241,8 +247,7 @@ def cmd_predict(a):
     for cfg in measured["configs"]:
         label = cfg["label"]
         trace = os.path.join(tmp, label + ".sim.json")
-        argv = [a.streamlab, "sim", os.path.join(a.dir, label + ".json"), "-o", trace,
-                "--connections", str(cfg["connections"]), "--date", a.date]
+        argv = sim_argv(a.streamlab, a.dir, cfg, trace) + ["--date", a.date]
         if a.policy:
             argv += ["--policy", a.policy]
         if a.device:
@@ -286,8 +291,7 @@ def cmd_predict(a):
 def predict_metric(streamlab, wdir, cfg, profile, tmp):
     """One configuration's predicted metric (ns) under `profile` (a path), or None when sim fails."""
     trace = os.path.join(tmp, "%s-%d.sim.json" % (cfg["label"], os.getpid()))
-    argv = [streamlab, "sim", os.path.join(wdir, cfg["label"] + ".json"), "-o", trace,
-            "--connections", str(cfg["connections"]), "--device", profile, "--quiet"]
+    argv = sim_argv(streamlab, wdir, cfg, trace) + ["--device", profile, "--quiet"]
     p = subprocess.run(argv, capture_output=True, text=True)
     if p.returncode != 0:
         print(f"sim failed for {cfg['label']} with {profile}: {p.stderr.strip()[-300:]}", file=sys.stderr)
