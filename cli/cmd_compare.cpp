@@ -6,11 +6,9 @@
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>
-#include <functional>
 #include <iostream>
 #include <memory>
 #include <set>
-#include <queue>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,41 +41,6 @@ std::string percent(double v) {
 }
 std::string format_ns(double ns) { return model::format_duration(ns); }
 std::string signed_ns(model::Nanos ns) { return model::format_signed_duration(static_cast<double>(ns)); }
-
-/// The larger of |start error| and |end error| (both relative to each trace's start).
-template <class Delta>
-model::Nanos op_error(const Delta& d) {
-  return std::max(std::abs(d.start_error()), std::abs(d.end_error()));
-}
-
-/// Positions (0..n-1) of the kWorst ops with the largest errors, largest first, of n ops visited in
-/// the order of TraceComparison::ops (`error_at(i)`: the i-th op's error): where std::partial_sort of
-/// the whole list by error would leave them, equal errors included, so the report names the same ops in
-/// the same order however they are visited. Only the ops it would take into its heap are kept: one whose
-/// error is not above the kWorst-th largest before it never is.
-template <class ErrorAt>
-std::vector<std::size_t> worst_positions(std::size_t n, ErrorAt error_at) {
-  std::vector<std::pair<model::Nanos, std::size_t>> taken;  // (error, position)
-  std::priority_queue<model::Nanos, std::vector<model::Nanos>, std::greater<>> largest;  // kWorst largest so far
-  for (std::size_t i = 0; i < n; ++i) {
-    const model::Nanos e = error_at(i);
-    if (largest.size() < kWorst) {
-      largest.push(e);
-    } else if (e > largest.top()) {
-      largest.pop();
-      largest.push(e);
-    } else {
-      continue;
-    }
-    taken.emplace_back(e, i);
-  }
-  const std::size_t k = std::min(kWorst, taken.size());
-  std::partial_sort(taken.begin(), taken.begin() + static_cast<std::ptrdiff_t>(k), taken.end(),
-                    [](const auto& x, const auto& y) { return x.first > y.first; });
-  std::vector<std::size_t> out;
-  for (std::size_t j = 0; j < k; ++j) out.push_back(taken[j].second);
-  return out;
-}
 
 std::string describe(const model::Trace& t, const std::string& file) {
   std::string s = file + " (" + (t.meta.backend.empty() ? "?" : t.meta.backend);
@@ -118,13 +81,7 @@ void print_text(const model::TraceComparison& c, const std::vector<model::SpanDe
   std::cout << "matched spans: " << matched.size() << "  mean |start error| " << format_ns(c.mean_abs_start_error_ns)
             << "  mean |duration error| " << format_ns(c.mean_abs_duration_error_ns) << "\n";
   std::vector<model::OpDelta> bad;
-  const std::vector<std::uint32_t> order = model::ops_order(ta, matched);
-  // The errors in `matched`'s order first: read through `order` (near that order, not in it), 8 bytes
-  // an op stay in the cache where the 40 of a SpanDelta did not.
-  std::vector<model::Nanos> errors(matched.size());
-  for (std::size_t k = 0; k < matched.size(); ++k) errors[k] = op_error(matched[k]);
-  const auto error_at = [&](std::size_t i) { return errors[order[i]]; };
-  for (const std::size_t i : worst_positions(order.size(), error_at)) bad.push_back(model::op_delta(ta, matched[order[i]]));
+  for (const std::uint32_t k : model::worst_matched(ta, matched, kWorst)) bad.push_back(model::op_delta(ta, matched[k]));
   if (!bad.empty()) {
     std::cout << "worst " << bad.size() << " by max(|start error|, |end error|):\n";
     std::printf("    %-24s %-9s %12s %12s %12s %12s\n", "op", "engine", "a start", "b start", "start err", "dur err");
@@ -170,7 +127,8 @@ void print_json(const model::TraceComparison& c, const std::string& fa, const st
                    {"end_error_ns", d.end_error()},
                    {"duration_error_ns", d.duration_error()}});
   nlohmann::json worst_ids = nlohmann::json::array();
-  for (const std::size_t i : worst_positions(c.ops.size(), [&c](std::size_t k) { return op_error(c.ops[k]); }))
+  for (const std::size_t i :
+       model::worst_positions(c.ops.size(), [&c](std::size_t k) { return model::max_abs_error(c.ops[k]); }, kWorst))
     worst_ids.push_back({{"op_id", c.ops[i].op_id}, {"engine", model::to_string(c.ops[i].engine)}});
   const nlohmann::json j{{"a", {{"file", fa}, {"metrics", metrics_json(c.a)}}},
                          {"b", {{"file", fb}, {"metrics", metrics_json(c.b)}}},

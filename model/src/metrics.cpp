@@ -493,15 +493,137 @@ TraceMetrics compute_metrics(const Trace& t, ConcurrencySteps steps) {
 
 TraceMetrics compute_metrics(const Trace& t, const ConcurrencyStep& step) { return metrics_of(t, nullptr, step); }
 
-std::vector<std::uint32_t> ops_order(const Trace& a, const std::vector<SpanDelta>& matched) {
+namespace {
+// The positions `of` (ascending positions in `matched`) in the order of ops_order.
+std::vector<std::uint32_t> ops_order_of(const Trace& a, const std::vector<SpanDelta>& matched,
+                                        const std::vector<std::uint32_t>* of) {
   // Matched ops come in trace a's order: sorted by start, then op id and engine, then that order.
-  return sorted_positions(
-      matched.size(), [&](std::uint32_t k) { return matched[k].a_start; },
+  const auto at = [&](std::uint32_t k) { return of == nullptr ? k : (*of)[k]; };
+  std::vector<std::uint32_t> order = sorted_positions(
+      of == nullptr ? matched.size() : of->size(), [&](std::uint32_t k) { return matched[at(k)].a_start; },
       [&](std::uint32_t x, std::uint32_t y) {
-        const Span& sx = a.spans[matched[x].a];
-        const Span& sy = a.spans[matched[y].a];
+        const Span& sx = a.spans[matched[at(x)].a];
+        const Span& sy = a.spans[matched[at(y)].a];
         return std::tie(sx.op_id, sx.engine) < std::tie(sy.op_id, sy.engine);
       });
+  if (of != nullptr)
+    for (std::uint32_t& k : order) k = (*of)[k];
+  return order;
+}
+}  // namespace
+
+std::vector<std::uint32_t> ops_order(const Trace& a, const std::vector<SpanDelta>& matched) {
+  return ops_order_of(a, matched, nullptr);
+}
+
+std::vector<std::size_t> worst_positions(std::size_t n, const std::function<Nanos(std::size_t)>& error_at,
+                                         std::size_t count) {
+  std::vector<std::pair<Nanos, std::size_t>> taken;  // (error, position)
+  std::priority_queue<Nanos, std::vector<Nanos>, std::greater<>> largest;  // the `count` largest so far
+  for (std::size_t i = 0; i < n; ++i) {
+    const Nanos e = error_at(i);
+    if (largest.size() < count) {
+      largest.push(e);
+    } else if (!largest.empty() && e > largest.top()) {
+      largest.pop();
+      largest.push(e);
+    } else {
+      continue;
+    }
+    taken.emplace_back(e, i);
+  }
+  const std::size_t k = std::min(count, taken.size());
+  std::partial_sort(taken.begin(), taken.begin() + static_cast<std::ptrdiff_t>(k), taken.end(),
+                    [](const auto& x, const auto& y) { return x.first > y.first; });
+  std::vector<std::size_t> out;
+  out.reserve(k);
+  for (std::size_t j = 0; j < k; ++j) out.push_back(taken[j].second);
+  return out;
+}
+
+std::vector<std::uint32_t> worst_matched(const Trace& a, const std::vector<SpanDelta>& matched, std::size_t count) {
+  // The count + 1 largest errors, a heap with the smallest on top. A visit in any order takes each of the
+  // count largest into worst_positions' heap when they are larger than the next one (count errors at
+  // least as large would have to come before it), and sorts them the one way that distinct values allow.
+  using Ranked = std::pair<Nanos, std::uint32_t>;  // (error, position)
+  const auto larger = [](const Ranked& x, const Ranked& y) { return x.first > y.first; };
+  std::vector<Ranked> top;
+  top.reserve(count + 1);
+  Nanos lo = matched.empty() ? 0 : matched.front().a_start, hi = lo;  // the range of starts, for the buckets below
+  for (std::size_t k = 0; k < matched.size(); ++k) {
+    const Nanos e = max_abs_error(matched[k]);
+    lo = std::min(lo, matched[k].a_start);
+    hi = std::max(hi, matched[k].a_start);
+    if (top.size() <= count) {
+      top.emplace_back(e, static_cast<std::uint32_t>(k));
+      std::push_heap(top.begin(), top.end(), larger);
+    } else if (e > top.front().first) {  // an equal one leaves the values kept the same
+      std::pop_heap(top.begin(), top.end(), larger);
+      top.back() = {e, static_cast<std::uint32_t>(k)};
+      std::push_heap(top.begin(), top.end(), larger);
+    }
+  }
+  std::sort(top.begin(), top.end(), larger);
+  const bool distinct =
+      std::adjacent_find(top.begin(), top.end(), [](const Ranked& x, const Ranked& y) { return x.first == y.first; }) ==
+      top.end();
+  std::vector<std::uint32_t> out;
+  if (distinct) {
+    for (std::size_t j = 0; j < std::min(count, top.size()); ++j) out.push_back(top[j].second);
+    return out;
+  }
+  // Equal errors among them: worst_positions must visit the ops in ops_order, but only those that its
+  // heap may take in. Ops are cut into buckets of a range of starts (buckets come in that order), and an
+  // op of a bucket is left out when its error is not above the `count`-th largest error of the buckets
+  // before (the heap's smallest when it reaches the bucket is at least that, and only grows). Each
+  // bucket's `count` largest errors give that threshold exactly; the ops left, usually a small part, are
+  // put in order and visited.
+  std::vector<std::uint32_t> visited;
+  if (count > 0 && !matched.empty()) {
+    const std::uint64_t range = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+    unsigned shift = 0;  // about 1024 ops a bucket where starts spread evenly (its errors' heaps stay in the cache)
+    while (shift < 63 && (range >> shift) > matched.size() / 1024) ++shift;
+    const auto bucket_of = [&](const SpanDelta& d) {
+      return static_cast<std::size_t>((static_cast<std::uint64_t>(d.a_start) - static_cast<std::uint64_t>(lo)) >> shift);
+    };
+    const std::size_t buckets = static_cast<std::size_t>(range >> shift) + 1;
+    std::vector<Nanos> largest(buckets * count);  // each bucket's count largest errors, a heap of its first `held`
+    std::vector<std::uint32_t> held(buckets, 0);
+    for (const SpanDelta& d : matched) {
+      const std::size_t b = bucket_of(d);
+      const Nanos e = max_abs_error(d);
+      Nanos* const h = largest.data() + b * count;
+      if (held[b] < count) {
+        h[held[b]++] = e;
+        std::push_heap(h, h + held[b], std::greater<>());
+      } else if (e > h[0]) {
+        std::pop_heap(h, h + count, std::greater<>());
+        h[count - 1] = e;
+        std::push_heap(h, h + count, std::greater<>());
+      }
+    }
+    // cut[b]: the count-th largest error before bucket b, or no cut while fewer than count came before.
+    constexpr Nanos kNoCut = std::numeric_limits<Nanos>::min();
+    std::vector<Nanos> cut(buckets, kNoCut);
+    std::priority_queue<Nanos, std::vector<Nanos>, std::greater<>> before;  // the count largest so far
+    for (std::size_t b = 0; b < buckets; ++b) {
+      if (before.size() == count) cut[b] = before.top();
+      for (std::uint32_t j = 0; j < held[b]; ++j) {
+        before.push(largest[b * count + j]);
+        if (before.size() > count) before.pop();
+      }
+    }
+    std::vector<Nanos>().swap(largest);
+    for (std::size_t k = 0; k < matched.size(); ++k) {
+      const Nanos c = cut[bucket_of(matched[k])];
+      if (c == kNoCut || max_abs_error(matched[k]) > c) visited.push_back(static_cast<std::uint32_t>(k));
+    }
+  }
+  const std::vector<std::uint32_t> order = ops_order_of(a, matched, &visited);
+  for (const std::size_t i :
+       worst_positions(order.size(), [&](std::size_t i) { return max_abs_error(matched[order[i]]); }, count))
+    out.push_back(order[i]);
+  return out;
 }
 
 TraceComparison compare_traces(const Trace& a, const Trace& b) {

@@ -473,5 +473,70 @@ TEST(Compare, IdsOfOneHashAreToldApart) {
   }
 }
 
+// worst_matched against its definition: worst_positions of every matched op visited in ops_order. The
+// errors come from few values (ties everywhere, so the one-pass answer for distinct errors rarely
+// applies and the buckets' cuts decide which ops are visited), the starts from few values too (ties in
+// the order, broken by op id and engine), with errors flat, growing or shrinking over time, and starts
+// over a narrow or an extreme range; a few cases have distinct errors.
+TEST(Compare, WorstMatchedAreWorstPositionsInOpsOrder) {
+  std::uint64_t state = 7;
+  const auto next = [&] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL, state >> 33; };
+  int cases_with_ties = 0;
+  for (int round = 0; round < 48; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    const std::size_t n = round % 4 == 0 ? 5 + next() % 20 : 3000 + next() % 20000;
+    const int trend = round % 3;  // 0 flat, 1 growing with the start, 2 shrinking
+    const bool distinct = round % 8 == 7;
+    const bool extreme = round % 5 == 4;
+    Trace a;
+    std::vector<SpanDelta> matched;
+    for (std::size_t k = 0; k < n; ++k) {
+      const Nanos start = extreme ? static_cast<Nanos>(next() % 4 == 0 ? -(std::int64_t{1} << 61) : std::int64_t{1} << 61) +
+                                        static_cast<Nanos>(next() % 50)
+                                  : static_cast<Nanos>(next() % (n / 2 + 1)) * 100;
+      a.spans.push_back(span("op" + std::to_string(next() % 50), OpKind::kernel, next() % 2 ? Engine::sm : Engine::copy_h2d,
+                             1, start, start + 1));
+      const Nanos slope = trend == 0 ? 0 : extreme ? 0 : (trend == 1 ? start : static_cast<Nanos>(n) * 100 - start) / 1000;
+      const Nanos error = distinct ? static_cast<Nanos>(k) * 7919 % static_cast<Nanos>(n) * 3 + 1
+                                   : slope + static_cast<Nanos>(next() % 6);
+      const Nanos sign = next() % 2 ? 1 : -1;
+      // The error lands on the start or on the end, either sign.
+      if (next() % 2)
+        matched.push_back(SpanDelta{static_cast<std::uint32_t>(k), 0, start, start + 10, start - sign * error, start + 10});
+      else
+        matched.push_back(SpanDelta{static_cast<std::uint32_t>(k), 0, start, start + 10, start, start + 10 - sign * error});
+    }
+    // Matched ops come in any order: shuffled.
+    for (std::size_t k = matched.size(); k > 1; --k) std::swap(matched[k - 1], matched[next() % k]);
+    for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{10}, n + 3}) {
+      SCOPED_TRACE("count " + std::to_string(count));
+      const std::vector<std::uint32_t> order = ops_order(a, matched);
+      std::vector<std::uint32_t> want;
+      for (const std::size_t i :
+           worst_positions(order.size(), [&](std::size_t i) { return max_abs_error(matched[order[i]]); }, count))
+        want.push_back(order[i]);
+      EXPECT_EQ(worst_matched(a, matched, count), want);
+      std::vector<Nanos> errors;
+      for (const std::uint32_t k : want) errors.push_back(max_abs_error(matched[k]));
+      cases_with_ties += std::adjacent_find(errors.begin(), errors.end()) != errors.end() ? 1 : 0;
+    }
+  }
+  EXPECT_GT(cases_with_ties, 40) << "the cases should rank equal errors";
+}
+
+// worst_positions: the largest first, of a sequence with equal errors.
+TEST(Compare, WorstPositionsTakeTheLargestFirst) {
+  const std::vector<Nanos> errors{5, 1, 9, 9, 3, 7, 9, 2};
+  const auto at = [&](std::size_t i) { return errors[i]; };
+  const std::vector<std::size_t> three = worst_positions(errors.size(), at, 3);
+  ASSERT_EQ(three.size(), 3u);
+  for (const std::size_t i : three) EXPECT_EQ(errors[i], 9);
+  EXPECT_EQ(worst_positions(errors.size(), at, 5).size(), 5u);
+  EXPECT_EQ(errors[worst_positions(errors.size(), at, 5)[3]], 7);
+  EXPECT_EQ(errors[worst_positions(errors.size(), at, 5)[4]], 5);
+  EXPECT_TRUE(worst_positions(errors.size(), at, 0).empty());
+  EXPECT_EQ(worst_positions(errors.size(), at, 20).size(), errors.size());
+}
+
 }  // namespace
 }  // namespace streamlab::model

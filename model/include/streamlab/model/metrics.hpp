@@ -3,7 +3,10 @@
 /// What a trace says about overlap: makespan, busy fractions, copy/compute overlap, concurrency; and the
 /// comparison of two traces of one workload (predicted vs measured). Definitions in docs/metrics.md.
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <string>
@@ -91,5 +94,24 @@ struct CompareOptions {
 [[nodiscard]] std::vector<std::uint32_t> ops_order(const Trace& a, const std::vector<SpanDelta>& matched);
 /// The OpDelta of a matched op of trace `a` (its id and name copied from a's span).
 [[nodiscard]] OpDelta op_delta(const Trace& a, const SpanDelta& d);
+
+/// How far off a matched op (an OpDelta or a SpanDelta) is, for ranking the worst: the larger of |start
+/// error| and |end error|.
+template <class Delta>
+[[nodiscard]] Nanos max_abs_error(const Delta& d) noexcept {
+  return std::max(std::abs(d.start_error()), std::abs(d.end_error()));
+}
+/// The positions (0..n-1) of the `count` largest of n errors visited in one order (`error_at(i)`: the
+/// i-th one's), largest first. Only the errors that a heap of the `count` largest so far takes in are
+/// kept, then partially sorted by error: which of equal errors come first follows from the order visited.
+[[nodiscard]] std::vector<std::size_t> worst_positions(std::size_t n, const std::function<Nanos(std::size_t)>& error_at,
+                                                       std::size_t count);
+/// The `count` worst of `matched` (ops of trace `a`, in any order) by max_abs_error, as positions in
+/// `matched`: worst_positions of them visited in ops_order(a, matched). When the count + 1 largest errors
+/// all differ, no order can change the answer and none is made (one pass over `matched`: ordering ten
+/// million matched ops for the ten a report shows took longer than matching them); equal errors among
+/// them are ranked by worst_positions in that order.
+[[nodiscard]] std::vector<std::uint32_t> worst_matched(const Trace& a, const std::vector<SpanDelta>& matched,
+                                                       std::size_t count);
 
 }  // namespace streamlab::model
