@@ -44,6 +44,28 @@ double median(std::vector<double> v) {
   return (lo + hi) / 2;
 }
 
+model::Param param_from_repetitions(std::vector<double> samples, const std::string& method) {
+  if (samples.empty()) throw std::invalid_argument("param_from_repetitions: no samples");
+  const std::size_t n = samples.size();
+  const double med = median(samples);
+  std::vector<double> dev;
+  dev.reserve(n);
+  for (double x : samples) dev.push_back(std::abs(x - med));
+  // Standard error of a median of normal samples, sigma estimated robustly from the median absolute deviation.
+  const double se = 1.2533 * 1.4826 * median(std::move(dev)) / std::sqrt(static_cast<double>(n));
+  const bool told_apart = med > 0 && med > 2 * se;
+  const double value = told_apart ? med : 0.0;
+  char figures[256];
+  std::snprintf(figures, sizeof figures, "; median of %zu repetitions %.1f ns, standard error %.1f ns (95%% interval %.1f to %.1f ns)",
+                n, med, se, med - 1.96 * se, med + 1.96 * se);
+  model::Param out{value, method + figures +
+                              (told_apart ? std::string()
+                                          : std::string(med > 0 ? "; within two standard errors of 0" : "; not above 0") +
+                                                ", so not told apart from 0: value 0")};
+  out.spread = value > 0 ? 2 * 1.96 * se / value : 0.0;
+  return out;
+}
+
 LatencyBandwidthFit fit_latency_bandwidth(std::span<const double> bytes, std::span<const double> ns) {
   LatencyBandwidthFit fit;
   const auto n = static_cast<Eigen::Index>(std::min(bytes.size(), ns.size()));
@@ -76,12 +98,30 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr int kBatch = 64;
-constexpr const char* kHostProbeFormat = "streamlab-host-probe-2";
+constexpr const char* kHostProbeFormat = "streamlab-host-probe-3";
 // A sampling pass of the host-call costs (Calibrator::sample_host_speed): short, so that many of them spread
 // over the host's spells; the pause lets the samples span the sampling time rather than fill it.
 constexpr int kSampleBatches = 9;
 constexpr int kSampleWarmup = 2;
 constexpr std::chrono::milliseconds kSamplePause{100};
+// The launch-contention costs, read per repetition and pooled over every round and sampling pass.
+constexpr std::string_view kBusyQueueParam = "kernel_launch_per_busy_queue_ns";
+constexpr std::string_view kQueueSwitchParam = "kernel_launch_queue_switch_ns";
+bool is_contention_param(std::string_view name) { return name == kBusyQueueParam || name == kQueueSwitchParam; }
+// Measured once in every host probe's process too: on the H100 (2026-11-24, run 64) the device-side gaps sat
+// 7-26% apart in every round of one calibrate against the other (they move from process to process, not
+// within one), and the blocking synchronize's wake-up moved with the host's spells.
+constexpr std::array<std::string_view, 5> kPerProcessParams{"same_stream_gap_ns", "event_wait_latency_ns",
+                                                            "same_stream_gap_per_busy_queue_ns",
+                                                            "host_func_roundtrip_ns", "sync_wakeup_ns"};
+bool is_per_process_param(std::string_view name) {
+  return std::find(kPerProcessParams.begin(), kPerProcessParams.end(), name) != kPerProcessParams.end();
+}
+model::Param& field_named(model::DeviceProfile& p, std::string_view name) {
+  for (const model::ParamField& f : model::device_profile_fields())
+    if (f.name == name) return p.*(f.member);
+  throw std::logic_error("no profile field " + std::string(name));
+}
 
 double ns_between(Clock::time_point a, Clock::time_point b) {
   return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
@@ -122,10 +162,6 @@ std::string fmt(double v, int digits = 1) {
   return buf;
 }
 
-/// Other streams a busy-queue measurement can use, each on a hardware queue of its own beside the measured
-/// stream: fewer than the connections, at most 7.
-int other_queues(const model::DeviceProfile& p) { return std::max(0, std::min(static_cast<int>(p.connections.value), 8) - 1); }
-
 /// The hardware queues (connections) this process's streams are spread over: CUDA_DEVICE_MAX_CONNECTIONS,
 /// 8 when unset (the driver's default) or not a number in [1, 32].
 int process_connections() {
@@ -134,6 +170,24 @@ int process_connections() {
   char* end = nullptr;
   const long v = std::strtol(env, &end, 10);
   return end != env && *end == '\0' && v >= 1 && v <= 32 ? static_cast<int>(v) : 8;
+}
+
+/// Other streams the launch-contention measurements use beside the measured one, each on a hardware queue
+/// of its own: fewer than this process's connections, at most 7 (a probe has no measured profile).
+int contention_queues() { return std::max(0, std::min(process_connections(), 8) - 1); }
+
+std::string busy_queue_method(int most) {
+  return "least-squares slope over k = 0.." + std::to_string(most) + " of the per-launch cost of a batch of " +
+         std::to_string(kBatch) + " spin-kernel launches, 0 ns, into one non-blocking stream (host steady_clock, each "
+         "launch timed, launches over 4x the batch's median left out as interruptions) while k other streams, each "
+         "on a hardware queue of its own, run a 2 ms 1-block kernel; every repetition reads each k once, side by side";
+}
+
+std::string queue_switch_method(int n) {
+  return "per-launch cost of a batch of " + std::to_string(kBatch) + " spin-kernel launches (0 ns) rotating over " +
+         std::to_string(n) + " non-blocking streams, each on a hardware queue of its own and each first given a 2 ms "
+         "1-block kernel, minus that of the same batch into one such stream, run side by side (host steady_clock, each "
+         "launch timed, launches over 4x the batch's median left out as interruptions)";
 }
 
 /// The extra host costs of a fresh process's first launches (ns), from one pass over never-used streams.
@@ -443,9 +497,23 @@ class Calibrator {
   /// first `targets` of `launch_into`, each batch after the first `busy` of `long_on` got a 2 ms 1-block
   /// kernel (then 50 us for them to start).
   /// One batch of kBatch 0 ns launches into `targets` of `launch_into` (round robin) while `busy` streams of
-  /// `long_on` each run a 2 ms kernel: the per-launch host ns.
+  /// `long_on` each run a 2 ms kernel: the mean per-launch host ns, each launch timed on its own and those
+  /// over 4x the batch's median left out (the host was interrupted; counted in interrupted_launches_).
   double launch_batch_once(std::vector<stream>& long_on, int busy, std::vector<stream>& launch_into, int targets,
                            const char* what);
+  /// Streams of the launch-contention measurements, made once per process: `others` (each on a hardware
+  /// queue of its own) and `one` beside them for the busy-queue slope, `rot` for the queue switch.
+  struct ContentionStreams {
+    std::vector<stream> others, one, rot;
+  };
+  ContentionStreams& contention_streams();
+  /// One repetition of the busy-queue slope: a batch into `one` at every k = 0..most busy `others`, side by
+  /// side; appends the slope to contention_samples_ and returns the per-k costs.
+  std::vector<double> busy_queue_repetition(const char* what);
+  /// One repetition of the queue switch: batches into one stream and rotating over all of `rot`, each with
+  /// every stream busy and idle, side by side; appends busy rotating minus busy one-stream to
+  /// contention_samples_ and returns {one busy, rotating busy, one idle, rotating idle}.
+  std::array<double, 4> queue_switch_repetition(const char* what);
   /// The host-call parameters (ParamField::host_call) of `p`: each the median over `batches` timed batches
   /// of kBatch calls after `warm` untimed ones. Appends the values to host_samples_.
   void host_call_costs(model::DeviceProfile& p, int batches, int warm);
@@ -454,9 +522,21 @@ class Calibrator {
   /// Each host-call parameter from every sample taken, and each host-set rate (pageable copies) from its
   /// rounds (model::param_from_samples).
   void combine_host_samples(model::DeviceProfile& p, const std::vector<model::DeviceProfile>& rounds) const;
+  /// The launch-contention costs from every repetition of every round, sampling pass and probe
+  /// (param_from_repetitions), the rounds' own medians in the source.
+  void combine_contention_samples(model::DeviceProfile& p, int rounds) const;
+  /// With probes: each of kPerProcessParams becomes the median (sync_wakeup_ns: the lower quartile) of this
+  /// process's value (combine_rounds') and every probe's, spread (max - min) / value over them.
+  void combine_per_process(model::DeviceProfile& p) const;
   /// stream_first_use_ns from this process's never-used streams and every probe's (median, spread).
   void first_use(model::DeviceProfile& p, const FirstUse& never_used) const;
+  /// kernel_start_latency_ns (host and device clocks correlated) and the %globaltimer resolution.
   void device_latencies(model::DeviceProfile& p);
+  /// same_stream_gap_ns, host_func_roundtrip_ns, event_wait_latency_ns, same_stream_gap_per_busy_queue_ns
+  /// (device clock): kPerProcessParams with sync_wakeup_ns.
+  void stream_gaps(model::DeviceProfile& p);
+  /// sync_wakeup_ns: a blocking synchronize's return after the kernel's last act (host clock).
+  void sync_wakeup(model::DeviceProfile& p);
   void copies(model::DeviceProfile& p);
   void occupancy_limits(model::DeviceProfile& p);
   /// shared_mem_alloc_unit_bytes and carveout_*_threads_bytes: which kernels can share an SM.
@@ -486,6 +566,12 @@ class Calibrator {
   /// Of the samples in host_samples_, how many came from opt_.process_probes (added after the rounds).
   std::size_t probe_samples_ = 0;
   bool sampling_ = false;  ///< no progress line per sampling pass
+  /// Every repetition of each launch-contention cost (kBusyQueueParam, kQueueSwitchParam): the rounds',
+  /// the sampling passes' and, after the rounds, the probes'.
+  std::map<std::string_view, std::vector<double>> contention_samples_;
+  std::size_t contention_probe_samples_ = 0;  ///< of contention_samples_[kQueueSwitchParam], from the probes
+  std::unique_ptr<ContentionStreams> contention_;
+  std::size_t timed_launches_ = 0, interrupted_launches_ = 0;
 };
 
 void Calibrator::host_call_costs(model::DeviceProfile& p, int batches, int warm) {
@@ -551,12 +637,58 @@ double Calibrator::launch_batch_once(std::vector<stream>& long_on, int busy, std
   for (int i = 0; i < busy; ++i)
     check(kernels::launch_spin(dim3(1), dim3(32), 0, long_on[static_cast<std::size_t>(i)].get(), 2'000'000), what);
   if (busy > 0) std::this_thread::sleep_for(std::chrono::microseconds(50));  // the long kernels are running
-  const auto t0 = Clock::now();
-  for (int j = 0; j < kBatch; ++j)
+  std::array<Clock::time_point, kBatch + 1> t;
+  t[0] = Clock::now();
+  for (int j = 0; j < kBatch; ++j) {
     check(kernels::launch_spin(dim3(1), dim3(32), 0, launch_into[static_cast<std::size_t>(j % targets)].get(), 0), what);
-  const auto t1 = Clock::now();
+    t[static_cast<std::size_t>(j) + 1] = Clock::now();
+  }
   check(cudaDeviceSynchronize(), what);
-  return ns_between(t0, t1) / kBatch;
+  // A launch the host was taken from (a VM's host: an interrupt or a preemption of tens of microseconds) is
+  // no cost of the launch; one of them moved a batch's mean by up to a microsecond, more than the queue
+  // switch itself.
+  std::vector<double> each(kBatch);
+  for (std::size_t j = 0; j < each.size(); ++j) each[j] = ns_between(t[j], t[j + 1]);
+  const double limit = 4 * median(each);
+  double sum = 0;
+  std::size_t kept = 0;
+  for (double x : each)
+    if (x <= limit) sum += x, ++kept;
+  timed_launches_ += each.size();
+  interrupted_launches_ += each.size() - kept;
+  return kept > 0 ? sum / static_cast<double>(kept) : limit / 4;
+}
+
+Calibrator::ContentionStreams& Calibrator::contention_streams() {
+  if (!contention_) {
+    contention_ = std::make_unique<ContentionStreams>();
+    const int most = contention_queues();
+    for (int k = 0; k < most; ++k) contention_->others.emplace_back(StreamFlags::non_blocking, 0);
+    contention_->one.emplace_back(StreamFlags::non_blocking, 0);  // made after the others: a queue of its own
+    for (int k = 0; k <= most; ++k) contention_->rot.emplace_back(StreamFlags::non_blocking, 0);
+  }
+  return *contention_;
+}
+
+std::vector<double> Calibrator::busy_queue_repetition(const char* what) {
+  ContentionStreams& c = contention_streams();
+  const int most = static_cast<int>(c.others.size());
+  std::vector<double> ks, costs;
+  for (int k = 0; k <= most; ++k) {
+    ks.push_back(k);
+    costs.push_back(launch_batch_once(c.others, k, c.one, 1, what));
+  }
+  contention_samples_[kBusyQueueParam].push_back(least_squares_slope(ks, costs));
+  return costs;
+}
+
+std::array<double, 4> Calibrator::queue_switch_repetition(const char* what) {
+  ContentionStreams& c = contention_streams();
+  const int n = static_cast<int>(c.rot.size());
+  auto batch = [&](bool busy, int streams) { return launch_batch_once(c.rot, busy ? streams : 0, c.rot, streams, what); };
+  const double ob = batch(true, 1), rb = batch(true, n), oi = batch(false, 1), ri = batch(false, n);
+  contention_samples_[kQueueSwitchParam].push_back(rb - ob);
+  return {ob, rb, oi, ri};
 }
 
 void Calibrator::host_api_costs(model::DeviceProfile& p) {
@@ -594,36 +726,30 @@ void Calibrator::host_api_costs(model::DeviceProfile& p) {
   // per-launch cost over k by least squares. On the H100 (2026-11-24) host-bound chains of short kernels
   // over 8 streams ran 13-20% longer under 8 connections than under 1 (the same calls; V1), and a plain
   // program's launches took 4.9 us with other streams' kernels running against 4.0 without.
+  // Every repetition reads every k in turn and gives a slope of its own: the host's speed drifts between
+  // batches (H100, 2026-11-24: one calibrate's rounds read 0-56 ns per queue when each k was a median over
+  // consecutive batches), and reading the ks side by side cancels it. The value is the median of every
+  // repetition of every round and sampling pass (param_from_repetitions): the medians of single rounds
+  // read -42 to 47 ns per queue within one calibrate (run 61).
+  const int reps = std::max(5, reps_ / 2);
   {
-    const int most = other_queues(p);
-    std::vector<stream> others, one;
-    for (int k = 0; k < most; ++k) others.emplace_back(StreamFlags::non_blocking, 0);
-    one.emplace_back(StreamFlags::non_blocking, 0);  // made last: a queue of its own beside the others
-    // Every repetition reads every k in turn and gives a slope of its own; the value is the median slope.
-    // The host's speed drifts between batches (H100, 2026-11-24: one calibrate's rounds read 0-56 ns per
-    // queue when each k was a median over consecutive batches), and reading the ks side by side cancels it.
-    const int reps = std::max(5, reps_ / 2);
-    std::vector<double> ks, slopes;
+    const int most = contention_queues();
     std::vector<std::vector<double>> at_k(static_cast<std::size_t>(most) + 1);
-    for (int k = 0; k <= most; ++k) ks.push_back(k);
+    const std::size_t before = contention_samples_[kBusyQueueParam].size();
     for (int r = -warm_; r < reps; ++r) {
-      std::vector<double> costs;
-      for (int k = 0; k <= most; ++k) costs.push_back(launch_batch_once(others, k, one, 1, "calibrate (launch with busy queues)"));
-      if (r < 0) continue;
-      slopes.push_back(least_squares_slope(ks, costs));
+      const std::vector<double> costs = busy_queue_repetition("calibrate (launch with busy queues)");
+      if (r < 0) {
+        contention_samples_[kBusyQueueParam].pop_back();
+        continue;
+      }
       for (int k = 0; k <= most; ++k) at_k[static_cast<std::size_t>(k)].push_back(costs[static_cast<std::size_t>(k)]);
     }
-    const double slope = median(slopes);
+    const std::vector<double>& all = contention_samples_[kBusyQueueParam];
+    const double slope = median(std::vector<double>(all.begin() + static_cast<std::ptrdiff_t>(before), all.end()));
     std::string line;
     for (int k = 0; k <= most; ++k)
       line += (line.empty() ? "" : ", ") + std::to_string(k) + ": " + fmt(median(at_k[static_cast<std::size_t>(k)]), 0);
-    p.kernel_launch_per_busy_queue_ns = measured(
-        std::max(0.0, slope),
-        "median over " + std::to_string(reps) + " repetitions of the least-squares slope over k = 0.." +
-            std::to_string(most) + " of the per-launch cost of a batch of " + std::to_string(kBatch) +
-            " spin-kernel launches, 0 ns, into one non-blocking stream (host steady_clock) while k other streams, "
-            "each on a hardware queue of its own, run a 2 ms 1-block kernel; every repetition reads each k once, "
-            "side by side; median costs " + line + " ns");
+    p.kernel_launch_per_busy_queue_ns = measured(std::max(0.0, slope), busy_queue_method(most) + "; this round's median costs " + line + " ns");
     note("kernel launch with k other busy queues: " + line + " ns (slope " + fmt(slope, 0) + " ns per queue)");
   }
 
@@ -632,39 +758,35 @@ void Calibrator::host_api_costs(model::DeviceProfile& p) {
   // stream first given a 2 ms kernel (busy) or not (idle). The switch cost is busy rotating minus busy
   // into one stream. V1 on the H100 (2026-11-24): 8-stream breadth-first chains ran 13-20% longer under 8
   // connections than under 1, and a plain program's launches rotating over 8 streams with kernels in
-  // flight took 4.9 us against 4.0 with none in flight.
+  // flight took 4.9 us against 4.0 with none in flight. The four batches of a repetition run side by side
+  // and every repetition of every round and sampling pass is pooled (param_from_repetitions): single
+  // rounds' medians read 176-1008 ns within one calibrate (runs 61 and 64).
   {
-    const int n = other_queues(p) + 1;
-    std::vector<stream> rot;
-    for (int k = 0; k < n; ++k) rot.emplace_back(StreamFlags::non_blocking, 0);
-    // The four batches of a repetition run side by side and the value is the median of the repetitions'
-    // differences (busy rotating minus busy into one stream): the host's speed drifts between batches, and
-    // medians of consecutive batches per kind read 176-862 ns over one calibrate's rounds (H100, 2026-11-24).
-    const int reps = std::max(5, reps_ / 2);
-    auto batch = [&](bool busy, int streams) {
-      return launch_batch_once(rot, busy ? streams : 0, rot, streams, "calibrate (launch queue switch)");
-    };
+    const int n = contention_queues() + 1;
     std::vector<double> diff, v_rot_busy, v_one_busy, v_rot_idle, v_one_idle;
     for (int r = -warm_; r < reps; ++r) {
-      const double ob = batch(true, 1), rb = batch(true, n), oi = batch(false, 1), ri = batch(false, n);
-      if (r < 0) continue;
+      const auto [ob, rb, oi, ri] = queue_switch_repetition("calibrate (launch queue switch)");
+      if (r < 0) {
+        contention_samples_[kQueueSwitchParam].pop_back();
+        continue;
+      }
       diff.push_back(rb - ob);
       v_one_busy.push_back(ob), v_rot_busy.push_back(rb), v_one_idle.push_back(oi), v_rot_idle.push_back(ri);
     }
     const double one_busy = median(v_one_busy), rot_busy = median(v_rot_busy);
     const double one_idle = median(v_one_idle), rot_idle = median(v_rot_idle);
-    const double extra = std::max(0.0, median(diff));
     p.kernel_launch_queue_switch_ns = measured(
-        extra, "median over " + std::to_string(reps) + " repetitions of the per-launch cost of a batch of " +
-                   std::to_string(kBatch) + " spin-kernel launches (0 ns) rotating over " + std::to_string(n) +
-                   " non-blocking streams, each on a hardware queue of its own and each first given a 2 ms 1-block "
-                   "kernel, minus that of the same batch into one such stream, run side by side (host steady_clock); "
-                   "median costs " + fmt(rot_busy, 0) + " - " + fmt(one_busy, 0) + " ns; without the 2 ms kernels " +
-                   fmt(rot_idle, 0) + " - " + fmt(one_idle, 0) + " ns");
+        std::max(0.0, median(diff)), queue_switch_method(n) + "; this round's median costs " + fmt(rot_busy, 0) + " - " +
+                                          fmt(one_busy, 0) + " ns; without the 2 ms kernels " + fmt(rot_idle, 0) + " - " +
+                                          fmt(one_idle, 0) + " ns");
     note("launch queue switch: rotating " + fmt(rot_busy, 0) + " vs one stream " + fmt(one_busy, 0) + " ns with work in "
          "flight, " + fmt(rot_idle, 0) + " vs " + fmt(one_idle, 0) + " ns without");
   }
+  sync_wakeup(p);
+}
 
+void Calibrator::sync_wakeup(model::DeviceProfile& p) {
+  stream s(StreamFlags::non_blocking, 0);
   // Blocking-synchronize wake-up: a second thread spins on a flag the kernel sets as its last act; the
   // main thread sits in cudaStreamSynchronize. Wake-up = sync returned - flag seen.
   MappedHost flag(64);
@@ -704,6 +826,10 @@ void Calibrator::sample_host_speed(const model::DeviceProfile& p, double seconds
   model::DeviceProfile q = p;
   do {
     host_call_costs(q, kSampleBatches, kSampleWarmup);
+    // The launch-contention costs are differences of host timings, far noisier for their size than a
+    // call's own cost: each pass adds repetitions of them too, spread over the same spells of the host.
+    busy_queue_repetition("calibrate (host speed: busy queues)");
+    for (int k = 0; k < 2; ++k) queue_switch_repetition("calibrate (host speed: queue switch)");
     ++sampling_passes_;
     std::this_thread::sleep_for(kSamplePause);
   } while (Clock::now() < until);
@@ -775,9 +901,14 @@ HostProbe Calibrator::probe(double seconds) {
        fmt(out.stream_first_use_recycled_ns) + " ns on streams made after those were destroyed; queue first use " +
        (out.queue_first_use_ns ? fmt(*out.queue_first_use_ns) + " ns" : std::string("not measurable")) +
        "; the first call " + fmt(out.program_first_call_ns) + " ns");
+  model::DeviceProfile gaps;
+  stream_gaps(gaps);
+  sync_wakeup(gaps);
+  for (std::string_view name : kPerProcessParams) out.per_process[std::string(name)] = field_named(gaps, name).value;
   model::DeviceProfile q;
   sample_host_speed(q, seconds);
   for (const auto& [name, v] : host_samples_) out.samples[std::string(name)] = v;
+  for (const auto& [name, v] : contention_samples_) out.contention[std::string(name)] = v;
   out.passes = sampling_passes_;
   out.seconds = sampling_seconds_;
   return out;
@@ -830,6 +961,60 @@ void Calibrator::combine_host_samples(model::DeviceProfile& p, const std::vector
       opt_.log("host speed: " + std::string(f.name) + " " + fmt(out.value) + " ns, 5th-95th percentile " +
                fmt(out.range->low) + "-" + fmt(out.range->high) + " ns (" + fmt(100 * out.spread, 1) + "% of it) over " +
                std::to_string(n) + " samples");
+  }
+}
+
+void Calibrator::combine_contention_samples(model::DeviceProfile& p, int rounds) const {
+  const int most = contention_queues();
+  const std::size_t passes = opt_.process_probes.empty() ? static_cast<std::size_t>(sampling_passes_) : 0;
+  const std::string where =
+      "; repetitions: " + std::to_string(std::max(5, reps_ / 2)) + " in each of " + std::to_string(rounds) +
+      " calibrate rounds, " +
+      (opt_.process_probes.empty()
+           ? std::to_string(passes) + " sampling passes (1 slope and 2 switch repetitions each)"
+           : "1 slope and 2 switch repetitions per pass in " + std::to_string(opt_.process_probes.size()) +
+                 " fresh processes (" + std::to_string(contention_probe_samples_) + " switch repetitions)") +
+      "; " + std::to_string(interrupted_launches_) + " of " + std::to_string(timed_launches_) +
+      " timed launches left out as interruptions";
+  const auto set = [&](model::Param& out, std::string_view name, const std::string& method) {
+    const auto it = contention_samples_.find(name);
+    if (it == contention_samples_.end() || it->second.empty()) return;
+    // combine_rounds wrote each round's own median ("rounds read a, b, ..."): kept beside the pooled value.
+    const std::size_t at = out.source.find("rounds read ");
+    const std::string per_round =
+        at == std::string::npos ? std::string() : "; single rounds' medians read " + out.source.substr(at + 12);
+    out = param_from_repetitions(it->second, prefix_ + method + where);
+    out.source += per_round;
+    if (opt_.log)
+      opt_.log(std::string(name) + ": " + fmt(out.value) + " ns from " + std::to_string(it->second.size()) + " repetitions");
+  };
+  set(p.kernel_launch_per_busy_queue_ns, kBusyQueueParam, busy_queue_method(most));
+  set(p.kernel_launch_queue_switch_ns, kQueueSwitchParam, queue_switch_method(most + 1));
+}
+
+void Calibrator::combine_per_process(model::DeviceProfile& p) const {
+  if (opt_.process_probes.empty()) return;
+  for (std::string_view name : kPerProcessParams) {
+    model::Param& out = field_named(p, name);
+    std::vector<double> v{out.value};
+    for (const HostProbe& x : opt_.process_probes) {
+      const auto it = x.per_process.find(std::string(name));
+      if (it != x.per_process.end()) v.push_back(it->second);
+    }
+    const bool low = name == "sync_wakeup_ns";  // as over rounds: a low quantile reads the undisturbed host
+    const double value = std::max(0.0, low ? lower_quartile(v) : median(v));
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    std::string values;
+    for (double x : v) values += (values.empty() ? "" : ", ") + fmt(x, 0);
+    const std::size_t cut = out.source.find("; value:");
+    const std::string method = out.source.substr(0, cut);
+    const std::string rounds = cut == std::string::npos ? std::string() : out.source.substr(cut + 8);
+    out.source = method + "; value: the " + (low ? "lower quartile" : "median") + " of " + std::to_string(v.size()) +
+                 " processes, one measurement in each of " + std::to_string(opt_.process_probes.size()) +
+                 " fresh probe processes and this one's value (" + rounds + "), read " + values;
+    out.value = value;
+    out.spread = value > 0 ? (*hi - *lo) / value : 0.0;
+    if (opt_.log) opt_.log(std::string(name) + ": " + fmt(value) + " ns over " + std::to_string(v.size()) + " processes (" + values + ")");
   }
 }
 
@@ -897,58 +1082,8 @@ double Calibrator::correlate_clocks(std::int64_t& offset) {
   return link.uncertainty_ns;
 }
 
-void Calibrator::device_latencies(model::DeviceProfile& p) {
-  MappedHost out(4096);
-  auto* t = out.as<std::uint64_t>();
+void Calibrator::stream_gaps(model::DeviceProfile& p) {
   stream a(StreamFlags::non_blocking, 0), b(StreamFlags::non_blocking, 0);
-
-  // Kernel start latency: the host clock when the launch call returned vs the kernel's first %globaltimer
-  // read. The simulator charges the call itself (kernel_launch_ns) first and starts the kernel this much
-  // after the call's end, so the call's own time is left out here: measured from the call's start it moved
-  // with the host's speed (8.2 and 9.7 us in two back-to-back calibrates on the H100, 2026-11-24) and the
-  // simulator counted the launch twice. The two clocks are correlated before and after the loop; the offset
-  // is interpolated in between, since the GPU timer and the host clock need not tick at exactly the same rate.
-  std::int64_t offset0 = 0, offset1 = 0;
-  const std::int64_t h_first = steady_now_ns();
-  const double u0 = correlate_clocks(offset0);
-  struct StartSample {
-    std::int64_t call, returned, first_read;
-  };
-  std::vector<StartSample> samples;
-  for (int r = -warm_; r < reps_; ++r) {
-    out.clear();
-    a.sync("calibrate");
-    std::this_thread::sleep_for(std::chrono::microseconds(200));  // idle device
-    const std::int64_t h = steady_now_ns();
-    check(kernels::launch_read_globaltimer(a.get(), t), "calibrate (start latency)");
-    const std::int64_t returned = steady_now_ns();
-    a.sync("calibrate");
-    if (r >= 0) samples.push_back({h, returned, static_cast<std::int64_t>(t[0])});
-  }
-  const double u1 = correlate_clocks(offset1);
-  const std::int64_t h_last = steady_now_ns();
-  const double span = static_cast<double>(h_last - h_first);
-  const double drift_ppm = span > 0 ? 1e6 * static_cast<double>(offset1 - offset0) / span : 0.0;
-  std::vector<double> from_return, from_call;
-  for (const StartSample& x : samples) {
-    const double f = span > 0 ? static_cast<double>(x.call - h_first) / span : 0.0;
-    const double device_in_host = static_cast<double>(x.first_read) -
-                                  (static_cast<double>(offset0) + f * static_cast<double>(offset1 - offset0));
-    from_return.push_back(device_in_host - static_cast<double>(x.returned));
-    from_call.push_back(device_in_host - static_cast<double>(x.call));
-  }
-  const double sl = median(from_return);
-  const double uncertainty = std::max(u0, u1);
-  p.kernel_start_latency_ns = measured(
-      std::max(0.0, sl), "median over " + std::to_string(reps_) +
-                             " launches on an idle device: kernel's first %globaltimer read minus the host clock when "
-                             "the launch call returned (from the call's start: " + fmt(median(from_call), 0) +
-                             " ns); clocks correlated by mapped-memory pings before and after (+-" +
-                             fmt(uncertainty, 0) + " ns, GPU timer vs host clock drift " + fmt(drift_ppm, 1) + " ppm)");
-  note("kernel start latency: " + fmt(sl) + " ns after the launch call returned, " + fmt(median(from_call)) +
-       " ns after it began (clock correlation +-" + fmt(uncertainty, 0) + " ns, drift " + fmt(drift_ppm, 1) +
-       " ppm over " + fmt(span / 1e6, 1) + " ms)");
-
   // Same-stream back-to-back gap (reference for the next two), on the device clock: the first kernel's
   // block end to the next kernel's block start, with `between` issued in the middle (both kernels issued
   // before the first ran); median over reps_. Both kernels write their clock reads to device memory: a
@@ -1015,7 +1150,7 @@ void Calibrator::device_latencies(model::DeviceProfile& p) {
   // of 2.0 us with at most one other chain running, 3.1 with three, 3.9 with five). Slope by least squares
   // over k; the simulator adds slope x (other queues holding work) to same_stream_gap_ns.
   {
-    const int most = other_queues(p);
+    const int most = contention_queues();
     std::vector<stream> others;
     for (int k = 0; k < most; ++k) others.emplace_back(StreamFlags::non_blocking, 0);
     // Everything waits on a gate (a 500 us kernel on one more stream) so the chains and A start together
@@ -1050,6 +1185,59 @@ void Calibrator::device_latencies(model::DeviceProfile& p) {
         "gate kernel); gaps read " + line + " ns");
     note("same-stream gap with k other busy queues: " + line + " ns (slope " + fmt(slope, 0) + " ns per queue)");
   }
+}
+
+void Calibrator::device_latencies(model::DeviceProfile& p) {
+  MappedHost out(4096);
+  auto* t = out.as<std::uint64_t>();
+  stream a(StreamFlags::non_blocking, 0);
+
+  // Kernel start latency: the host clock when the launch call returned vs the kernel's first %globaltimer
+  // read. The simulator charges the call itself (kernel_launch_ns) first and starts the kernel this much
+  // after the call's end, so the call's own time is left out here: measured from the call's start it moved
+  // with the host's speed (8.2 and 9.7 us in two back-to-back calibrates on the H100, 2026-11-24) and the
+  // simulator counted the launch twice. The two clocks are correlated before and after the loop; the offset
+  // is interpolated in between, since the GPU timer and the host clock need not tick at exactly the same rate.
+  std::int64_t offset0 = 0, offset1 = 0;
+  const std::int64_t h_first = steady_now_ns();
+  const double u0 = correlate_clocks(offset0);
+  struct StartSample {
+    std::int64_t call, returned, first_read;
+  };
+  std::vector<StartSample> samples;
+  for (int r = -warm_; r < reps_; ++r) {
+    out.clear();
+    a.sync("calibrate");
+    std::this_thread::sleep_for(std::chrono::microseconds(200));  // idle device
+    const std::int64_t h = steady_now_ns();
+    check(kernels::launch_read_globaltimer(a.get(), t), "calibrate (start latency)");
+    const std::int64_t returned = steady_now_ns();
+    a.sync("calibrate");
+    if (r >= 0) samples.push_back({h, returned, static_cast<std::int64_t>(t[0])});
+  }
+  const double u1 = correlate_clocks(offset1);
+  const std::int64_t h_last = steady_now_ns();
+  const double span = static_cast<double>(h_last - h_first);
+  const double drift_ppm = span > 0 ? 1e6 * static_cast<double>(offset1 - offset0) / span : 0.0;
+  std::vector<double> from_return, from_call;
+  for (const StartSample& x : samples) {
+    const double f = span > 0 ? static_cast<double>(x.call - h_first) / span : 0.0;
+    const double device_in_host = static_cast<double>(x.first_read) -
+                                  (static_cast<double>(offset0) + f * static_cast<double>(offset1 - offset0));
+    from_return.push_back(device_in_host - static_cast<double>(x.returned));
+    from_call.push_back(device_in_host - static_cast<double>(x.call));
+  }
+  const double sl = median(from_return);
+  const double uncertainty = std::max(u0, u1);
+  p.kernel_start_latency_ns = measured(
+      std::max(0.0, sl), "median over " + std::to_string(reps_) +
+                             " launches on an idle device: kernel's first %globaltimer read minus the host clock when "
+                             "the launch call returned (from the call's start: " + fmt(median(from_call), 0) +
+                             " ns); clocks correlated by mapped-memory pings before and after (+-" +
+                             fmt(uncertainty, 0) + " ns, GPU timer vs host clock drift " + fmt(drift_ppm, 1) + " ppm)");
+  note("kernel start latency: " + fmt(sl) + " ns after the launch call returned, " + fmt(median(from_call)) +
+       " ns after it began (clock correlation +-" + fmt(uncertainty, 0) + " ns, drift " + fmt(drift_ppm, 1) +
+       " ppm over " + fmt(span / 1e6, 1) + " ms)");
 
   std::uint64_t* res = &t[8];
   check(kernels::launch_timer_resolution(a.get(), res, 100000), "calibrate");
@@ -1790,6 +1978,7 @@ model::DeviceProfile Calibrator::run() {
     carveouts(q);
     host_api_costs(q);
     device_latencies(q);
+    stream_gaps(q);
     scheduling_details(q);
     copies(q);
     throughput(q);
@@ -1812,6 +2001,13 @@ model::DeviceProfile Calibrator::run() {
         v.insert(v.end(), it->second.begin(), it->second.end());
         if (f.member == &model::DeviceProfile::kernel_launch_ns) probe_samples_ += it->second.size();
       }
+    for (const HostProbe& probe : opt_.process_probes)
+      for (const auto& [name, v] : probe.contention) {
+        const std::string_view key = name == kBusyQueueParam ? kBusyQueueParam : kQueueSwitchParam;
+        auto& all = contention_samples_[key];
+        all.insert(all.end(), v.begin(), v.end());
+        if (key == kQueueSwitchParam) contention_probe_samples_ += v.size();
+      }
   }
   for (int k = 0; k < rounds; ++k) {
     round_ = rounds > 1 ? "[round " + std::to_string(k + 1) + "/" + std::to_string(rounds) + "] " : "";
@@ -1820,6 +2016,8 @@ model::DeviceProfile Calibrator::run() {
   round_.clear();
   p = combine_rounds(measured, opt_.log);
   combine_host_samples(p, measured);
+  combine_contention_samples(p, rounds);
+  combine_per_process(p);
   first_use(p, never_used);
   // streamlab's clock is integer nanoseconds: durations are written as whole ns (medians and fits carry
   // sub-ns fractions that no consumer can use).
@@ -1849,6 +2047,8 @@ std::string host_probe_to_json(const HostProbe& probe) {
   j["passes"] = probe.passes;
   j["seconds"] = probe.seconds;
   j["samples"] = probe.samples;
+  j["contention"] = probe.contention;
+  j["per_process"] = probe.per_process;
   return j.dump();
 }
 
@@ -1875,7 +2075,7 @@ HostProbe parse_host_probe(std::string_view json_text, const std::string& source
     (void)value;
     static const std::set<std::string> known{"format", "stream_first_use_ns", "stream_first_use_recycled_ns",
                                              "queue_first_use_ns", "program_first_call_ns", "connections", "passes",
-                                             "seconds", "samples"};
+                                             "seconds", "samples", "contention", "per_process"};
     if (!known.count(key)) throw fail("/" + key, "unknown key");
   }
   p.stream_first_use_ns = number("stream_first_use_ns");
@@ -1904,6 +2104,24 @@ HostProbe parse_host_probe(std::string_view json_text, const std::string& source
         throw fail("/samples/" + name + "/" + std::to_string(k), "expected a finite non-negative number");
       out.push_back(v[k].get<double>());
     }
+  }
+  if (!j.contains("contention") || !j["contention"].is_object()) throw fail("/contention", "missing or not an object");
+  for (const auto& [name, v] : j["contention"].items()) {
+    if (!is_contention_param(name)) throw fail("/contention/" + name, "not a launch-contention parameter");
+    if (!v.is_array()) throw fail("/contention/" + name, "expected an array of numbers");
+    std::vector<double>& out = p.contention[name];
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      if (!v[k].is_number() || !std::isfinite(v[k].get<double>()))  // slopes and differences may be negative
+        throw fail("/contention/" + name + "/" + std::to_string(k), "expected a finite number");
+      out.push_back(v[k].get<double>());
+    }
+  }
+  if (!j.contains("per_process") || !j["per_process"].is_object()) throw fail("/per_process", "missing or not an object");
+  for (const auto& [name, v] : j["per_process"].items()) {
+    if (!is_per_process_param(name)) throw fail("/per_process/" + name, "not a per-process parameter");
+    if (!v.is_number() || !std::isfinite(v.get<double>()))  // a slope may be negative
+      throw fail("/per_process/" + name, "expected a finite number");
+    p.per_process[name] = v.get<double>();
   }
   return p;
 }

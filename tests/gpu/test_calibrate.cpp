@@ -1,5 +1,6 @@
 // Calibration: the least-squares fit, and a quick calibration whose profile passes the model's checks.
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,10 @@ TEST(Calibrate, HostProbeRoundTripsAndRejectsBadInput) {
   ex::HostProbe p;
   p.samples["kernel_launch_ns"] = {4100.5, 3900};
   p.samples["event_query_ns"] = {410};
+  p.contention["kernel_launch_queue_switch_ns"] = {412.5, -30};
+  p.contention["kernel_launch_per_busy_queue_ns"] = {-12};
+  p.per_process["same_stream_gap_ns"] = 2048;
+  p.per_process["same_stream_gap_per_busy_queue_ns"] = -3;
   p.stream_first_use_ns = 2400;
   p.stream_first_use_recycled_ns = 600;
   p.queue_first_use_ns = 1900;
@@ -64,6 +69,8 @@ TEST(Calibrate, HostProbeRoundTripsAndRejectsBadInput) {
   p.seconds = 0.25;
   const ex::HostProbe q = ex::parse_host_probe(ex::host_probe_to_json(p), "probe.json");
   EXPECT_EQ(q.samples, p.samples);
+  EXPECT_EQ(q.contention, p.contention);  // slopes and differences may be negative
+  EXPECT_EQ(q.per_process, p.per_process);
   EXPECT_DOUBLE_EQ(q.stream_first_use_ns, 2400);
   EXPECT_DOUBLE_EQ(q.stream_first_use_recycled_ns, 600);
   EXPECT_EQ(q.queue_first_use_ns, std::optional<double>(1900));
@@ -98,6 +105,40 @@ TEST(Calibrate, HostProbeRoundTripsAndRejectsBadInput) {
   std::string negative = good;
   negative.replace(negative.find("[410"), 4, "[-41");
   EXPECT_EQ(error_of(negative), "probe.json /samples/event_query_ns/0: expected a finite non-negative number");
+  std::string not_contention = good;
+  not_contention.replace(not_contention.find("kernel_launch_per_busy_queue_ns"), 31, "event_query_ns");
+  EXPECT_EQ(error_of(not_contention), "probe.json /contention/event_query_ns: not a launch-contention parameter");
+  std::string not_per_process = good;
+  not_per_process.replace(not_per_process.find("\"same_stream_gap_ns\""), 20, "\"kernel_launch_ns\"");
+  EXPECT_EQ(error_of(not_per_process), "probe.json /per_process/kernel_launch_ns: not a per-process parameter");
+  std::string text = good;
+  text.replace(text.find("[-12"), 4, "[\"a\"");
+  EXPECT_EQ(error_of(text), "probe.json /contention/kernel_launch_per_busy_queue_ns/0: expected a finite number");
+}
+
+TEST(Calibrate, RepetitionsGiveTheMedianOnlyWhereItIsToldApartFromZero) {
+  // 9 repetitions around 400 ns: median 400, MAD 20 -> standard error 1.2533 x 1.4826 x 20 / 3 = 12.39 ns.
+  const std::vector<double> clear{360, 380, 380, 400, 400, 410, 420, 420, 460};
+  const streamlab::model::Param a = ex::param_from_repetitions(clear, "method");
+  const double se = 1.2533 * 1.4826 * 20 / 3;
+  EXPECT_DOUBLE_EQ(a.value, 400);
+  EXPECT_NEAR(a.spread, 2 * 1.96 * se / 400, 1e-12);
+  EXPECT_EQ(a.source.rfind("method; median of 9 repetitions 400.0 ns, standard error 12.4 ns", 0), 0u) << a.source;
+  // Slopes of -40..47 ns around a median of 3: within two standard errors of 0, so 0 (spread 0).
+  const std::vector<double> noise{3, 43, -4, -20, -25, 22, 12, 1, 15, -32, 26, 47, -40};
+  const streamlab::model::Param b = ex::param_from_repetitions(noise, "slope");
+  EXPECT_DOUBLE_EQ(b.value, 0);
+  EXPECT_DOUBLE_EQ(b.spread, 0);
+  EXPECT_NE(b.source.find("within two standard errors of 0, so not told apart from 0: value 0"), std::string::npos)
+      << b.source;
+  // The same spread over 100 times the repetitions is told apart: the standard error falls tenfold.
+  std::vector<double> many;
+  for (int k = 0; k < 100; ++k) many.insert(many.end(), noise.begin(), noise.end());
+  EXPECT_DOUBLE_EQ(ex::param_from_repetitions(many, "slope").value, 3);
+  // A negative median is never a cost.
+  EXPECT_DOUBLE_EQ(ex::param_from_repetitions({-300, -310, -290}, "x").value, 0);
+  EXPECT_NE(ex::param_from_repetitions({-300, -310, -290}, "x").source.find("not above 0"), std::string::npos);
+  EXPECT_THROW((void)ex::param_from_repetitions({}, "x"), std::invalid_argument);
 }
 
 TEST(Calibrate, HostProbeMeasuresEveryHostCall) {
@@ -110,6 +151,19 @@ TEST(Calibrate, HostProbeMeasuresEveryHostCall) {
     ASSERT_NE(it, p.samples.end()) << f.name;
     ASSERT_EQ(it->second.size(), static_cast<std::size_t>(p.passes)) << f.name;
     for (double v : it->second) EXPECT_GT(v, 0.0) << f.name;
+  }
+  // Every pass adds one busy-queue slope and two queue-switch differences (finite; either sign).
+  ASSERT_EQ(p.contention.at("kernel_launch_per_busy_queue_ns").size(), static_cast<std::size_t>(p.passes));
+  ASSERT_EQ(p.contention.at("kernel_launch_queue_switch_ns").size(), 2 * static_cast<std::size_t>(p.passes));
+  for (const auto& [name, v] : p.contention)
+    for (double x : v) EXPECT_TRUE(std::isfinite(x)) << name;
+  // The device-side gaps and the sync wake-up, once in the probe's process: positive and under 1 ms
+  // (the busy-queue slope may read either sign).
+  ASSERT_EQ(p.per_process.size(), 5u);
+  for (const auto& [name, v] : p.per_process) {
+    EXPECT_TRUE(std::isfinite(v)) << name;
+    EXPECT_LT(std::abs(v), 1'000'000.0) << name;
+    if (name != "same_stream_gap_per_busy_queue_ns") EXPECT_GT(v, 0.0) << name;
   }
   // One launch into each of 64 streams: the first pass costs more than the second, by well under 100 us.
   EXPECT_TRUE(std::isfinite(p.stream_first_use_ns));

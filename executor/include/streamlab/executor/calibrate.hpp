@@ -28,6 +28,13 @@ namespace streamlab::executor {
 struct HostProbe {
   /// Each host-call parameter (model::ParamField::host_call) by name: one value per short pass.
   std::map<std::string, std::vector<double>> samples;
+  /// The launch-contention costs (kernel_launch_per_busy_queue_ns, kernel_launch_queue_switch_ns) by name:
+  /// one value per repetition, a slope or a difference of two batches run side by side (may be negative).
+  std::map<std::string, std::vector<double>> contention;
+  /// The device-side gaps (same_stream_gap_ns, event_wait_latency_ns, same_stream_gap_per_busy_queue_ns,
+  /// host_func_roundtrip_ns) and sync_wakeup_ns, measured once in the probe's process (as one calibrate
+  /// round measures them): they move from process to process.
+  std::map<std::string, double> per_process;
   /// The extra host cost of a launch into a stream that has never had work, in a process that never had
   /// streams before (median over the streams of one breadth-first pass, minus the second pass).
   double stream_first_use_ns = 0;
@@ -87,6 +94,14 @@ struct LatencyBandwidthFit {
 
 /// Median (of a copy); 0 for an empty input.
 [[nodiscard]] double median(std::vector<double> v);
+
+/// A small cost read as the difference of two noisy host timings, from every repetition's value (a slope
+/// or a difference; `samples` not empty): the median, unless it is within two standard errors of zero
+/// (standard error of the median from the median absolute deviation: 1.2533 x 1.4826 x MAD / sqrt(n)),
+/// where the cost is not told apart from zero and is 0. Never negative. Param::spread is the 95% interval
+/// of the median (+-1.96 standard errors) over the value, or 0 when the value is 0; `method` says how each
+/// repetition was read and goes first in Param::source, followed by the figures.
+[[nodiscard]] model::Param param_from_repetitions(std::vector<double> samples, const std::string& method);
 
 /// Each parameter's median over rounds of calibration (sync_wakeup_ns: the rounds' lower quartile, the
 /// undisturbed host of a machine with slow spells; calibrate then replaces the host API call costs and
