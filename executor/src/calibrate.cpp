@@ -98,6 +98,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr int kBatch = 64;
+constexpr int kTracedOps = 256;  ///< launches per batch of the traced launch cost
 constexpr const char* kHostProbeFormat = "streamlab-host-probe-3";
 // A sampling pass of the host-call costs (Calibrator::sample_host_speed): short, so that many of them spread
 // over the host's spells; the pause lets the samples span the sampling time rather than fill it.
@@ -111,9 +112,13 @@ bool is_contention_param(std::string_view name) { return name == kBusyQueueParam
 // Measured once in every host probe's process too: on the H100 (2026-11-24, run 64) the device-side gaps sat
 // 7-26% apart in every round of one calibrate against the other (they move from process to process, not
 // within one), and the blocking synchronize's wake-up moved with the host's spells.
-constexpr std::array<std::string_view, 5> kPerProcessParams{"same_stream_gap_ns", "event_wait_latency_ns",
+// So does the traced launch overhead: the traced cost minus the untraced one, each read at another time,
+// read 0 to 1529 ns over one calibrate's rounds (run 68); a probe reads both within a few seconds.
+constexpr std::string_view kTracedOverheadParam = "traced_launch_overhead_ns";
+constexpr std::array<std::string_view, 6> kPerProcessParams{"same_stream_gap_ns", "event_wait_latency_ns",
                                                             "same_stream_gap_per_busy_queue_ns",
-                                                            "host_func_roundtrip_ns", "sync_wakeup_ns"};
+                                                            "host_func_roundtrip_ns", "sync_wakeup_ns",
+                                                            kTracedOverheadParam};
 bool is_per_process_param(std::string_view name) {
   return std::find(kPerProcessParams.begin(), kPerProcessParams.end(), name) != kPerProcessParams.end();
 }
@@ -545,6 +550,10 @@ class Calibrator {
   /// warp_launch_ns, block_dispatch_ns + block_dispatch_per_warp_ns, task_fetch_ns (device clock).
   void scheduling_details(model::DeviceProfile& p);
   /// traced_launch_overhead_ns (host clock, CUPTI on vs off); run last, CUPTI stays process-wide.
+  /// Median per-launch host cost of reps_ batches of kTracedOps launches into `s`, each batch under a fresh
+  /// CuptiTracer; -1 with `why` set when CUPTI is unavailable.
+  double traced_launch_cost(stream& s, std::string& why);
+  [[nodiscard]] std::string traced_launch_method() const;
   void traced_launch_overhead(model::DeviceProfile& p);
   /// offset such that device_globaltimer ~= host_steady_ns + offset; returns the uncertainty (ns).
   double correlate_clocks(std::int64_t& offset);
@@ -904,9 +913,20 @@ HostProbe Calibrator::probe(double seconds) {
   model::DeviceProfile gaps;
   stream_gaps(gaps);
   sync_wakeup(gaps);
-  for (std::string_view name : kPerProcessParams) out.per_process[std::string(name)] = field_named(gaps, name).value;
+  for (std::string_view name : kPerProcessParams)
+    if (name != kTracedOverheadParam) out.per_process[std::string(name)] = field_named(gaps, name).value;
   model::DeviceProfile q;
   sample_host_speed(q, seconds);
+  // Last: once attached, CUPTI stays in the process. Against this process's own untraced launch samples,
+  // taken in the seconds before.
+  {
+    stream s(StreamFlags::non_blocking, 0);
+    std::string why;
+    const double traced = traced_launch_cost(s, why);
+    const auto untraced = host_samples_.find("kernel_launch_ns");
+    if (traced >= 0 && untraced != host_samples_.end() && !untraced->second.empty())
+      out.per_process[std::string(kTracedOverheadParam)] = traced - median(untraced->second);
+  }
   for (const auto& [name, v] : host_samples_) out.samples[std::string(name)] = v;
   for (const auto& [name, v] : contention_samples_) out.contention[std::string(name)] = v;
   out.passes = sampling_passes_;
@@ -1699,6 +1719,37 @@ void Calibrator::scheduling_details(model::DeviceProfile& p) {
   }
 }
 
+std::string Calibrator::traced_launch_method() const {
+  return "median over " + std::to_string(reps_) + " batches of " + std::to_string(kTracedOps) +
+         " spin-kernel launches with CUPTI attached (a fresh CuptiTracer per batch: copy and memset records on, "
+         "kernel records off, as streamlab run traces a program with copies)";
+}
+
+double Calibrator::traced_launch_cost(stream& s, std::string& why) {
+  auto batch = [&]() {
+    const auto t0 = Clock::now();
+    for (int k = 0; k < kTracedOps; ++k)
+      check(kernels::launch_spin(dim3(1), dim3(32), 0, s.get(), 0), "calibrate (traced launch)");
+    const auto t1 = Clock::now();
+    s.sync("calibrate (traced launch)");
+    return ns_between(t0, t1) / kTracedOps;
+  };
+  std::vector<double> traced_v;
+  for (int r = -warm_; r < reps_; ++r) {
+    double b = -1;
+    try {
+      CuptiTracer tracer(CuptiCorrelation::issue_order, false, false);
+      b = batch();
+      (void)tracer.take();
+    } catch (const CuptiUnavailable& e) {
+      why = e.what();
+      return -1;
+    }
+    if (r >= 0) traced_v.push_back(b);
+  }
+  return median(std::move(traced_v));
+}
+
 void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
   // Host cost of a kernel launch with CUPTI attached, as `streamlab run` traces a program with copies
   // (copy and memset activity on, kernel records off): batches of launches of the spin kernel, each batch
@@ -1707,30 +1758,9 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
   // whether a tracer exists or not (H100, 2026-11-24: about 1 us per launch, validation run 9), so
   // untraced batches alternating with traced ones here would measure CUPTI on both sides.
   stream s(StreamFlags::non_blocking, 0);
-  constexpr int kOps = 256;
-  auto batch = [&]() {
-    const auto t0 = Clock::now();
-    for (int k = 0; k < kOps; ++k) check(kernels::launch_spin(dim3(1), dim3(32), 0, s.get(), 0), "calibrate (traced launch)");
-    const auto t1 = Clock::now();
-    s.sync("calibrate (traced launch)");
-    return ns_between(t0, t1) / kOps;
-  };
-  std::vector<double> traced_v;
   std::string why;
-  for (int r = -warm_; r < reps_ && why.empty(); ++r) {
-    double b = -1;
-    try {
-      CuptiTracer tracer(CuptiCorrelation::issue_order, false, false);
-      b = batch();
-      (void)tracer.take();
-    } catch (const CuptiUnavailable& e) {
-      why = e.what();
-      break;
-    }
-    if (r >= 0) traced_v.push_back(b);
-  }
+  const double traced = traced_launch_cost(s, why);
   const double plain = p.kernel_launch_ns.value;
-  double traced = traced_v.empty() ? -1 : median(traced_v);
   // Block dispatch with tracing on, as real kernels run in a measured run: 1024-thread blocks, two per SM
   // (no shared memory), the shape whose dispatch tracing slows most. The same probes without tracing give
   // the baseline the per-warp extra is taken against.
@@ -1839,11 +1869,8 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
        fmt(median_traced, 0) + " vs " + fmt(median_plain, 0) + " ns, " + std::to_string(big) + " threads)");
   const double extra = std::max(0.0, traced - plain);
   p.traced_launch_overhead_ns = measured(
-      extra, "median over " + std::to_string(traced_v.size()) + " batches of " + std::to_string(kOps) +
-                 " spin-kernel launches with CUPTI attached (a fresh CuptiTracer per batch: copy and memset records "
-                 "on, kernel records off, as streamlab run traces a program with copies), minus this round's "
-                 "untraced kernel_launch_ns (measured before CUPTI was first attached): " + fmt(traced, 0) +
-                 " ns traced, " + fmt(plain, 0) + " ns untraced");
+      extra, traced_launch_method() + ", minus this round's untraced kernel_launch_ns (measured before CUPTI was "
+                 "first attached): " + fmt(traced, 0) + " ns traced, " + fmt(plain, 0) + " ns untraced");
   note("traced launch overhead: " + fmt(extra) + " ns per op (" + fmt(traced) + " traced vs " + fmt(plain) + ")");
 }
 

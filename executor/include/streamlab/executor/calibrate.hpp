@@ -33,7 +33,8 @@ struct HostProbe {
   std::map<std::string, std::vector<double>> contention;
   /// The device-side gaps (same_stream_gap_ns, event_wait_latency_ns, same_stream_gap_per_busy_queue_ns,
   /// host_func_roundtrip_ns) and sync_wakeup_ns, measured once in the probe's process (as one calibrate
-  /// round measures them): they move from process to process.
+  /// round measures them), and, where CUPTI is available, traced_launch_overhead_ns (the traced launch cost
+  /// minus this probe's untraced kernel_launch_ns samples): they move from process to process.
   std::map<std::string, double> per_process;
   /// The extra host cost of a launch into a stream that has never had work, in a process that never had
   /// streams before (median over the streams of one breadth-first pass, minus the second pass).
