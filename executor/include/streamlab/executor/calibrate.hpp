@@ -79,7 +79,9 @@ struct CalibrationOptions {
   /// When not empty they replace the in-process sampling pass (host_seconds): each host-call cost becomes
   /// the median of the rounds' samples and every probe's, its range their 5th..95th percentile, and
   /// stream_first_use_ns, queue_first_use_ns and program_first_call_ns the medians of the probes' and
-  /// this process's first launches into never-used streams.
+  /// this process's first launches into never-used streams; the launch-contention costs pool the probes'
+  /// repetitions with the rounds' (param_from_repetitions), and the per-process parameters
+  /// (HostProbe::per_process) become the median over the probes and this process.
   std::vector<HostProbe> process_probes;
 };
 
