@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "phase_times.hpp"
 #include "progress_bar.hpp"
 #include "streamlab/model/dag.hpp"
 #include "streamlab/model/device_profile.hpp"
@@ -62,14 +63,16 @@ struct Analysis {
   double mean_parallel = 0;
 };
 
-Analysis analyze(const std::string& file, const std::string& profile_file, ProgressBar& bar) {
+Analysis analyze(const std::string& file, const std::string& profile_file, ProgressBar& bar, PhaseTimes& times) {
   const model::DeviceProfile profile =
       profile_file.empty() ? model::bundled_h100_profile() : model::load_device_profile(profile_file);
   Analysis a;
   a.file = file;
   a.profile_name = profile_file.empty() ? profile.name + " (bundled)" : profile.name + " (" + profile_file + ")";
   a.w = model::load_workload(file, model::shape_limits(profile), &bar.phase("reading " + file));
+  times.end("read");
   a.hash = a.w.hash();
+  times.end("hash");
   if (a.w.program) {
     // What the program's ordering allows: its DAG view (stream order, event pairs, host syncs).
     const std::size_t calls = a.w.ops.size(), streams = a.w.streams.size();
@@ -77,6 +80,7 @@ Analysis analyze(const std::string& file, const std::string& profile_file, Progr
     a.program_note = "program: " + std::to_string(calls) + " calls on " + std::to_string(streams) +
                      " declared streams; analyzed as its DAG view (" + std::to_string(a.w.ops.size()) +
                      " device ops, dependencies from stream order, event record/wait pairs and host syncs)";
+    times.end("dag view");
   }
   bar.phase("analyzing");
   const auto n = static_cast<model::OpIndex>(a.w.ops.size());
@@ -84,9 +88,12 @@ Analysis analyze(const std::string& file, const std::string& profile_file, Progr
   for (model::OpIndex v = 0; v < n; ++v) a.duration[v] = model::estimate_duration(a.w.ops[v], profile);
   a.total_work = std::accumulate(a.duration.begin(), a.duration.end(), model::Nanos{0});
   const model::DurationOf duration = [&a](model::OpIndex v) { return a.duration[v]; };
+  times.end("estimate");
 
   const model::Dag dag(a.w);
+  times.end("csr");
   model::DagAnalysis all = model::analyze_dag(dag, duration, model::TopologicalOrder::omit);
+  times.end("critical");
   a.cycles = std::move(all.cycles);
   if (!a.cycles.empty()) return a;  // loading rejects cycles already; kept for workloads built otherwise
   a.cp = std::move(all.critical);
@@ -96,6 +103,7 @@ Analysis analyze(const std::string& file, const std::string& profile_file, Progr
   a.width_exact = n <= model::kMaxWidthOps;
   a.width = a.width_exact ? model::max_width(dag) : model::widest_level(level);
   if (n <= kMaxReductionOps) a.reduced_edges = model::transitive_reduction(dag).size();
+  times.end("width");
   a.profile = model::parallelism_profile(*a.cp, duration);
   double area = 0;
   for (std::size_t i = 0; i + 1 < a.profile.size(); ++i) {
@@ -103,6 +111,7 @@ Analysis analyze(const std::string& file, const std::string& profile_file, Progr
     a.max_parallel = std::max(a.max_parallel, a.profile[i].second);
   }
   a.mean_parallel = a.cp->length > 0 ? area / static_cast<double>(a.cp->length) : 0;
+  times.end("profile");
   return a;
 }
 
@@ -218,6 +227,7 @@ struct Options {
   std::string file, profile;
   bool json = false;
   bool quiet = false;
+  bool timing = false;
 };
 
 const bool registered = register_command(
@@ -229,15 +239,21 @@ const bool registered = register_command(
        app.add_option("--profile", o->profile,
                       "Device profile for duration estimates and shape limits (default: bundled H100 SXM)");
        add_quiet_flag(app, o->quiet);
+       app.add_flag("--timing", o->timing,
+                    "Print the CPU time (user and system), peak memory and page faults of each phase (read, hash, "
+                    "estimate, csr, critical, width, profile, print) on stderr");
        app.callback([o] {
          model::keep_freed_memory_for_reuse();  // the DAG passes' temporary arrays (heap_reuse.hpp)
          ProgressBar bar(!o->quiet);
-         const Analysis a = analyze(o->file, o->profile, bar);
+         PhaseTimes times(o->timing);
+         const Analysis a = analyze(o->file, o->profile, bar, times);
          bar.hide();
          if (o->json)
            print_json(a);
          else
            print_text(a);
+         std::cout.flush();
+         times.end("print");
          if (!a.cycles.empty()) throw CLI::RuntimeError(2);
        });
      }});

@@ -8,15 +8,13 @@
 #include <optional>
 #include <string>
 
-#include <sys/resource.h>
-#include <unistd.h>
-
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
 
 #include "budget_options.hpp"
 #include "command.hpp"
+#include "phase_times.hpp"
 #include "progress_bar.hpp"
 #include "policy_options.hpp"
 #include "streamlab/model/device_profile.hpp"
@@ -71,52 +69,6 @@ void give_back_freed_memory() {
   malloc_trim(0);
 #endif
 }
-
-/// `--timing`: CPU time (user and system) and peak resident memory at the end of each phase of the
-/// command, on stderr, so that a slow run shows which phase grew.
-class PhaseTimes {
- public:
-  explicit PhaseTimes(bool on) : on_(on) { last_ = now(); }
-  /// Ends the phase `name` (its time runs from the end of the previous one).
-  void end(const char* name) {
-    if (!on_) return;
-    const Sample s = now();
-    std::fprintf(stderr,
-                 "streamlab: timing: %-9s %7.3f s CPU (%.3f user + %.3f sys), resident %ld MiB, peak %ld MiB, "
-                 "%ld page faults\n",
-                 name, s.user - last_.user + s.sys - last_.sys, s.user - last_.user, s.sys - last_.sys, resident_mib(),
-                 s.peak_mib, s.faults - last_.faults);
-    last_ = s;
-  }
-  /// A line of detail inside the phase that ends next.
-  void note(const std::string& line) const {
-    if (on_) std::fprintf(stderr, "streamlab: timing:   %s\n", line.c_str());
-  }
-  [[nodiscard]] bool on() const noexcept { return on_; }
-
- private:
-  struct Sample {
-    double user = 0, sys = 0;
-    long peak_mib = 0;
-    long faults = 0;  ///< minor page faults so far: pages touched for the first time (or again after a trim)
-  };
-  static long resident_mib() {
-    long pages = 0, resident = 0;
-    if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
-      if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-      std::fclose(f);
-    }
-    return resident * (sysconf(_SC_PAGESIZE) / 1024) / 1024;
-  }
-  static Sample now() {
-    rusage ru{};
-    if (getrusage(RUSAGE_SELF, &ru) != 0) return {};
-    auto sec = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
-    return {sec(ru.ru_utime), sec(ru.ru_stime), ru.ru_maxrss / 1024, ru.ru_minflt};  // ru_maxrss: KiB on Linux
-  }
-  bool on_;
-  Sample last_;
-};
 
 void run(const SimCommandOptions& o) {
   // Large arrays from the heap, reused when freed (heap_reuse.hpp): at 10M ops every array mapped afresh
