@@ -263,10 +263,12 @@ struct Dispatcher::State {
     return k < hinted ? hinted_ready[hinted_head + k] : pol.upcoming(k - hinted);
   }
 
+  /// Why a hinted op goes where it goes. Only the decision log (keep_log) shows the hint's value: without
+  /// it the op's description is not read (ops are issued in no index order: a cache and TLB miss each).
   Reason hint_reason(OpIndex op) const {
     Reason r;
     r.code = hint_lane[op] == L ? ReasonCode::legacy_hint : ReasonCode::stream_hint;
-    r.a = *w.ops[op].stream_hint;
+    if (opt.keep_log) r.a = *w.ops[op].stream_hint;
     return r;
   }
 
@@ -509,14 +511,6 @@ struct Dispatcher::State {
   }
 
   // Prefetch ------------------------------------------------------------------------------------------
-  /// The line of op v's description that issuing it reads (its kind, priority and stream hint, which lie
-  /// together): an Op is about four lines, the rest of which issuing a kernel never reads (the simulator
-  /// takes a kernel's shape and time from its class, sim/README.md), and at 10M ops asking for them all
-  /// filled the line fill buffers the misses wait in.
-  void prefetch_op(OpIndex v) const {
-    __builtin_prefetch(reinterpret_cast<const char*>(&w.ops[v]) + offsetof(model::Op, kind));
-  }
-
   /// Ops are issued in no index order (a random DAG's ops become ready in random order), so what issuing
   /// one reads lies in cold lines of a dozen per-op arrays, each found only through the one before (its
   /// deps' range, then the deps, then their slots; its dependents, then their counters). At 10M ops that
@@ -547,10 +541,10 @@ struct Dispatcher::State {
     }
     if (const OpIndex v = ahead(1); v < n) {
       if constexpr (issuing) {
-        // The op's own line one decision ahead: asked for six ahead, it had left the cache again by the
-        // time issuing read it (gen stream-chains at 10M ops).
-        prefetch_op(v);
         // The backend's own state for the op and the events it will wait on and record (the pool's next).
+        // Not the op's description: issuing reads none of it here, and a backend that reads it asks for
+        // it itself (the simulator keeps what it needs in a small entry per op: at 10M ops asking for
+        // the op's own line stalled on page-table walks).
         std::array<EventId, 9> events{};
         std::size_t k = 0;
         for (const OpIndex u : w.deps(v)) {
@@ -577,7 +571,6 @@ struct Dispatcher::State {
     // all first so that the cache misses overlap instead of each waiting behind a branch on the one
     // before. (A loop of nothing but prefetches is deleted by the compiler; these ride on work.)
     __builtin_prefetch(&est[op]);
-    prefetch_op(op);  // the backend reads it next
     scratch.clear();
     for (OpIndex u : w.deps(op)) {
       __builtin_prefetch(&slot[u]);

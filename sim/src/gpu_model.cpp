@@ -127,8 +127,8 @@ void GpuModel::prepare(const model::Workload& w, const std::string& source) {
   w_ = &w;
   source_ = source;
   const std::size_t n = w.ops.size();
-  if (n >= kUnissued) throw std::length_error("simulator: more than 2^31 - 1 ops");
-  op_slot_.assign(n, kUnissued);
+  if (n >= 0x80000000u) throw std::length_error("simulator: more than 2^31 - 1 ops");
+  op_slot_.resize(n);
   // Reserved, not touched: issuing fills them in order.
   slot_times_.clear();
   slot_times_.reserve(n);
@@ -147,7 +147,17 @@ void GpuModel::prepare(const model::Workload& w, const std::string& source) {
   std::unordered_map<ShapeKey, std::uint32_t, ShapeKeyHash> class_of;
   for (std::size_t i = 0; i < n; ++i) {
     const model::Op& op = w.ops[i];
-    if (!model::runs_on_sms(op.kind)) continue;
+    op_slot_[i] = kUnissued | std::uint64_t{static_cast<std::uint8_t>(op.kind)} << kKindShift;
+    if (!model::runs_on_sms(op.kind)) {
+      // cudaMemcpyAsync from/to pageable memory is synchronous for the host, and so is a program's
+      // blocking copy or memset (Op::blocking; only copies, memsets and prefetches can be blocking).
+      const bool copy_like = model::is_copy(op.kind) || op.kind == model::OpKind::memset ||
+                             op.kind == model::OpKind::prefetch;
+      const bool pageable = op.host_memory == model::HostMemory::pageable &&
+                            (op.kind == model::OpKind::h2d || op.kind == model::OpKind::d2h);
+      if (copy_like && (pageable || op.blocking)) op_slot_[i] |= kHostWaits;
+      continue;
+    }
     const auto index = static_cast<model::OpIndex>(i);
     (void)kernel_info(index, true);
     if (!kernel_classes_on_) continue;  // every kernel is worked out when it leaves its queue
@@ -165,7 +175,7 @@ void GpuModel::prepare(const model::Workload& w, const std::string& source) {
       }
       kernel_classes_.push_back(kernel_info(index, false));
     }
-    op_slot_[i] = kUnissued | (it->second + 1);
+    op_slot_[i] |= std::uint64_t{it->second + 1} << kClassTimeBits | static_cast<std::uint64_t>(fixed->ns);
   }
 }
 
@@ -396,17 +406,15 @@ void GpuModel::link_and_arrive(std::uint32_t c, Nanos arrival) {
 }
 
 void GpuModel::issue_op(std::uint32_t stream, model::OpIndex op, Nanos issued, Nanos arrival) {
-  const Work work = work_of(w_->ops[op].kind);
-  const std::uint32_t c = new_command(CmdKind::op, work, stream, op);
-  std::uint32_t& slot = op_slot_[op];
+  std::uint64_t& slot = op_slot_[op];
   assert((slot & kUnissued) != 0 && "an op is issued once");
+  const Work work = work_of(issue_brief(op).kind);
+  const std::uint32_t c = new_command(CmdKind::op, work, stream, op);
   // A kernel of a class starts out with its class and block time packed where its start time will go,
   // which is all it reads when it leaves its queue.
   Nanos start = -1;
-  if (const std::uint32_t cls = slot & ~kUnissued; cls != 0) {
-    const Nanos ns = std::get<model::FixedPerBlock>(w_->ops[op].duration).ns;
-    start = -2 - static_cast<Nanos>((std::uint64_t{cls - 1} << kClassTimeBits) | static_cast<std::uint64_t>(ns));
-  }
+  if (const std::uint64_t cls = (slot >> kClassTimeBits) & kClassMask; cls != 0)
+    start = -2 - static_cast<Nanos>(((cls - 1) << kClassTimeBits) | (slot & kClassTimeMask));
   cmds_[c].aux = static_cast<std::uint32_t>(slot_times_.size());
   slot_times_.push_back(OpTimes{start, -1});
   slot_stream_.push_back(stream);
@@ -1331,12 +1339,12 @@ std::vector<model::Span> GpuModel::take_spans() {
   constexpr std::size_t kAhead = 16;
   for (std::size_t i = 0; i < w_->ops.size(); ++i) {
     if (i + kAhead < op_slot_.size() && (op_slot_[i + kAhead] & kUnissued) == 0) {
-      const std::uint32_t ahead = op_slot_[i + kAhead];
+      const auto ahead = static_cast<std::uint32_t>(op_slot_[i + kAhead]);
       __builtin_prefetch(slot_times_.data() + ahead);
       __builtin_prefetch(slot_stream_.data() + ahead);
     }
     if ((op_slot_[i] & kUnissued) != 0) continue;  // never issued
-    const std::uint32_t slot = op_slot_[i];
+    const auto slot = static_cast<std::uint32_t>(op_slot_[i]);
     if (slot_times_[slot].end < 0) continue;
     const model::Op& op = w_->ops[i];
     model::Span& s = out.emplace_back();

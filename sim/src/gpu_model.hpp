@@ -269,10 +269,17 @@ class GpuModel {
   /// Hints (SimBackend::prefetch_issue): what issuing op `op`, or recording or waiting on event `e`,
   /// reads first.
   void prefetch_op(model::OpIndex op) const noexcept {
-    if (op >= op_slot_.size()) return;
-    __builtin_prefetch(op_slot_.data() + op);
-    // A kernel of a class takes its block time from its description at issue (the line after its kind's).
-    __builtin_prefetch(reinterpret_cast<const char*>(&w_->ops[op]) + offsetof(model::Op, duration));
+    if (op < op_slot_.size()) __builtin_prefetch(op_slot_.data() + op);
+  }
+  /// What issuing op `op` (not yet issued) needs of its description, from its entry in op_slot_: issuing
+  /// reads no line of the op itself.
+  struct IssueBrief {
+    model::OpKind kind;
+    bool host_waits;  ///< a pageable h2d/d2h copy, or a program's blocking copy or memset
+  };
+  [[nodiscard]] IssueBrief issue_brief(model::OpIndex op) const noexcept {
+    const std::uint64_t v = op_slot_[op];
+    return {static_cast<model::OpKind>((v >> kKindShift) & kKindMask), (v & kHostWaits) != 0};
   }
   void prefetch_event(std::uint32_t e) const noexcept { __builtin_prefetch(&events_[e]); }
   [[nodiscard]] const StreamState& stream(std::uint32_t s) const noexcept { return streams_[s]; }
@@ -307,7 +314,7 @@ class GpuModel {
   [[nodiscard]] bool stream_idle(std::uint32_t s) const noexcept { return streams_[s].tail == kNone; }
   [[nodiscard]] bool device_idle() const noexcept { return live_ == 0; }
   [[nodiscard]] bool op_finished(model::OpIndex op) const noexcept {
-    return op_issued(op) && slot_times_[op_slot_[op]].end >= 0;
+    return op_issued(op) && slot_times_[static_cast<std::uint32_t>(op_slot_[op])].end >= 0;
   }
   [[nodiscard]] bool op_issued(model::OpIndex op) const noexcept { return (op_slot_[op] & kUnissued) == 0; }
   [[nodiscard]] Nanos device_now() const noexcept { return now_; }
@@ -455,13 +462,21 @@ class GpuModel {
   /// By slot. Before a kernel of a class starts, `start` holds -2 - (class << kClassTimeBits | block time).
   std::vector<OpTimes> slot_times_;
   std::vector<std::uint32_t> slot_stream_;  ///< by slot: the stream it was issued on
-  /// By op: its slot once issued; before, kUnissued | (its class + 1, or 0 for a kernel without one or
-  /// another op). Four bytes: at 1M ops of `gen random-dag`, eight put the run's peak above twice the
-  /// workload file's size.
-  std::vector<std::uint32_t> op_slot_;
-  static constexpr std::uint32_t kUnissued = 0x80000000u;  ///< slots stay below it (prepare() checks)
+  /// By op: its slot once issued; before, kUnissued | what issuing it reads of its description: its kind,
+  /// whether the host waits in its call, and a kernel's class + 1 (0: a kernel without one, or another
+  /// op) and block time. Ops are issued in no index order: at ten million ops reading the op's own
+  /// lines there was a cache and TLB miss per op (and the Dispatcher's prefetch of them stalled on
+  /// page-table walks), where this entry is one line of a far smaller array.
+  std::vector<std::uint64_t> op_slot_;
+  static constexpr std::uint64_t kUnissued = std::uint64_t{1} << 63;  ///< slots stay below 2^31 (prepare() checks)
+  static constexpr std::uint64_t kHostWaits = std::uint64_t{1} << 62;
+  static constexpr int kKindShift = 57;  ///< 4 bits of the op's kind (model::OpKind has 14)
+  static constexpr std::uint64_t kKindMask = 0xf;
+  static constexpr std::uint64_t kClassMask = (std::uint64_t{1} << 17) - 1;  ///< class + 1, above the block time
   [[nodiscard]] OpTimes& times_of(std::uint32_t c) noexcept { return slot_times_[cmds_[c].aux]; }
-  [[nodiscard]] std::uint32_t stream_of_op(model::OpIndex op) const noexcept { return slot_stream_[op_slot_[op]]; }
+  [[nodiscard]] std::uint32_t stream_of_op(model::OpIndex op) const noexcept {
+    return slot_stream_[static_cast<std::uint32_t>(op_slot_[op])];
+  }
   /// Kernels with a fixed block time, by shape (threads per block, blocks, registers, shared memory): the
   /// KernelInfo of the first of them, whose block time and replacement gap each kernel replaces by its own.
   std::vector<KernelInfo> kernel_classes_;
@@ -480,7 +495,9 @@ class GpuModel {
   };
   static constexpr int kClassTimeBits = 40;  ///< block times up to 2^40 - 1 ns (the workload limit: 2^40)
   static constexpr std::uint64_t kClassTimeMask = (std::uint64_t{1} << kClassTimeBits) - 1;
-  static constexpr std::size_t kMaxClasses = std::size_t{1} << 22;  ///< packed values stay below 2^62
+  /// Classes fit op_slot_'s 17 bits (and packed start times stay below 2^62); kernels of further shapes
+  /// are worked out when they leave their queue.
+  static constexpr std::size_t kMaxClasses = std::size_t{1} << 16;
   std::unordered_map<model::OpIndex, std::vector<Nanos>> static_sums_;  ///< static task pools' per-block sums
   std::vector<OpExplanation> exps_;
 

@@ -241,10 +241,11 @@ void SimBackend::enqueue(StreamId stream, model::OpIndex op) {
     throw std::invalid_argument("sim backend: enqueue: op index " + std::to_string(op) + " out of range");
   if (m.gpu.op_issued(op))
     throw std::logic_error("sim backend: op '" + m.workload->ops[op].id + "' enqueued twice");
-  const model::Op& o = m.workload->ops[op];
+  // Not the op's description: what issuing reads of it the simulator keeps in a small per-op entry
+  // (GpuModel::issue_brief), since ops are issued in no index order.
+  const detail::GpuModel::IssueBrief brief = m.gpu.issue_brief(op);
   Nanos cost = 0, latency = 0;
-  bool host_may_wait = false;  // copies, memsets, prefetch: only these can be blocking (the workload checks say so)
-  switch (o.kind) {
+  switch (brief.kind) {
     case model::OpKind::kernel:
     case model::OpKind::task_pool:
       cost = m.params.kernel_launch + (m.options.traced ? m.params.traced_launch_overhead : 0);
@@ -264,7 +265,6 @@ void SimBackend::enqueue(StreamId stream, model::OpIndex op) {
     case model::OpKind::memset:
     case model::OpKind::prefetch:
       cost = m.params.memcpy_issue;
-      host_may_wait = true;
       break;
     case model::OpKind::host_func: cost = m.params.host_func_issue; break;
     case model::OpKind::barrier: break;  // a position in the stream; no API call of its own
@@ -273,18 +273,15 @@ void SimBackend::enqueue(StreamId stream, model::OpIndex op) {
     case model::OpKind::stream_sync:
     case model::OpKind::event_sync:
     case model::OpKind::device_sync:
-      throw std::logic_error("sim backend: op '" + o.id + "' is a program call (" +
-                             std::string(model::to_string(o.kind)) + "); the replay makes it as its own call");
+      throw std::logic_error("sim backend: op '" + m.workload->ops[op].id + "' is a program call (" +
+                             std::string(model::to_string(brief.kind)) + "); the replay makes it as its own call");
   }
   m.charge_into(s, cost);
   m.gpu.issue_op(s, op, m.host, m.host + latency);
   // cudaMemcpyAsync from/to pageable memory is synchronous for the host: it returns only once the copy
   // (and so everything before it on its stream) has completed. No wake-up: the calling thread drives it.
   // A program's blocking copy or memset (Op::blocking) returns the same way: the host waits in the call.
-  // (Kernels skip both fields: `blocking` lies on another cache line of the op than its kind.)
-  const bool pageable_copy = o.host_memory == model::HostMemory::pageable &&
-                             (o.kind == model::OpKind::h2d || o.kind == model::OpKind::d2h);
-  if (host_may_wait && (pageable_copy || o.blocking))
+  if (brief.host_waits)
     (void)m.block_until([&] { return m.gpu.op_finished(op); }, std::numeric_limits<Nanos>::max(), 0, false);
 }
 
