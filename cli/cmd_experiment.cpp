@@ -38,6 +38,7 @@ struct ExperimentOptions {
   std::string traces;  // --traces DIR
   std::uint32_t repeats = 3;
   std::uint32_t child_connections = 0;
+  bool child_probes = false;
   std::string child_output;
   streamlab::sim::SimBudget budget;
   // render / report
@@ -130,7 +131,8 @@ void run_experiments(const ExperimentOptions& o) {
   if (o.repeats == 0) throw InputError("", "--repeats", "", "must be at least 1");
 
   // The bar counts experiments done; progress lines go past it so they never interleave on a terminal.
-  streamlab::cli::ProgressBar bar(!o.quiet && o.child_connections == 0);
+  const bool child = o.child_connections > 0 || o.child_probes;
+  streamlab::cli::ProgressBar bar(!o.quiet && !child);
   const auto say = [&bar](const std::string& s) { bar.println(s); };
   ex::SuiteOptions suite;
   suite.quick = o.quick;
@@ -156,11 +158,13 @@ void run_experiments(const ExperimentOptions& o) {
 
   std::unique_ptr<ex::MeasuredDevice> device;
   std::string why;
-  if (o.child_connections > 0) {
-    // Child mode: this process runs with CUDA_DEVICE_MAX_CONNECTIONS set by the parent.
+  if (child) {
+    // Child mode: this process runs with CUDA_DEVICE_MAX_CONNECTIONS set by the parent, for one connection
+    // setting or for the probes (a fresh process: no tracer started yet).
     device = ex::open_cuda_device(why);
     if (!device) throw std::runtime_error("child process: " + why);
-    suite.only_connections = o.child_connections;
+    if (o.child_connections > 0) suite.only_connections = o.child_connections;
+    suite.only_probes = o.child_probes;
     suite.progress = [](const std::string& s) { print_line("  [child] " + s); };
     const ex::ExperimentResult r = ex::run_experiment(todo.front(), suite, device.get());
     streamlab::model::write_file_atomically(o.child_output, ex::result_to_json(r));
@@ -303,6 +307,7 @@ const bool registered = streamlab::cli::register_command(
            ->capture_default_str();
        app.add_option("--child-connections", o->child_connections, "internal: measure one connection setting")
            ->group("");
+       app.add_flag("--child-probes", o->child_probes, "internal: measure the probes in a fresh process")->group("");
        streamlab::cli::add_quiet_flag(app, o->quiet);
        app.add_option("--child-output", o->child_output, "internal: where a child writes its results")->group("");
        CLI::App* render = app.add_subcommand("render", "re-draw the charts (SVG, PDF, PNG) of result folders from their CSVs (needs python3-matplotlib)");

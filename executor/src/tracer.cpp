@@ -16,6 +16,7 @@ namespace {
 // CUPTI calls back through plain C function pointers: the active tracer is found here. This is the one
 // process-wide pointer in the executor, forced by CUPTI's API; it is never a second owner.
 std::atomic<CuptiTracer*> g_active{nullptr};
+std::atomic<bool> g_started{false};
 
 constexpr std::size_t kBufferBytes = 8u << 20;
 constexpr std::size_t kAlign = 8;
@@ -50,12 +51,15 @@ void CUPTIAPI resource_callback(void* user, CUpti_CallbackDomain domain, CUpti_C
 
 }  // namespace
 
+bool cupti_started_in_process() noexcept { return g_started.load(std::memory_order_acquire); }
+
 CuptiTracer::CuptiTracer(CuptiCorrelation correlation, bool kernel_records, bool graph_callbacks)
     : correlation_(correlation), kernel_records_(kernel_records) {
   CuptiTracer* expected = nullptr;
   if (!g_active.compare_exchange_strong(expected, this)) {
     throw CuptiUnavailable("CUPTI tracer already active in this process");
   }
+  g_started.store(true, std::memory_order_release);
   auto fail = [this](const char* what, CUptiResult r) {
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
@@ -134,6 +138,7 @@ CuptiTracer::~CuptiTracer() {
 }
 
 std::uint64_t CuptiTracer::timestamp() {
+  g_started.store(true, std::memory_order_release);
   std::uint64_t t = 0;
   cuptiGetTimestamp(&t);
   return t;

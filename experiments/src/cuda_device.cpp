@@ -10,6 +10,7 @@
 #include "streamlab/executor/cuda_backend.hpp"
 #include "streamlab/executor/device_info.hpp"
 #include "streamlab/executor/error.hpp"
+#include "streamlab/executor/tracer.hpp"
 #include "streamlab/experiments/runner.hpp"
 
 namespace streamlab::experiments {
@@ -94,6 +95,16 @@ class CudaDevice final : public MeasuredDevice {
     auto be = std::make_unique<executor::CudaBackend>(o);
     return be;
   }
+  std::unique_ptr<policies::Backend> make_probe_backend(std::optional<std::uint32_t>) override {
+    // The probes time API calls themselves, and E8 reads its kernels' spans: kernels that time themselves
+    // (gpu_timer, chosen for a workload of kernels alone) start no CUPTI, which would make every query
+    // about 1.4 us dearer for the rest of the process (H100, 2026-11-24, validation run 67).
+    executor::CudaBackendOptions o;
+    o.nvtx = false;
+    o.auto_gpu_timer = true;
+    return std::make_unique<executor::CudaBackend>(o);
+  }
+  [[nodiscard]] bool probes_perturbed() const override { return executor::cupti_started_in_process(); }
   std::unique_ptr<HostApi> make_host_api(policies::Backend& backend) override {
     return std::make_unique<CudaHostApi>(dynamic_cast<executor::CudaBackend&>(backend));
   }

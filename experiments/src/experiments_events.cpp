@@ -109,8 +109,10 @@ Experiment make_e4() {
             "completed event, cudaEventDestroy, cudaEventSynchronize of a completed event, cudaStreamQuery of an "
             "idle stream. Predicted = what the simulator charges for that call (the profile's cost, read through "
             "SimBackend::now()). Measured = the raw CUDA runtime calls on the CudaBackend's stream handles (not "
-            "the backend's pooled events), median of the runs. A claim holds when the measured cost is within a "
-            "factor of 2 of the stated figure.";
+            "the backend's pooled events), median of the runs, in a process that never started CUPTI (its kernels "
+            "time themselves; a fresh child process when an earlier experiment of the same command started it: an "
+            "attached CUPTI made a completed event's query about 1.4 us dearer on the H100). A claim holds when the "
+            "measured cost is within a factor of 2 of the stated figure.";
   e.metric = {"call_cost", "host time per call", "us", 1e-3};
   e.has_makespan = false;
   e.configurations = [](const ConfigContext& ctx) {
@@ -350,7 +352,8 @@ Experiment make_e8() {
             "and waits by cudaDeviceSynchronize, cudaStreamSynchronize(stream 1), cudaEventSynchronize(event), a "
             "cudaEventQuery loop or a cudaStreamQuery loop, and notes the host clock when the call returns. Metric: "
             "host resumes after A ends = return time - end of A's span (trace clock, time 0 = prepare(); on the GPU "
-            "CUPTI's span times and the host clock share that origin). Extra: wakeup = return time - end of what the "
+            "the kernels time themselves on %globaltimer, tied to the host clock by a handshake kernel before and "
+            "after, in a process that never started CUPTI, which would make every poll dearer). Extra: wakeup = return time - end of what the "
             "call waits for. Predicted = SimBackend (sync_wakeup_ns after a blocking wait, event_query_ns per poll); "
             "measured = raw CUDA calls on the CudaBackend's handles, under the runtime's default scheduling "
             "(cudaDeviceScheduleAuto).";

@@ -521,6 +521,7 @@ ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& opt, 
   if (opt.only_connections) {
     std::erase_if(configs, [&](const Configuration& c) { return c.connections != opt.only_connections; });
   }
+  if (opt.only_probes) std::erase_if(configs, [](const Configuration& c) { return !c.probe; });
   const std::string date = opt.date.empty() ? utc_now_iso() : opt.date;
 
   ExperimentResult r;
@@ -569,6 +570,8 @@ ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& opt, 
     std::string status;
   };
   std::map<std::uint32_t, std::vector<std::size_t>> deferred;  // connections -> config positions
+  std::vector<std::size_t> deferred_probes;  // measured in a fresh child: a tracer started here perturbs them
+  const bool child = opt.only_connections || opt.only_probes;
   const std::size_t n = configs.size();
   std::vector<Pending> pending(n);
   std::size_t measured_here = 0;
@@ -580,10 +583,14 @@ ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& opt, 
     if (!device) continue;
     p.here = !c.connections || !device->connections_fixed_per_process() ||
              device->process_connections() == c.connections;
-    if (p.here) {
+    if (p.here && c.probe && device->probes_perturbed() && !opt.self_exe.empty() && !child) {
+      p.here = false;
+      deferred_probes.push_back(i);
+      p.status = "measured next in a fresh child process (a tracer started in this process makes the probed calls dearer)";
+    } else if (p.here) {
       ++measured_here;
       if (!c.probe) p.issue_probe = issue_probe_workload(p.workload);
-    } else if (!opt.self_exe.empty() && !opt.only_connections) {
+    } else if (!opt.self_exe.empty() && !child) {
       deferred[*c.connections].push_back(i);
       p.status = "measured next in a child process with CUDA_DEVICE_MAX_CONNECTIONS=" + std::to_string(*c.connections);
     } else {
@@ -607,7 +614,7 @@ ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& opt, 
             auto be = device->make_backend(c.connections);
             probe = dispatch_configuration(c, p.issue_probe, *be, opt.profile).stats.average_coordination_ns();
           }
-          auto be = device->make_backend(c.connections);
+          auto be = c.probe ? device->make_probe_backend(c.connections) : device->make_backend(c.connections);
           auto api = c.probe ? device->make_host_api(*be) : nullptr;
           RunOutput out = run_configuration(c, p.workload, *be, api.get(), opt.profile);
           if (k > 0) {
@@ -671,28 +678,28 @@ ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& opt, 
   }
   pending.clear();
 
-  // Connection settings other than this process's: one child per setting.
-  for (const auto& [conn, positions] : deferred) {
+  // Measured in a child process: its results replace the configurations at `positions` (matched by label).
+  const auto measure_in_child = [&](const std::vector<std::size_t>& positions, const std::string& what,
+                                    const std::string& mode_flag, const std::string& mode_value, std::uint32_t conn) {
     const auto file = std::filesystem::temp_directory_path() /
-                      ("streamlab-" + exp.name + "-connections-" + std::to_string(conn) + "-" +
-                       std::to_string(::getpid()) + ".json");
-    std::vector<std::string> args = {"experiment", exp.name, "--child-connections", std::to_string(conn),
-                                     "--child-output", file.string()};
+                      ("streamlab-" + exp.name + "-" + what + "-" + std::to_string(::getpid()) + ".json");
+    std::vector<std::string> args = {"experiment", exp.name, mode_flag};
+    if (!mode_value.empty()) args.push_back(mode_value);
+    args.insert(args.end(), {"--child-output", file.string()});
     args.insert(args.end(), opt.child_args.begin(), opt.child_args.end());
     if (opt.progress)
-      opt.progress(exp.name + ": measuring " + std::to_string(positions.size()) +
-                   " configurations in a child process with CUDA_DEVICE_MAX_CONNECTIONS=" + std::to_string(conn));
+      opt.progress(exp.name + ": measuring " + std::to_string(positions.size()) + " configurations in a child process (" +
+                   what + ", CUDA_DEVICE_MAX_CONNECTIONS=" + std::to_string(conn) + ")");
     std::string error;
     const int rc = run_child(opt.self_exe, args, conn, error);
     if (rc != 0) {
-      failures.push_back("connections=" + std::to_string(conn) + " child process " +
-                         (error.empty() ? "exited with " + std::to_string(rc) : error));
+      failures.push_back(what + " child process " + (error.empty() ? "exited with " + std::to_string(rc) : error));
       std::filesystem::remove(file);
-      continue;
+      return;
     }
     try {
-      const ExperimentResult child = parse_result_json(model::read_text_file(file), file.string());
-      for (const auto& cc : child.configs) {
+      const ExperimentResult from_child = parse_result_json(model::read_text_file(file), file.string());
+      for (const auto& cc : from_child.configs) {
         for (std::size_t pos : positions) {
           if (r.configs[pos].label != cc.label) continue;
           r.configs[pos].predicted = cc.predicted;  // the child's: at the host speed its runs saw
@@ -702,13 +709,19 @@ ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& opt, 
           r.configs[pos].diagnosis = cc.diagnosis;
         }
       }
-      if (!child.meta.note.empty() && child.meta.note.find("failed") != std::string::npos)
-        failures.push_back("connections=" + std::to_string(conn) + ": " + child.meta.note);
+      if (!from_child.meta.note.empty() && from_child.meta.note.find("failed") != std::string::npos)
+        failures.push_back(what + ": " + from_child.meta.note);
     } catch (const std::exception& e) {
-      failures.push_back("connections=" + std::to_string(conn) + ": " + e.what());
+      failures.push_back(what + ": " + e.what());
     }
     std::filesystem::remove(file);
-  }
+  };
+  // Connection settings other than this process's: one child per setting.
+  for (const auto& [conn, positions] : deferred)
+    measure_in_child(positions, "connections=" + std::to_string(conn), "--child-connections", std::to_string(conn), conn);
+  // Probes after a tracer started here: one fresh child at this process's connections.
+  if (!deferred_probes.empty())
+    measure_in_child(deferred_probes, "probes", "--child-probes", "", device->process_connections().value_or(8));
   if (!failures.empty()) {
     std::string joined;
     for (const auto& f : failures) joined += (joined.empty() ? "" : "; ") + f;

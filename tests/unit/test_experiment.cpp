@@ -530,6 +530,62 @@ TEST(ExperimentRun, ProbeExperimentsReadTheSimulatorsCharges) {
   }
 }
 
+// A stand-in GPU with a tracer: its Dispatcher backends charge three times the profile's host costs (as an
+// attached CUPTI makes calls dearer), its probe backends start none and charge the profile's own.
+class TracedHostDevice final : public ex::MeasuredDevice {
+ public:
+  explicit TracedHostDevice(bool tracer_started) : tracer_started_(tracer_started) {}
+  [[nodiscard]] ex::DeviceMeta meta() const override { return {"Test GPU X100", "1.0", "13.0", "sim"}; }
+  std::unique_ptr<streamlab::policies::Backend> make_backend(std::optional<std::uint32_t> connections) override {
+    return make(connections, 3.0);
+  }
+  std::unique_ptr<streamlab::policies::Backend> make_probe_backend(std::optional<std::uint32_t> connections) override {
+    ++probe_backends;
+    return make(connections, 1.0);
+  }
+  [[nodiscard]] bool probes_perturbed() const override { return tracer_started_; }
+  std::unique_ptr<ex::HostApi> make_host_api(streamlab::policies::Backend& b) override {
+    return ex::make_backend_host_api(b);
+  }
+  [[nodiscard]] bool connections_fixed_per_process() const noexcept override { return true; }
+  [[nodiscard]] std::optional<std::uint32_t> process_connections() const override { return 8; }
+  std::size_t probe_backends = 0;
+
+ private:
+  static std::unique_ptr<streamlab::policies::Backend> make(std::optional<std::uint32_t> connections, double scale) {
+    streamlab::sim::SimOptions o;
+    o.connections = connections;
+    o.date = "2026-01-01";
+    o.host_cost_scale = scale;
+    return std::make_unique<streamlab::sim::SimBackend>(streamlab::model::bundled_h100_profile(), o);
+  }
+  bool tracer_started_;
+};
+
+TEST(ExperimentRun, ProbesTimeCallsOnABackendWithoutATracerAndInAFreshProcessAfterOne) {
+  // No tracer started yet: measured here, on probe backends, so the calls cost what the profile says.
+  TracedHostDevice fresh(false);
+  const auto r = ex::run_experiment(get("E4"), quick_options(), &fresh);
+  EXPECT_EQ(fresh.probe_backends, 2 * r.configs.size());  // a warm-up round and one measured round
+  for (const auto& c : r.configs) {
+    ASSERT_TRUE(c.measured) << c.label;
+    EXPECT_DOUBLE_EQ(c.measured->metric, c.predicted.metric) << c.label;  // 1x, not the traced 3x
+  }
+  // A tracer started in this process: the probes go to a fresh child process (here one that cannot start),
+  // never measured in this one.
+  TracedHostDevice traced(true);
+  ex::SuiteOptions o = quick_options();
+  o.self_exe = "/nonexistent/streamlab";
+  const auto t = ex::run_experiment(get("E4"), o, &traced);
+  EXPECT_EQ(traced.probe_backends, 0u);
+  for (const auto& c : t.configs) EXPECT_FALSE(c.measured) << c.label;
+  EXPECT_NE(t.meta.note.find("measurement failed for probes child process"), std::string::npos) << t.meta.note;
+  // Without a way to start a child, the probes are measured here after all (on a probe backend).
+  TracedHostDevice no_child(true);
+  const auto u = ex::run_experiment(get("E4"), quick_options(), &no_child);
+  EXPECT_EQ(no_child.probe_backends, 2 * u.configs.size());
+}
+
 TEST(ExperimentReport, SaysNotMeasuredAndListsEveryExperimentRun) {
   std::vector<ex::LoadedResult> loaded;
   const fs::path dir = temp_dir("report");

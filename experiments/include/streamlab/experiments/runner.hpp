@@ -42,8 +42,16 @@ class MeasuredDevice {
   /// A fresh backend for one run with `connections` hardware queues (unset = the device default). A
   /// device whose connection count is fixed per process only gets the count it runs with.
   [[nodiscard]] virtual std::unique_ptr<policies::Backend> make_backend(std::optional<std::uint32_t> connections) = 0;
-  /// The host API the probes time, over a backend made by make_backend and already prepared.
+  /// The host API the probes time, over a backend made by make_probe_backend and already prepared.
   [[nodiscard]] virtual std::unique_ptr<HostApi> make_host_api(policies::Backend& backend) = 0;
+  /// A backend for a probe configuration (it times API calls itself): one that starts no tracer, since an
+  /// attached tracer makes the calls a probe times dearer. Default: make_backend.
+  [[nodiscard]] virtual std::unique_ptr<policies::Backend> make_probe_backend(std::optional<std::uint32_t> connections) {
+    return make_backend(connections);
+  }
+  /// True when a tracer started in this process already changes what a probe would measure (CUPTI stays
+  /// once started): the suite then measures the probes in a fresh child process. Default: false.
+  [[nodiscard]] virtual bool probes_perturbed() const { return false; }
   /// True when the connection count is fixed for the life of the process (a real GPU).
   [[nodiscard]] virtual bool connections_fixed_per_process() const noexcept = 0;
   /// The connection count this process runs with (unset = the driver default).
@@ -73,6 +81,8 @@ struct SuiteOptions {
   std::string command_line;
   /// Child mode: measure only configurations with this connection count (the process runs with it).
   std::optional<std::uint32_t> only_connections;
+  /// Child mode: measure only the probe configurations (a fresh process, no tracer started yet).
+  bool only_probes = false;
   /// TraceMeta/RunMeta date; empty = now. Tests fix it.
   std::string date;
   /// The streamlab commit doing the run ("" = unknown); RunMeta::git_commit, and named by repredict's note.
