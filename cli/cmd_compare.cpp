@@ -161,8 +161,10 @@ const bool registered = register_command(
        app.callback([o] {
          model::keep_freed_memory_for_reuse();  // two traces' worth of temporary arrays (heap_reuse.hpp)
          ProgressBar bar(!o->quiet);
-         const model::Trace ta = model::load_trace(o->a, &bar.phase("reading " + o->a));
-         const model::Trace tb = model::load_trace(o->b, &bar.phase("reading " + o->b));
+         // The text report names ops by id only: the spans' names are read (and checked) but not kept.
+         const model::TraceReadOptions read{.names = o->json};
+         const model::Trace ta = model::load_trace(o->a, &bar.phase("reading " + o->a), read);
+         const model::Trace tb = model::load_trace(o->b, &bar.phase("reading " + o->b), read);
          bar.phase("comparing");
          // --json prints every matched op with its texts; the text report only a few of them.
          std::vector<model::SpanDelta> matched;

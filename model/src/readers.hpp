@@ -20,12 +20,13 @@ namespace streamlab::model::detail {
 /// read_workload_by_lines of a file, mapped (pages read in as the reader goes).
 [[nodiscard]] std::optional<Workload> read_workload_file_by_lines(const std::filesystem::path& file,
                                                                   const ShapeLimits& limits, ProgressCounter* progress);
-[[nodiscard]] Trace read_trace(JsonDocument& doc, ProgressCounter* progress);
+[[nodiscard]] Trace read_trace(JsonDocument& doc, ProgressCounter* progress, const TraceReadOptions& options = {});
 /// A trace as write_chrome_json lays it out (one event per line), its span events read straight from
 /// their lines and the text's pages given back behind the reader (`mapped`, when the text is a mapped
 /// file); nothing for any other layout or any problem, which read_trace then reads and reports.
 [[nodiscard]] std::optional<Trace> read_trace_by_lines(std::string_view text, const std::string& source,
-                                                       const PaddedText* mapped, ProgressCounter* progress);
+                                                       const PaddedText* mapped, ProgressCounter* progress,
+                                                       const TraceReadOptions& options = {});
 [[nodiscard]] DeviceProfile read_device_profile(JsonDocument& doc);
 
 }  // namespace streamlab::model::detail

@@ -295,8 +295,8 @@ JsonRef need(const Reader& r, JsonRef object, const Place& p, const std::array<s
   return *fields[f];
 }
 
-// The span's texts are interned into `t`'s table.
-Span parse_span(Reader& r, JsonRef e, const EventFields& ev, const Place& p, Trace& t) {
+// The span's texts are interned into `t`'s table (its name only with `names`).
+Span parse_span(Reader& r, JsonRef e, const EventFields& ev, const Place& p, Trace& t, bool names) {
   Span s;
   const JsonRef args = need(r, e, p, ev, kEventFieldNames, e_args);
   const Place a(p, "/args");
@@ -333,7 +333,7 @@ Span parse_span(Reader& r, JsonRef e, const EventFields& ev, const Place& p, Tra
     r.fail(Place(a, "/end_ns"), "span ends (" + std::to_string(s.end_ns) + " ns) before it starts (" +
                               std::to_string(s.start_ns) + " ns)");
   s.op_id = t.intern(op_id);
-  s.name = t.intern(name);
+  if (names) s.name = t.intern(name);
   r.set_op("");
   return s;
 }
@@ -352,8 +352,8 @@ BlockPlacement parse_block(const Reader& r, JsonRef b, const Place& p) {
 
 /// A span event exactly as write_chrome_json writes it, read straight from its line (LineScanner's
 /// plain values); anything else returns false and the line is parsed as JSON instead. What it accepts it
-/// checks as parse_span does, and interns its texts into `t`'s table.
-bool read_span_line(std::string_view line, Span& s, Trace& t) {
+/// checks as parse_span does, and interns its texts into `t`'s table (its name only with `names`).
+bool read_span_line(std::string_view line, Span& s, Trace& t, bool names) {
   detail::LineScanner in(line);
   std::string_view name, cat, op_id, engine;
   std::uint64_t pid = 0, tid = 0, op = 0, stream = 0;
@@ -379,7 +379,7 @@ bool read_span_line(std::string_view line, Span& s, Trace& t) {
     return false;  // parse_span says what is wrong
   s.op = static_cast<OpIndex>(op);
   s.op_id = t.intern(op_id);
-  s.name = t.intern(name);
+  if (names) s.name = t.intern(name);
   s.kind = *kind;
   s.device = static_cast<std::uint32_t>(pid);
   s.stream = static_cast<std::uint32_t>(stream);
@@ -395,7 +395,7 @@ bool read_span_line(std::string_view line, Span& s, Trace& t) {
 namespace detail {
 
 std::optional<Trace> read_trace_by_lines(std::string_view t, const std::string& source, const PaddedText* mapped,
-                                         ProgressCounter* progress) {
+                                         ProgressCounter* progress, const TraceReadOptions& options) {
   constexpr std::string_view kOpen = "{\"traceEvents\": [\n";
   if (t.substr(0, kOpen.size()) != kOpen) return std::nullopt;
   try {
@@ -406,7 +406,7 @@ std::optional<Trace> read_trace_by_lines(std::string_view t, const std::string& 
     const std::size_t close = for_each_element_line(
         t, kOpen.size(), mapped, progress, [&](std::string_view element, std::size_t i, std::size_t next) {
           Span s;
-          if (read_span_line(element, s, trace)) {
+          if (read_span_line(element, s, trace, options.names)) {
             trace.spans.push_back(std::move(s));
           } else {
             // Any other event: parsed as JSON, read as the whole-file reader reads an event.
@@ -418,7 +418,7 @@ std::optional<Trace> read_trace_by_lines(std::string_view t, const std::string& 
             EventFields ev;
             (void)e.members(kEventFieldNames, ev);
             const std::string_view ph = r.get_string(need(r, e, p, ev, kEventFieldNames, e_ph), Place(p, "/ph"));
-            if (ph == "X") trace.spans.push_back(parse_span(r, e, ev, p, trace));
+            if (ph == "X") trace.spans.push_back(parse_span(r, e, ev, p, trace, options.names));
           }
           if (i + 1 == 4096) {
             // Spans yet to come, from the bytes per line so far: one reservation, no regrowth.
@@ -444,7 +444,7 @@ std::optional<Trace> read_trace_by_lines(std::string_view t, const std::string& 
   }
 }
 
-Trace read_trace(JsonDocument& doc, ProgressCounter* progress) {
+Trace read_trace(JsonDocument& doc, ProgressCounter* progress, const TraceReadOptions& options) {
   Reader r(doc.source());
   // One pass: spans and block placements stream in element by element; the other members (small: the
   // metadata) are checked once the pass is over, first, as always. A problem found in an event waits
@@ -482,7 +482,7 @@ Trace read_trace(JsonDocument& doc, ProgressCounter* progress) {
                   const std::string_view ph =
                       r.get_string(need(r, e, p, ev, kEventFieldNames, e_ph), Place(p, "/ph"));
                   // Metadata and any other event types (added by other tools) carry no spans.
-                  if (ph == "X") t.spans.push_back(parse_span(r, e, ev, p, t));
+                  if (ph == "X") t.spans.push_back(parse_span(r, e, ev, p, t, options.names));
                 });
               },
               [&](JsonRef not_array) { keep_first(events_error, [&] { r.expect_array(not_array, "/traceEvents"); }); },
@@ -522,15 +522,16 @@ Trace parse_chrome_trace(std::string_view json_text, const std::string& source) 
   return detail::read_trace(doc, nullptr);
 }
 
-Trace load_trace(const std::filesystem::path& file, ProgressCounter* progress) {
+Trace load_trace(const std::filesystem::path& file, ProgressCounter* progress, const TraceReadOptions& options) {
   if (auto t = with_step(file.string(), "parsing", [&]() -> std::optional<Trace> {
         const auto mapped = detail::PaddedText::map(file, /*populate=*/false);
         if (!mapped) return std::nullopt;
         return detail::read_trace_by_lines(std::string_view(mapped->data(), mapped->size()), file.string(), &*mapped,
-                                           progress);
+                                           progress, options);
       }))
     return std::move(*t);
-  return detail::read_json_file(file, [&](detail::JsonDocument& doc) { return detail::read_trace(doc, progress); });
+  return detail::read_json_file(file,
+                                [&](detail::JsonDocument& doc) { return detail::read_trace(doc, progress, options); });
 }
 
 void save_trace(const Trace& t, const std::filesystem::path& file) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "streamlab/model/errors.hpp"
+#include "streamlab/model/file_io.hpp"
 #include "streamlab/model/trace.hpp"
 
 using namespace streamlab::model;
@@ -141,6 +142,42 @@ TEST(TraceIo, SaveAndLoad) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.file(), file.string());
   }
+}
+
+// Read without names (compare's text report): every span as written but its name, by the line reader
+// (a line-laid-out file) and by the whole-file reader (the same trace on one line); a name that is not a
+// string is still refused.
+TEST(TraceIo, LoadWithoutNamesKeepsEverythingElse) {
+  Trace t = sample_trace();
+  t.spans.push_back(Span{4, "k\u00e9", "na\u00efve \\ kernel", OpKind::kernel, 0, 3, Engine::sm, 10, 20});
+  for (std::uint32_t i = 0; i < 5'000; ++i)
+    t.spans.push_back(Span{5 + i, t.intern("op_" + std::to_string(i)), t.intern("kernel " + std::to_string(i)),
+                           OpKind::kernel, 0, 1, Engine::sm, std::int64_t{i} * 10, std::int64_t{i} * 10 + 9});
+  Trace unnamed = t;
+  for (Span& s : unnamed.spans) s.name = Text();
+  const auto file = std::filesystem::temp_directory_path() / ("streamlab_unnamed_" + std::to_string(::getpid()) + ".json");
+  save_trace(t, file);
+  EXPECT_EQ(load_trace(file, nullptr, {.names = false}), unnamed);
+  EXPECT_EQ(load_trace(file, nullptr, {.names = true}), t);
+  std::string one_line = trace_to_chrome_json(t);
+  std::replace(one_line.begin(), one_line.end(), '\n', ' ');
+  write_file_atomically(file, one_line);
+  EXPECT_EQ(load_trace(file, nullptr, {.names = false}), unnamed);
+
+  auto j = nlohmann::json::parse(one_line);
+  for (auto& e : j["traceEvents"])
+    if (e["ph"] == "X") {
+      e["name"] = 7;
+      break;
+    }
+  write_file_atomically(file, j.dump());
+  try {
+    (void)load_trace(file, nullptr, {.names = false});
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/name"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(file);
 }
 
 TEST(TraceIoErrors, NotAStreamlabTrace) {

@@ -127,8 +127,16 @@ struct Trace {
 /// reading back gives the same Trace.
 [[nodiscard]] std::string trace_to_chrome_json(const Trace& t);
 [[nodiscard]] Trace parse_chrome_trace(std::string_view json_text, const std::string& source);
+/// What load_trace keeps of each span (every field is read and checked either way).
+struct TraceReadOptions {
+  /// The spans' names (Span::name; left empty when false). A reader that never shows them (compare's text
+  /// report) leaves them out: at ten million spans their characters are hundreds of MB of memory
+  /// written once and never read.
+  bool names = true;
+};
 /// Reads the file in one pass (no document tree of the whole file); `progress` counts bytes read.
-[[nodiscard]] Trace load_trace(const std::filesystem::path& file, ProgressCounter* progress = nullptr);
+[[nodiscard]] Trace load_trace(const std::filesystem::path& file, ProgressCounter* progress = nullptr,
+                               const TraceReadOptions& options = {});
 /// Atomic write (temporary file + rename).
 void save_trace(const Trace& t, const std::filesystem::path& file);
 
