@@ -189,9 +189,7 @@ SpanLocation LaneSet::locate(const TraceSet& set, TraceIndex t, std::uint32_t sp
 }
 
 LaneSet::LaneSet(const TraceSet& set, LaneMode mode) : mode_(mode) {
-  std::uint32_t max_device = 0;
-  for (TraceIndex t = 0; t < set.size(); ++t)
-    for (const auto& sp : set.trace(t).spans) max_device = std::max(max_device, sp.device);
+  const std::uint32_t max_device = set.max_device();
   auto device_prefix = [&](std::uint32_t device) {
     return max_device > 0 ? "dev " + std::to_string(device) + " " : std::string{};
   };
@@ -251,39 +249,32 @@ LaneSet::LaneSet(const TraceSet& set, LaneMode mode) : mode_(mode) {
       std::vector<std::vector<LaneRow>> rows;
     };
     std::map<std::pair<std::uint32_t, std::size_t>, Group> groups;
-    // A trace's spans go to their groups in two passes over them: counting, then filling arrays of their
-    // exact size (an array of ten million spans grown one at a time was copied again and again); its
-    // lanes' rows are made before the next trace's spans are gathered, so that one trace's span records
-    // (24 bytes a span) and the rows' sort are in memory at a time, not every trace's.
+    // A trace's spans go to arrays of their group's exact size (counted by the TraceSet; an array of ten
+    // million spans grown one at a time was copied again and again); its lanes' rows are made before the
+    // next trace's spans are gathered, so that one trace's span records (24 bytes a span) and the rows'
+    // sort are in memory at a time, not every trace's.
     for (TraceIndex t = 0; t < set.size(); ++t) {
       const auto& spans = set.trace(t).spans;
       std::map<std::pair<std::uint32_t, std::size_t>, std::vector<RowSpan>> members;
-      for (const bool fill : {false, true}) {
-        // Consecutive spans are often of one group: remember the last one instead of a map lookup each.
-        std::pair<std::uint32_t, std::size_t> last_key{kNone, 0};
-        std::vector<RowSpan>* last = nullptr;
-        std::size_t* count = nullptr;
-        std::map<std::pair<std::uint32_t, std::size_t>, std::size_t> counts;
-        for (std::uint32_t i = 0; i < spans.size(); ++i) {
-          const std::pair<std::uint32_t, std::size_t> key{spans[i].device, rank(spans[i].engine)};
-          if (last == nullptr || key != last_key) {
-            last = &members[key];
-            last_key = key;
-            if (!fill) {
-              count = &counts[key];
-              Group& g = groups[key];
-              if (g.rows.empty()) {
-                g.rows.resize(set.size());
-                g.engine = spans[i].engine;
-              }
-            }
-          }
-          if (fill)
-            last->push_back(RowSpan::of(spans[i], i));
-          else
-            ++*count;
+      for (const TraceSet::EngineSpans& c : set.engine_spans(t)) {
+        const std::pair<std::uint32_t, std::size_t> key{c.device, rank(c.engine)};
+        members[key].reserve(c.spans);
+        Group& g = groups[key];
+        if (g.rows.empty()) {
+          g.rows.resize(set.size());
+          g.engine = c.engine;
         }
-        for (const auto& [key, n] : counts) members[key].reserve(n);
+      }
+      // Consecutive spans are often of one group: remember the last one instead of a map lookup each.
+      std::pair<std::uint32_t, std::size_t> last_key{kNone, 0};
+      std::vector<RowSpan>* last = nullptr;
+      for (std::uint32_t i = 0; i < spans.size(); ++i) {
+        const std::pair<std::uint32_t, std::size_t> key{spans[i].device, rank(spans[i].engine)};
+        if (last == nullptr || key != last_key) {
+          last = &members.at(key);
+          last_key = key;
+        }
+        last->push_back(RowSpan::of(spans[i], i));
       }
       for (auto& [key, m] : members) groups[key].rows[t] = make_rows(std::move(m));
     }

@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <functional>
+#include <map>
 #include <numeric>
 #include <tuple>
 
@@ -83,7 +84,17 @@ TraceSet::TraceSet(std::vector<model::Trace> traces, std::vector<std::string> fi
     e.tag = tag_of(i);
     e.label = describe_trace(e.trace.meta);
     bool any = false, any_device = false;
+    // Spans per engine of each device; consecutive spans are nearly always of one device.
+    std::map<std::uint32_t, std::array<std::size_t, 256>> per_device;
+    std::uint32_t counted_device = 0;
+    std::array<std::size_t, 256>* counted = nullptr;
     for (const auto& sp : e.trace.spans) {
+      if (counted == nullptr || sp.device != counted_device) {
+        counted = &per_device.try_emplace(sp.device).first->second;  // value-initialized: zeros
+        counted_device = sp.device;
+      }
+      ++(*counted)[static_cast<std::uint8_t>(sp.engine)];
+      max_device_ = std::max(max_device_, sp.device);
       e.begin = any ? std::min(e.begin, sp.start_ns) : sp.start_ns;
       e.end = any ? std::max(e.end, sp.end_ns) : sp.end_ns;
       any = true;
@@ -95,6 +106,9 @@ TraceSet::TraceSet(std::vector<model::Trace> traces, std::vector<std::string> fi
       kinds_.set(static_cast<std::size_t>(sp.kind));
     }
     if (!any_device) e.first_device = e.begin;
+    for (const auto& [device, counts] : per_device)
+      for (std::size_t k = 0; k < counts.size(); ++k)
+        if (counts[k] > 0) e.engine_spans.push_back(EngineSpans{device, static_cast<model::Engine>(k), counts[k]});
     e.occupancy = sm_occupancy(e.trace.blocks);
   }
   intern_keys();

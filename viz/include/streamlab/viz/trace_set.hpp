@@ -76,6 +76,19 @@ class TraceSet {
   [[nodiscard]] bool has_host_calls(TraceIndex t) const noexcept { return traces_[t].host_calls; }
   /// Op kinds present in any trace (the legend).
   [[nodiscard]] const KindSet& kinds() const noexcept { return kinds_; }
+  /// The largest device of any span of any trace (0 when there are none).
+  [[nodiscard]] std::uint32_t max_device() const noexcept { return max_device_; }
+  /// Spans of trace t on one device and engine.
+  struct EngineSpans {
+    std::uint32_t device = 0;
+    model::Engine engine = model::Engine::sm;
+    std::size_t spans = 0;
+  };
+  /// Trace t's span counts of every (device, engine) it has, by device then engine: what the lanes
+  /// size their arrays by, counted while the set is made (a pass over ten million spans of their own).
+  [[nodiscard]] const std::vector<EngineSpans>& engine_spans(TraceIndex t) const noexcept {
+    return traces_[t].engine_spans;
+  }
 
   [[nodiscard]] std::uint32_t op_key(TraceIndex t, std::uint32_t span) const noexcept { return traces_[t].keys[span]; }
   [[nodiscard]] std::uint32_t op_key_count() const noexcept { return static_cast<std::uint32_t>(key_engines_.size()); }
@@ -105,6 +118,7 @@ class TraceSet {
     std::vector<std::uint32_t> key_span;  ///< key -> span or kNone
     model::Nanos begin = 0, end = 0, first_device = 0;
     bool host_calls = false;
+    std::vector<EngineSpans> engine_spans;
     std::size_t common = 0;
     std::optional<SmOccupancy> occupancy;
   };
@@ -122,6 +136,7 @@ class TraceSet {
   std::vector<std::uint64_t> key_slots_;
   static constexpr std::uint64_t kEmptySlot = ~std::uint64_t{0};
   KindSet kinds_;
+  std::uint32_t max_device_ = 0;
 };
 
 }  // namespace streamlab::viz
