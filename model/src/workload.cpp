@@ -1326,9 +1326,12 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
   if (w.ops.size() > kMaxOps)
     r.fail("/ops", "too many ops (" + std::to_string(w.ops.size()) + "; at most " + std::to_string(kMaxOps) + ")");
   double serial = 0;
+  bool program_parts = false;  // what only a program may have, seen while the ops are read for check_op
   for (std::size_t i = 0; i < w.ops.size(); ++i) {
-    check_op(w.ops[i], i, limits, r);
-    serial += serial_ns(w.ops[i]);
+    const Op& op = w.ops[i];
+    check_op(op, i, limits, r);
+    program_parts |= is_program_call(op.kind) || op.host_gap_ns != 0 || op.blocking;
+    serial += serial_ns(op);
     if (serial > kMaxWorkloadSerialNs)
       r.fail("/ops/" + std::to_string(i),
              "the ops up to this one add up to more than 2^58 ns (about 9 years) of work run serially at the "
@@ -1337,7 +1340,7 @@ void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits
   r.set_op("");
   if (w.program)
     check_program(w, r);
-  else
+  else if (program_parts || !w.streams.empty())  // a second pass over the ops only to say where
     check_dag_has_no_program_parts(w, r);
 
   // Ids that number the ops resolve without an index (IdRuns); others through an IdIndex, which also
