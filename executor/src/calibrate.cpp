@@ -535,8 +535,10 @@ class Calibrator {
   void combine_per_process(model::DeviceProfile& p) const;
   /// stream_first_use_ns from this process's never-used streams and every probe's (median, spread).
   void first_use(model::DeviceProfile& p, const FirstUse& never_used) const;
-  /// kernel_start_latency_ns (host and device clocks correlated) and the %globaltimer resolution.
+  /// kernel_start_latency_ns and completion_seen_ns (host and device clocks correlated) and the
+  /// %globaltimer resolution.
   void device_latencies(model::DeviceProfile& p);
+  void completion_seen(model::DeviceProfile& p, stream& a);
   /// same_stream_gap_ns, host_func_roundtrip_ns, event_wait_latency_ns, same_stream_gap_per_busy_queue_ns
   /// (device clock): kPerProcessParams with sync_wakeup_ns.
   void stream_gaps(model::DeviceProfile& p);
@@ -1207,6 +1209,80 @@ void Calibrator::stream_gaps(model::DeviceProfile& p) {
   }
 }
 
+void Calibrator::completion_seen(model::DeviceProfile& p, stream& a) {
+  // When the host sees a kernel complete: a 20 us 1-block kernel records its block end (%globaltimer in
+  // device memory), an event is recorded after it, and the host calls cudaEventQuery back to back; the
+  // moment it first says ready lies between the end of the last call that said not ready and the end of
+  // the first that said ready (their midpoint), minus the kernel's end on the host clock (clocks
+  // correlated before and after, interpolated). Separate repetitions time cudaEventSynchronize's return
+  // against the kernel's end the same way (a diagnostic beside sync_wakeup_ns). E8 on the H100
+  // (2026-11-24, run 70): polling loops resumed 3.7-3.9 us after kernel A's last block, where the
+  // simulator let the host see the completion at once.
+  buffer rec = device_buffer(sizeof(kernels::BlockRecord), "calibrate (completion seen)");
+  auto* r0 = rec.as<kernels::BlockRecord>();
+  event e;
+  std::int64_t offset0 = 0, offset1 = 0;
+  const std::int64_t h_first = steady_now_ns();
+  const double u0 = correlate_clocks(offset0);
+  struct Sample {
+    std::int64_t at;     // host clock, for the offset's interpolation
+    double seen;         // host clock of the threshold (query) or of the return (synchronize)
+    std::uint64_t end;   // kernel end, %globaltimer
+    bool sync;
+  };
+  std::vector<Sample> samples;
+  for (int r = -warm_; r < 2 * reps_; ++r) {
+    const bool sync = r >= 0 && r % 2 == 1;
+    a.sync("calibrate (completion seen)");
+    std::this_thread::sleep_for(std::chrono::microseconds(200));  // idle device
+    check(kernels::launch_spin(dim3(1), dim3(32), 0, a.get(), 20'000, r0), "calibrate (completion seen)");
+    e.record(a, "calibrate (completion seen)");
+    const std::int64_t issued = steady_now_ns();
+    double seen = -1;
+    if (sync) {
+      check(cudaEventSynchronize(e.get()), "calibrate (completion seen)");
+      seen = static_cast<double>(steady_now_ns());
+    } else {
+      std::int64_t last_busy = -1;
+      const std::int64_t give_up = issued + 1'000'000'000;  // a 20 us kernel: 1 s is a hang
+      for (;;) {
+        const cudaError_t st = cudaEventQuery(e.get());
+        const std::int64_t now = steady_now_ns();
+        if (st == cudaSuccess) {
+          if (last_busy >= 0) seen = 0.5 * static_cast<double>(last_busy + now);
+          break;
+        }
+        if (st != cudaErrorNotReady) check(st, "calibrate (completion seen)");
+        last_busy = now;
+        if (now > give_up) throw std::runtime_error("calibrate (completion seen): a 20 us kernel did not finish in 1 s");
+      }
+    }
+    a.sync("calibrate (completion seen)");
+    if (r >= 0 && seen >= 0) samples.push_back({issued, seen, block_records(rec, 1)[0].end_ns, sync});
+  }
+  const double u1 = correlate_clocks(offset1);
+  const std::int64_t h_last = steady_now_ns();
+  const double span = static_cast<double>(h_last - h_first);
+  std::vector<double> query, synced;
+  for (const Sample& x : samples) {
+    const double f = span > 0 ? static_cast<double>(x.at - h_first) / span : 0.0;
+    const double end_in_host = static_cast<double>(x.end) - (static_cast<double>(offset0) + f * static_cast<double>(offset1 - offset0));
+    (x.sync ? synced : query).push_back(x.seen - end_in_host);
+  }
+  const double seen = median(query), sync_after = median(synced);
+  const double uncertainty = std::max(u0, u1);
+  p.completion_seen_ns = measured(
+      std::max(0.0, seen),
+      "median over " + std::to_string(query.size()) + " runs on an idle device: the first cudaEventQuery to say ready "
+      "(midpoint between the end of the last call that said not ready and the end of the first that said ready, "
+      "calls back to back) of an event recorded after a 20 us 1-block kernel, minus the kernel's block end "
+      "(%globaltimer in device memory) on the host clock; clocks correlated by mapped-memory pings before and after "
+      "(+-" + fmt(uncertainty, 0) + " ns); cudaEventSynchronize returned " + fmt(sync_after, 0) + " ns after the "
+      "kernel's end (median of " + std::to_string(synced.size()) + ")");
+  note("completion seen by a query " + fmt(seen) + " ns after the kernel's end; a synchronize returned " + fmt(sync_after) +
+       " ns after it (clock correlation +-" + fmt(uncertainty, 0) + " ns)");
+}
+
 void Calibrator::device_latencies(model::DeviceProfile& p) {
   MappedHost out(4096);
   auto* t = out.as<std::uint64_t>();
@@ -1258,6 +1334,8 @@ void Calibrator::device_latencies(model::DeviceProfile& p) {
   note("kernel start latency: " + fmt(sl) + " ns after the launch call returned, " + fmt(median(from_call)) +
        " ns after it began (clock correlation +-" + fmt(uncertainty, 0) + " ns, drift " + fmt(drift_ppm, 1) +
        " ppm over " + fmt(span / 1e6, 1) + " ms)");
+
+  completion_seen(p, a);
 
   std::uint64_t* res = &t[8];
   check(kernels::launch_timer_resolution(a.get(), res, 100000), "calibrate");

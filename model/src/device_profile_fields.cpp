@@ -68,6 +68,7 @@ std::span<const ParamField> device_profile_fields() noexcept {
       ParamField{"kernel_launch_queue_switch_ns", "ns", &DeviceProfile::kernel_launch_queue_switch_ns, false, false, true},
       ParamField{"queue_first_use_ns", "ns", &DeviceProfile::queue_first_use_ns, false, false, true},
       ParamField{"program_first_call_ns", "ns", &DeviceProfile::program_first_call_ns, false, false, true},
+      ParamField{"completion_seen_ns", "ns", &DeviceProfile::completion_seen_ns, false, false, true},
       ParamField{"shared_mem_alloc_unit_bytes", "bytes", &DeviceProfile::shared_mem_alloc_unit_bytes, false, false, true},
       ParamField{"carveout_32_threads_bytes", "bytes", &DeviceProfile::carveout_32_threads_bytes, false, false, true},
       ParamField{"carveout_64_threads_bytes", "bytes", &DeviceProfile::carveout_64_threads_bytes, false, false, true},

@@ -177,6 +177,11 @@ struct DeviceProfile {
   /// with a synchronize, beyond what that call pays as a first use of its stream and queue. It replaces
   /// first_call_after_sync_ns for that one call. Absent: the first call pays first_call_after_sync_ns.
   Param program_first_call_ns;
+  /// Optional: how long after a device op's last work ends the host's queries see it complete
+  /// (cudaEventQuery of an event recorded after it, cudaStreamQuery of its stream return cudaSuccess from
+  /// then on): the GPU's front end and the completion write to the host take this long. Absent: 0 (a
+  /// query sees the op complete as soon as it ends).
+  Param completion_seen_ns;
 
   // Optional: the shared-memory carveout (profiles from before it was measured have none, and the
   // simulator then lets any kernel share an SM that has room). An SM's L1/shared storage is split by a
