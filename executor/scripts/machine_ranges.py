@@ -8,7 +8,12 @@ costs, the host-set pageable copy rates and the copy directions' sharing: what `
 fast|slow` reads) gets the envelope of its range over BASE and every OTHER calibration that has one: the
 lowest low and the highest high. Values, spreads and every other field stay BASE's; each widened
 parameter's source says which files the range spans. A prediction's range then covers the machines
-calibrated, not only BASE's own process-to-process spread. Standard library only.
+calibrated, not only BASE's own process-to-process spread.
+
+  --add-missing FILE: parameters BASE does not have (optional ones measured only by a newer calibrate) are
+  taken from FILE, a calibration of another machine, whole (value, source, spread), each source saying so.
+
+Standard library only.
 """
 import argparse
 import json
@@ -20,6 +25,8 @@ def main():
     ap.add_argument("base")
     ap.add_argument("others", nargs="+")
     ap.add_argument("-o", "--output", required=True)
+    ap.add_argument("--add-missing", action="append", default=[], metavar="FILE",
+                    help="take parameters BASE lacks from this calibration (another machine's)")
     a = ap.parse_args()
     base = json.load(open(a.base))
     others = [(p, json.load(open(p))["params"]) for p in a.others]
@@ -40,6 +47,21 @@ def main():
                             "profile's own: %s to %s)" % (used, ", ".join(names), repr(param["range"][0]),
                                                           repr(param["range"][1])))
         param["range"] = [lo, hi]
+    for path in a.add_missing:
+        params = json.load(open(path))["params"]
+        merged = {}
+        for k, v in params.items():  # in the newer calibration's order, which places the new fields
+            if k in base["params"]:
+                merged[k] = base["params"][k]
+            else:
+                v = dict(v)
+                v["source"] = ("from another H100 machine's calibration (%s), not measured on this profile's: %s"
+                               % (os.path.basename(os.path.dirname(os.path.abspath(path))) + "/" + os.path.basename(path),
+                                  v["source"]))
+                merged[k] = v
+        for k, v in base["params"].items():
+            merged.setdefault(k, v)
+        base["params"] = merged
     tmp = a.output + ".tmp"
     with open(tmp, "w") as f:
         json.dump(base, f, indent=2)

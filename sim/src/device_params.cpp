@@ -159,6 +159,7 @@ DeviceParams derive_params(const model::DeviceProfile& p) {
   if (r.has("kernel_launch_queue_switch_ns")) d.kernel_launch_queue_switch = r.ns("kernel_launch_queue_switch_ns");
   if (r.has("queue_first_use_ns")) d.queue_first_use = r.ns("queue_first_use_ns");
   if (r.has("program_first_call_ns")) d.program_first_call = r.ns("program_first_call_ns");
+  if (r.has("completion_seen_ns")) d.completion_seen = r.ns("completion_seen_ns");
   d.sync_wakeup = r.ns("sync_wakeup_ns");
   d.host_func_roundtrip = r.ns("host_func_roundtrip_ns");
   d.kernel_start_latency = r.ns("kernel_start_latency_ns");

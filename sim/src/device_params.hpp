@@ -48,6 +48,8 @@ struct DeviceParams {
   /// Extra host time of the program's first work or synchronize call, in place of first_call_after_sync
   /// for that call (optional field; absent: first_call_after_sync applies).
   std::optional<Nanos> program_first_call;
+  /// A host query sees a device completion this long after it happened (0: at once).
+  Nanos completion_seen = 0;
   Nanos host_func_roundtrip = 0;
 
   // Device latencies.

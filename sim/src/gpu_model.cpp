@@ -566,6 +566,7 @@ void GpuModel::complete(std::uint32_t c) {
   StreamState& s = streams_[x.stream];
   if (s.tail == c) {
     s.tail = kNone;
+    s.idle_since = now_;
     stream_became_busy(s.queue, -1);
   }
   // Back-to-back device ops of one stream: the next starts same_stream_gap after this one ended, even

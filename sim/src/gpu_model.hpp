@@ -12,6 +12,7 @@
 //   finished its successors (next command of its stream, waits on its record, barrier edges) are told
 // Prerequisites are a counter plus successor sets (the next-in-stream link and an edge list), so a
 // command is touched only when something it depends on changes.
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -85,6 +86,7 @@ struct StreamState {
   std::uint32_t last_op = kNoRef;   ///< last op issued (explanations)
   std::uint32_t gap_op = kNoRef;    ///< the device op whose end set gap_until
   Nanos gap_until = 0;              ///< last device op's end + same_stream_gap: the next device op's earliest start
+  Nanos idle_since = 0;             ///< when the last command finished and the stream became idle
   std::uint32_t queue = 0;
   std::uint8_t level = 0;           ///< 0 = highest priority
   int priority = 0;
@@ -312,7 +314,15 @@ class GpuModel {
   /// when this moved.
   [[nodiscard]] std::uint64_t event_completions() const noexcept { return event_completions_; }
   [[nodiscard]] bool stream_idle(std::uint32_t s) const noexcept { return streams_[s].tail == kNone; }
+  /// When stream `s` last became idle (its last command finished); meaningful while stream_idle(s).
+  [[nodiscard]] Nanos stream_idle_since(std::uint32_t s) const noexcept { return streams_[s].idle_since; }
   [[nodiscard]] bool device_idle() const noexcept { return live_ == 0; }
+  /// When the last stream became idle (the device's last completion, while device_idle()).
+  [[nodiscard]] Nanos device_idle_since() const noexcept {
+    Nanos t = 0;
+    for (const StreamState& s : streams_) t = std::max(t, s.idle_since);
+    return t;
+  }
   [[nodiscard]] bool op_finished(model::OpIndex op) const noexcept {
     return op_issued(op) && slot_times_[static_cast<std::uint32_t>(op_slot_[op])].end >= 0;
   }

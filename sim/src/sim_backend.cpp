@@ -135,6 +135,17 @@ struct SimBackend::Impl {
     host += cost;
     gpu.advance_to(host);
   }
+  /// Whether a query made now sees a completion that happened on the device at `done`.
+  [[nodiscard]] bool seen(Nanos done) const noexcept { return saturating_add(done, params.completion_seen) <= host; }
+  /// A synchronize that found its work done returns no earlier than the host can see that completion
+  /// (`done` on the device); after it, queries see the completion too.
+  void see(Nanos done) {
+    const Nanos v = saturating_add(done, params.completion_seen);
+    if (v > host) {
+      host = v;
+      gpu.advance_to(host);
+    }
+  }
   /// The first call that issues work or waits after a host wait (the program starts after its set-up's
   /// synchronize) costs first_call_after_sync more; the program's first call that issues work costs
   /// program_first_call instead, where the profile has it (event creation and queries do not count: a
@@ -334,7 +345,9 @@ bool SimBackend::query_event(EventId event) {
   m.need_prepared("query_event");
   const std::uint32_t e = m.event_index(event, "query_event");
   m.charge(m.params.event_query);
-  return m.gpu.event_complete(e);
+  // The host sees a completion completion_seen after it happened on the device (the front end's and the
+  // completion write's latency).
+  return m.gpu.event_complete(e) && m.seen(m.gpu.event(e).completed_at);
 }
 
 bool SimBackend::query_stream(StreamId stream) {
@@ -342,7 +355,7 @@ bool SimBackend::query_stream(StreamId stream) {
   m.need_prepared("query_stream");
   const std::uint32_t s = m.stream_index(stream, "query_stream");
   m.charge(m.params.stream_query);
-  return m.gpu.stream_idle(s);
+  return m.gpu.stream_idle(s) && m.seen(m.gpu.stream_idle_since(s));
 }
 
 Nanos SimBackend::elapsed(EventId start, EventId end) {
@@ -363,20 +376,26 @@ WaitStatus SimBackend::synchronize_event(EventId event, Nanos timeout) {
   Impl& m = *impl_;
   m.need_prepared("synchronize_event");
   const std::uint32_t e = m.event_index(event, "synchronize_event");
-  return m.block_until([&] { return m.gpu.event_complete(e); }, timeout, m.params.event_query);
+  const WaitStatus st = m.block_until([&] { return m.gpu.event_complete(e); }, timeout, m.params.event_query);
+  if (st == WaitStatus::ready) m.see(m.gpu.event(e).completed_at);
+  return st;
 }
 
 WaitStatus SimBackend::synchronize_stream(StreamId stream, Nanos timeout) {
   Impl& m = *impl_;
   m.need_prepared("synchronize_stream");
   const std::uint32_t s = m.stream_index(stream, "synchronize_stream");
-  return m.block_until([&] { return m.gpu.stream_idle(s); }, timeout, m.params.stream_query);
+  const WaitStatus st = m.block_until([&] { return m.gpu.stream_idle(s); }, timeout, m.params.stream_query);
+  if (st == WaitStatus::ready) m.see(m.gpu.stream_idle_since(s));
+  return st;
 }
 
 WaitStatus SimBackend::synchronize_device(Nanos timeout) {
   Impl& m = *impl_;
   m.need_prepared("synchronize_device");
-  return m.block_until([&] { return m.gpu.device_idle(); }, timeout, m.params.stream_query);
+  const WaitStatus st = m.block_until([&] { return m.gpu.device_idle(); }, timeout, m.params.stream_query);
+  if (st == WaitStatus::ready && m.params.completion_seen > 0) m.see(m.gpu.device_idle_since());
+  return st;
 }
 
 std::optional<std::size_t> SimBackend::wait_any_event(std::span<const EventId> events, Nanos timeout) {
@@ -398,6 +417,7 @@ std::optional<std::size_t> SimBackend::wait_any_event(std::span<const EventId> e
     return false;
   };
   if (m.block_until(any, timeout, m.params.event_query) == WaitStatus::timed_out) return std::nullopt;
+  m.see(m.gpu.event(idx[hit]).completed_at);
   return hit;
 }
 

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <algorithm>
+#include <array>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -310,6 +312,62 @@ TEST(SimBackend, WaitAnyEventAndTimeouts) {
   EXPECT_EQ(b.wait_any_event(one, 0), std::optional<std::size_t>{0});
   EXPECT_EQ(b.synchronize_device(kForever), WaitStatus::ready);
   EXPECT_EQ(b.now(), 53000 + 5000);
+}
+
+TEST(SimBackend, QueriesSeeACompletionTheProfilesCompletionSeenAfterItHappened) {
+  // One 10 us kernel and an event after it; the host polls the event (and then the stream) until it says
+  // done. Each query costs 50 ns and sees the state at its end; with completion_seen_ns 2000 the first
+  // query to say done is the first to end at least 2000 ns after the kernel's end, without it the first to
+  // end at or after the kernel's end.
+  const model::Workload w = workload({kernel("k", 1, 64, 10000)});
+  auto first_done = [&](std::optional<double> seen, bool stream_query) {
+    model::DeviceProfile p = golden::test_profile();
+    if (seen) p.completion_seen_ns = model::Param{*seen, "test"};
+    sim::SimBackend b(p);
+    b.prepare(w);
+    const auto s = b.create_stream(StreamDesc{});
+    const auto e = b.create_event(EventTiming::untimed);
+    b.enqueue(s, 0);
+    b.record_event(e, s);
+    Nanos before = b.now();
+    while (!(stream_query ? b.query_stream(s) : b.query_event(e))) before = b.now();
+    const Nanos done = b.now();
+    const model::Trace t = b.finish();
+    const auto k = std::find_if(t.spans.begin(), t.spans.end(), [](const model::Span& x) { return x.op == 0; });
+    return std::array<Nanos, 3>{before, done, k->end_ns};
+  };
+  for (bool stream_query : {false, true}) {
+    const auto [before0, done0, end0] = first_done(std::nullopt, stream_query);
+    EXPECT_LT(before0, end0);
+    EXPECT_GE(done0, end0);
+    EXPECT_EQ(done0 - before0, 50);
+    const auto [before, done, end] = first_done(2000.0, stream_query);
+    EXPECT_EQ(end, end0);  // the device is not changed, only what the host sees
+    EXPECT_LT(before, end + 2000) << stream_query;
+    EXPECT_GE(done, end + 2000) << stream_query;
+    EXPECT_EQ(done - before, 50);
+  }
+  // A synchronize returns no earlier than the host can see the completion (nor than its wake-up, 5000 ns
+  // in the test profile), and queries see it from then on.
+  for (double seen : {2000.0, 8000.0}) {
+    model::DeviceProfile p = golden::test_profile();
+    p.completion_seen_ns = model::Param{seen, "test"};
+    sim::SimBackend b(p);
+    b.prepare(w);
+    const auto s = b.create_stream(StreamDesc{});
+    const auto e = b.create_event(EventTiming::untimed);
+    b.enqueue(s, 0);
+    b.record_event(e, s);
+    ASSERT_EQ(b.synchronize_event(e, kForever), WaitStatus::ready);
+    const Nanos after = b.now();
+    EXPECT_TRUE(b.query_event(e));
+    EXPECT_TRUE(b.query_stream(s));
+    ASSERT_EQ(b.synchronize_device(kForever), WaitStatus::ready);  // already seen: only the call's own cost
+    EXPECT_EQ(b.now(), after + 2 * 50 + 50);
+    const model::Trace t = b.finish();
+    const auto k = std::find_if(t.spans.begin(), t.spans.end(), [](const model::Span& x) { return x.op == 0; });
+    EXPECT_EQ(after, k->end_ns + std::max<Nanos>(5000, static_cast<Nanos>(seen))) << seen;
+  }
 }
 
 TEST(SimBackend, ManySimulatorsInOneProcessDoNotInterfere) {
