@@ -542,83 +542,101 @@ std::vector<std::size_t> worst_positions(std::size_t n, const std::function<Nano
 }
 
 std::vector<std::uint32_t> worst_matched(const Trace& a, const std::vector<SpanDelta>& matched, std::size_t count) {
-  // The count + 1 largest errors, a heap with the smallest on top. A visit in any order takes each of the
-  // count largest into worst_positions' heap when they are larger than the next one (count errors at
-  // least as large would have to come before it), and sorts them the one way that distinct values allow.
+  std::vector<std::uint32_t> out;
+  if (count == 0 || matched.empty()) return out;
   using Ranked = std::pair<Nanos, std::uint32_t>;  // (error, position)
-  const auto larger = [](const Ranked& x, const Ranked& y) { return x.first > y.first; };
-  std::vector<Ranked> top;
-  top.reserve(count + 1);
-  Nanos lo = matched.empty() ? 0 : matched.front().a_start, hi = lo;  // the range of starts, for the buckets below
-  for (std::size_t k = 0; k < matched.size(); ++k) {
-    const Nanos e = max_abs_error(matched[k]);
+  const auto larger = [](const Ranked& x, const Ranked& y) { return x.first > y.first; };  // a heap: smallest on top
+  // Buckets of ops by start, in the order of starts: a bucket of the start's offset from the smallest of a
+  // sample (about 1024 ops a bucket where starts spread evenly), starts outside the sample's range in
+  // the first or the last. Each bucket keeps its `kept` largest errors.
+  const std::size_t n = matched.size();
+  const std::size_t stride = std::max<std::size_t>(1, n / 1024);
+  Nanos lo = matched.front().a_start, hi = lo;
+  for (std::size_t k = 0; k < n; k += stride) {
     lo = std::min(lo, matched[k].a_start);
     hi = std::max(hi, matched[k].a_start);
+  }
+  const std::uint64_t range = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+  unsigned shift = 0;
+  while (shift < 63 && (range >> shift) > n / 1024) ++shift;
+  const std::size_t buckets = static_cast<std::size_t>(range >> shift) + 1;
+  const auto bucket_of = [&](Nanos start) {
+    if (start <= lo) return std::size_t{0};
+    return std::min(buckets - 1,
+                    static_cast<std::size_t>((static_cast<std::uint64_t>(start) - static_cast<std::uint64_t>(lo)) >> shift));
+  };
+  const std::size_t kept = 4 * count;
+  std::vector<Ranked> largest(buckets * kept);  // bucket b's: a heap of its first held[b]
+  std::vector<std::uint32_t> held(buckets, 0);
+  // What an error must be above to be kept in bucket b (its smallest kept once it keeps `kept`): checked
+  // in a small array before the bucket's heap is read.
+  std::vector<Nanos> floor(buckets, std::numeric_limits<Nanos>::min());
+  // The count + 1 largest errors of all: when they all differ, a visit in any order takes each of the
+  // count largest into worst_positions' heap (count errors at least as large would have to come before
+  // it), and sorts them the one way that distinct values allow.
+  std::vector<Ranked> top;
+  top.reserve(count + 1);
+  for (std::size_t k = 0; k < n; ++k) {
+    const Ranked r{max_abs_error(matched[k]), static_cast<std::uint32_t>(k)};
     if (top.size() <= count) {
-      top.emplace_back(e, static_cast<std::uint32_t>(k));
+      top.push_back(r);
       std::push_heap(top.begin(), top.end(), larger);
-    } else if (e > top.front().first) {  // an equal one leaves the values kept the same
+    } else if (r.first > top.front().first) {  // an equal one leaves the values kept the same
       std::pop_heap(top.begin(), top.end(), larger);
-      top.back() = {e, static_cast<std::uint32_t>(k)};
+      top.back() = r;
       std::push_heap(top.begin(), top.end(), larger);
     }
+    const std::size_t b = bucket_of(matched[k].a_start);
+    if (r.first <= floor[b]) continue;
+    Ranked* const h = largest.data() + b * kept;
+    if (held[b] < kept) {
+      h[held[b]++] = r;
+      std::push_heap(h, h + held[b], larger);
+    } else {
+      std::pop_heap(h, h + kept, larger);
+      h[kept - 1] = r;
+      std::push_heap(h, h + kept, larger);
+    }
+    if (held[b] == kept) floor[b] = h[0].first;
   }
   std::sort(top.begin(), top.end(), larger);
-  const bool distinct =
-      std::adjacent_find(top.begin(), top.end(), [](const Ranked& x, const Ranked& y) { return x.first == y.first; }) ==
-      top.end();
-  std::vector<std::uint32_t> out;
-  if (distinct) {
+  if (std::adjacent_find(top.begin(), top.end(), [](const Ranked& x, const Ranked& y) { return x.first == y.first; }) ==
+      top.end()) {
     for (std::size_t j = 0; j < std::min(count, top.size()); ++j) out.push_back(top[j].second);
     return out;
   }
-  // Equal errors among them: worst_positions must visit the ops in ops_order, but only those that its
-  // heap may take in. Ops are cut into buckets of a range of starts (buckets come in that order), and an
-  // op of a bucket is left out when its error is not above the `count`-th largest error of the buckets
-  // before (the heap's smallest when it reaches the bucket is at least that, and only grows). Each
-  // bucket's `count` largest errors give that threshold exactly; the ops left, usually a small part, are
-  // put in order and visited.
+  // Equal errors among them: worst_positions must visit the ops in ops_order, but only those its heap may
+  // take in. An op is left out when its error is not above the count-th largest error of the buckets
+  // before its own (the heap's smallest when it reaches the bucket is at least that, and only grows); the
+  // buckets' kept errors give that cut exactly. The ops above their bucket's cut are among the bucket's
+  // kept ones, unless the bucket kept only errors above the cut: then one more pass finds its others.
   std::vector<std::uint32_t> visited;
-  if (count > 0 && !matched.empty()) {
-    const std::uint64_t range = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
-    unsigned shift = 0;  // about 1024 ops a bucket where starts spread evenly (its errors' heaps stay in the cache)
-    while (shift < 63 && (range >> shift) > matched.size() / 1024) ++shift;
-    const auto bucket_of = [&](const SpanDelta& d) {
-      return static_cast<std::size_t>((static_cast<std::uint64_t>(d.a_start) - static_cast<std::uint64_t>(lo)) >> shift);
-    };
-    const std::size_t buckets = static_cast<std::size_t>(range >> shift) + 1;
-    std::vector<Nanos> largest(buckets * count);  // each bucket's count largest errors, a heap of its first `held`
-    std::vector<std::uint32_t> held(buckets, 0);
-    for (const SpanDelta& d : matched) {
-      const std::size_t b = bucket_of(d);
-      const Nanos e = max_abs_error(d);
-      Nanos* const h = largest.data() + b * count;
-      if (held[b] < count) {
-        h[held[b]++] = e;
-        std::push_heap(h, h + held[b], std::greater<>());
-      } else if (e > h[0]) {
-        std::pop_heap(h, h + count, std::greater<>());
-        h[count - 1] = e;
-        std::push_heap(h, h + count, std::greater<>());
-      }
+  std::vector<bool> overflowing(buckets, false);
+  bool any_overflowing = false;
+  std::priority_queue<Nanos, std::vector<Nanos>, std::greater<>> before;  // the count largest so far
+  std::vector<Nanos> cut(buckets, std::numeric_limits<Nanos>::min());      // min: no cut (fewer before)
+  for (std::size_t b = 0; b < buckets; ++b) {
+    const bool has_cut = before.size() == count;
+    if (has_cut) cut[b] = before.top();
+    const Ranked* const h = largest.data() + b * kept;
+    if (held[b] == kept && (!has_cut || h[0].first > cut[b])) {
+      overflowing[b] = any_overflowing = true;
+    } else {
+      for (std::uint32_t j = 0; j < held[b]; ++j)
+        if (!has_cut || h[j].first > cut[b]) visited.push_back(h[j].second);
     }
-    // cut[b]: the count-th largest error before bucket b, or no cut while fewer than count came before.
-    constexpr Nanos kNoCut = std::numeric_limits<Nanos>::min();
-    std::vector<Nanos> cut(buckets, kNoCut);
-    std::priority_queue<Nanos, std::vector<Nanos>, std::greater<>> before;  // the count largest so far
-    for (std::size_t b = 0; b < buckets; ++b) {
-      if (before.size() == count) cut[b] = before.top();
-      for (std::uint32_t j = 0; j < held[b]; ++j) {
-        before.push(largest[b * count + j]);
-        if (before.size() > count) before.pop();
-      }
-    }
-    std::vector<Nanos>().swap(largest);
-    for (std::size_t k = 0; k < matched.size(); ++k) {
-      const Nanos c = cut[bucket_of(matched[k])];
-      if (c == kNoCut || max_abs_error(matched[k]) > c) visited.push_back(static_cast<std::uint32_t>(k));
+    for (std::uint32_t j = 0; j < held[b]; ++j) {
+      before.push(h[j].first);
+      if (before.size() > count) before.pop();
     }
   }
+  if (any_overflowing)
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t b = bucket_of(matched[k].a_start);
+      if (overflowing[b] && (cut[b] == std::numeric_limits<Nanos>::min() || max_abs_error(matched[k]) > cut[b]))
+        visited.push_back(static_cast<std::uint32_t>(k));
+    }
+  std::sort(visited.begin(), visited.end());
   const std::vector<std::uint32_t> order = ops_order_of(a, matched, &visited);
   for (const std::size_t i :
        worst_positions(order.size(), [&](std::size_t i) { return max_abs_error(matched[order[i]]); }, count))

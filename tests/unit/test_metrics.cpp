@@ -476,16 +476,17 @@ TEST(Compare, IdsOfOneHashAreToldApart) {
 // worst_matched against its definition: worst_positions of every matched op visited in ops_order. The
 // errors come from few values (ties everywhere, so the one-pass answer for distinct errors rarely
 // applies and the buckets' cuts decide which ops are visited), the starts from few values too (ties in
-// the order, broken by op id and engine), with errors flat, growing or shrinking over time, and starts
-// over a narrow or an extreme range; a few cases have distinct errors.
+// the order, broken by op id and engine), with errors flat, growing or shrinking over time, or flat over
+// 2000 values (buckets whose kept errors hold every op above the cut, and buckets that need a second
+// pass), and starts over a narrow or an extreme range; a few cases have distinct errors.
 TEST(Compare, WorstMatchedAreWorstPositionsInOpsOrder) {
   std::uint64_t state = 7;
   const auto next = [&] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL, state >> 33; };
   int cases_with_ties = 0;
   for (int round = 0; round < 48; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
-    const std::size_t n = round % 4 == 0 ? 5 + next() % 20 : 3000 + next() % 20000;
-    const int trend = round % 3;  // 0 flat, 1 growing with the start, 2 shrinking
+    const int trend = round % 4;  // 0 flat, 1 growing with the start, 2 shrinking, 3 flat over a wider range
+    const std::size_t n = round % 4 == 0 ? 5 + next() % 20 : trend == 3 ? 30000 + next() % 10000 : 3000 + next() % 20000;
     const bool distinct = round % 8 == 7;
     const bool extreme = round % 5 == 4;
     Trace a;
@@ -497,8 +498,9 @@ TEST(Compare, WorstMatchedAreWorstPositionsInOpsOrder) {
       a.spans.push_back(span("op" + std::to_string(next() % 50), OpKind::kernel, next() % 2 ? Engine::sm : Engine::copy_h2d,
                              1, start, start + 1));
       const Nanos slope = trend == 0 ? 0 : extreme ? 0 : (trend == 1 ? start : static_cast<Nanos>(n) * 100 - start) / 1000;
-      const Nanos error = distinct ? static_cast<Nanos>(k) * 7919 % static_cast<Nanos>(n) * 3 + 1
-                                   : slope + static_cast<Nanos>(next() % 6);
+      const Nanos error = distinct     ? static_cast<Nanos>(k) * 7919 % static_cast<Nanos>(n) * 3 + 1
+                          : trend == 3 ? static_cast<Nanos>(next() % 2000)
+                                       : slope + static_cast<Nanos>(next() % 6);
       const Nanos sign = next() % 2 ? 1 : -1;
       // The error lands on the start or on the end, either sign.
       if (next() % 2)
@@ -508,9 +510,9 @@ TEST(Compare, WorstMatchedAreWorstPositionsInOpsOrder) {
     }
     // Matched ops come in any order: shuffled.
     for (std::size_t k = matched.size(); k > 1; --k) std::swap(matched[k - 1], matched[next() % k]);
-    for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{10}, n + 3}) {
+    const std::vector<std::uint32_t> order = ops_order(a, matched);
+    for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{10}, n + 3}) {
       SCOPED_TRACE("count " + std::to_string(count));
-      const std::vector<std::uint32_t> order = ops_order(a, matched);
       std::vector<std::uint32_t> want;
       for (const std::size_t i :
            worst_positions(order.size(), [&](std::size_t i) { return max_abs_error(matched[order[i]]); }, count))
