@@ -338,11 +338,17 @@ TraceMetrics metrics_of(const Trace& t, std::vector<std::pair<Nanos, std::uint32
   // megabytes, radix passes scattering across them) cost more than the rest of the metrics together.
   std::map<std::uint32_t, std::vector<StreamSpan>> by_stream;
   {
-    // Each stream's array sized once (growing arrays of ten million spans copied them again and again).
+    // Each stream's array sized once (growing arrays of ten million spans copied them again and again):
+    // for its share of the first kSample spans, and an eighth more (what is never filled is never
+    // touched). Counting every span first read every span once more; a stream that outgrows its share,
+    // or that the first spans lack, grows as any vector does.
+    constexpr std::size_t kSample = std::size_t{1} << 16;
+    const std::size_t sample = std::min(t.spans.size(), kSample);
     std::map<std::uint32_t, std::size_t> per_stream;
     std::uint32_t counted_stream = 0;
     std::size_t* counted = nullptr;  // consecutive spans are often of one stream
-    for (const Span& s : t.spans) {
+    for (std::size_t i = 0; i < sample; ++i) {
+      const Span& s = t.spans[i];
       if (s.host_call) continue;
       if (counted == nullptr || s.stream != counted_stream) {
         counted = &per_stream[s.stream];
@@ -350,7 +356,12 @@ TraceMetrics metrics_of(const Trace& t, std::vector<std::pair<Nanos, std::uint32
       }
       ++*counted;
     }
-    for (const auto& [stream, n] : per_stream) by_stream[stream].reserve(n);
+    for (const auto& [stream, n] : per_stream) {
+      const auto share = static_cast<double>(n) / static_cast<double>(sample);
+      by_stream[stream].reserve(sample == t.spans.size()
+                                    ? n
+                                    : static_cast<std::size_t>(share * static_cast<double>(t.spans.size()) * 1.125) + 64);
+    }
   }
   std::uint32_t cached_stream = 0;
   std::vector<StreamSpan>* cached = nullptr;  // consecutive spans are often of one stream
