@@ -12,6 +12,8 @@ calibrated, not only BASE's own process-to-process spread.
 
   --add-missing FILE: parameters BASE does not have (optional ones measured only by a newer calibrate) are
   taken from FILE, a calibration of another machine, whole (value, source, spread), each source saying so.
+  --take NAME=FILE: parameter NAME is taken from FILE the same way although BASE has it (a parameter whose
+  method changed since BASE was calibrated).
 
 Standard library only.
 """
@@ -27,6 +29,8 @@ def main():
     ap.add_argument("-o", "--output", required=True)
     ap.add_argument("--add-missing", action="append", default=[], metavar="FILE",
                     help="take parameters BASE lacks from this calibration (another machine's)")
+    ap.add_argument("--take", action="append", default=[], metavar="NAME=FILE",
+                    help="take parameter NAME from this calibration (another machine's) in place of BASE's")
     a = ap.parse_args()
     base = json.load(open(a.base))
     others = [(p, json.load(open(p))["params"]) for p in a.others]
@@ -47,6 +51,19 @@ def main():
                             "profile's own: %s to %s)" % (used, ", ".join(names), repr(param["range"][0]),
                                                           repr(param["range"][1])))
         param["range"] = [lo, hi]
+    def from_other(path, v):
+        v = dict(v)
+        v["source"] = ("from another H100 machine's calibration (%s), not measured on this profile's: %s"
+                       % (os.path.basename(os.path.dirname(os.path.abspath(path))) + "/" + os.path.basename(path),
+                          v["source"]))
+        return v
+
+    for spec in a.take:
+        name, _, path = spec.partition("=")
+        params = json.load(open(path))["params"]
+        if name not in params or name not in base["params"]:
+            raise SystemExit("machine_ranges.py: --take %s: no parameter %s in %s or in the base profile" % (spec, name, path))
+        base["params"][name] = from_other(path, params[name])
     for path in a.add_missing:
         params = json.load(open(path))["params"]
         merged = {}
@@ -54,11 +71,7 @@ def main():
             if k in base["params"]:
                 merged[k] = base["params"][k]
             else:
-                v = dict(v)
-                v["source"] = ("from another H100 machine's calibration (%s), not measured on this profile's: %s"
-                               % (os.path.basename(os.path.dirname(os.path.abspath(path))) + "/" + os.path.basename(path),
-                                  v["source"]))
-                merged[k] = v
+                merged[k] = from_other(path, v)
         for k, v in base["params"].items():
             merged.setdefault(k, v)
         base["params"] = merged

@@ -798,11 +798,24 @@ void Calibrator::host_api_costs(model::DeviceProfile& p) {
 
 void Calibrator::sync_wakeup(model::DeviceProfile& p) {
   stream s(StreamFlags::non_blocking, 0);
-  // Blocking-synchronize wake-up: a second thread spins on a flag the kernel sets as its last act; the
-  // main thread sits in cudaStreamSynchronize. Wake-up = sync returned - flag seen.
+  // Blocking-synchronize wake-up, as the simulator uses it (the device's work done -> the host thread
+  // running again): cudaStreamSynchronize's return minus the kernel's end, which the kernel writes as its
+  // last act (%globaltimer in device memory), on the host clock (clocks correlated before and after,
+  // interpolated). A second host thread spinning on a mapped-memory flag the kernel sets right after
+  // gives the older reference, the moment the host could first see the kernel done: on the H100
+  // (2026-11-24, run 72) that flag-based figure read 2.4-3.3 us where a synchronize returned 2.9-3.6 us
+  // after the kernel's end, and E8's synchronizes resumed 3.5-4.5 us after it.
   MappedHost flag(64);
   auto* f = flag.as<std::uint32_t>();
-  std::vector<double> wake;
+  buffer end_buf = device_buffer(sizeof(std::uint64_t), "calibrate (sync wake-up)");
+  std::int64_t offset0 = 0, offset1 = 0;
+  const std::int64_t h_first = steady_now_ns();
+  const double u0 = correlate_clocks(offset0);
+  struct Sample {
+    std::int64_t woke, seen;
+    std::uint64_t end;
+  };
+  std::vector<Sample> samples;
   for (int r = -warm_; r < reps_; ++r) {
     flag.clear();
     std::atomic<std::int64_t> seen{0};
@@ -815,18 +828,33 @@ void Calibrator::sync_wakeup(model::DeviceProfile& p) {
     });
     while (!go.load(std::memory_order_acquire)) {
     }
-    check(kernels::launch_spin_then_signal(s.get(), 200'000, nullptr, f), "calibrate (sync wake-up)");
+    check(kernels::launch_spin_then_signal(s.get(), 200'000, end_buf.as<std::uint64_t>(), f), "calibrate (sync wake-up)");
     s.sync("calibrate");
     const std::int64_t woke = steady_now_ns();
     poller.join();
-    if (r >= 0) wake.push_back(static_cast<double>(woke - seen.load(std::memory_order_acquire)));
+    std::uint64_t end = 0;
+    check(cudaMemcpy(&end, end_buf.data(), sizeof end, cudaMemcpyDeviceToHost), "calibrate (sync wake-up)");
+    if (r >= 0) samples.push_back({woke, seen.load(std::memory_order_acquire), end});
   }
-  const double w = median(wake);
-  p.sync_wakeup_ns = measured(std::max(0.0, w),
-                              "median over " + std::to_string(reps_) +
-                                  " runs: cudaStreamSynchronize return minus the moment a second host thread saw the "
-                                  "kernel's final mapped-memory flag (device schedule mode " + sched_ + ")");
-  note("sync wake-up: " + fmt(w) + " ns (schedule " + sched_ + ")");
+  const double u1 = correlate_clocks(offset1);
+  const double span = static_cast<double>(steady_now_ns() - h_first);
+  std::vector<double> wake, after_flag;
+  for (const Sample& x : samples) {
+    const double f_at = span > 0 ? static_cast<double>(x.woke - h_first) / span : 0.0;
+    const double end_in_host =
+        static_cast<double>(x.end) - (static_cast<double>(offset0) + f_at * static_cast<double>(offset1 - offset0));
+    wake.push_back(static_cast<double>(x.woke) - end_in_host);
+    after_flag.push_back(static_cast<double>(x.woke - x.seen));
+  }
+  const double w = median(wake), wf = median(after_flag);
+  p.sync_wakeup_ns = measured(
+      std::max(0.0, w), "median over " + std::to_string(reps_) + " runs: cudaStreamSynchronize return minus the end of "
+                        "the 200 us kernel it waited for (its last %globaltimer read, in device memory) on the host "
+                        "clock, clocks correlated by mapped-memory pings before and after (+-" +
+                            fmt(std::max(u0, u1), 0) + " ns); " + fmt(wf, 0) + " ns after a second host thread saw "
+                        "the kernel's final mapped-memory flag (device schedule mode " + sched_ + ")");
+  note("sync wake-up: " + fmt(w) + " ns after the kernel's end, " + fmt(wf) + " ns after its flag was seen (schedule " +
+       sched_ + ")");
 }
 
 void Calibrator::sample_host_speed(const model::DeviceProfile& p, double seconds) {
