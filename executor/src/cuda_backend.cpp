@@ -312,12 +312,15 @@ void CudaBackend::prepare(const model::Workload& workload) {
       r.record_count = static_cast<std::uint32_t>(count);
       STREAMLAB_CUDA_CHECK_OP(cudaMemset(r.block_records.data(), 0, r.block_records.size()), label);
     }
-    // Timed events around the op: every op in events mode; in CUPTI mode only the kinds CUPTI has no
-    // record for (prefetch, barrier).
+    // Timed events around the op: every op in events mode; in CUPTI mode only the kind CUPTI has no
+    // record for (prefetch). A barrier has no device work: its span is placed where its dependencies and its
+    // stream's previous op ended (finish); timed by events it landed 90-360 us before its own dependencies
+    // on the H100 (2026-11-24, validation run 74: E9's fork-join traces), and the events were calls the
+    // program does not make.
     const bool needs_events =
         !model::is_program_call(o.kind) &&
         (timing_ == TimingMode::events || ((timing_ == TimingMode::cupti || timing_ == TimingMode::gpu_timer) &&
-                                            (o.kind == OpKind::prefetch || o.kind == OpKind::barrier)));
+                                            o.kind == OpKind::prefetch));
     if (needs_events) {
       STREAMLAB_CUDA_CHECK_OP(cudaEventCreate(&r.start_ev), label);
       STREAMLAB_CUDA_CHECK_OP(cudaEventCreate(&r.end_ev), label);
@@ -599,7 +602,11 @@ void CudaBackend::enqueue(StreamId sid, model::OpIndex op) {
   if (r.start_ev != nullptr && !capturing_) STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(r.start_ev, s.handle), describe_op(op));
   issue(s.handle, op);
   if (r.end_ev != nullptr && !capturing_) STREAMLAB_CUDA_CHECK_OP(cudaEventRecord(r.end_ev, s.handle), describe_op(op));
-  if (!model::is_program_call(workload_->ops[op].kind)) s.last_op = op;
+  if (!model::is_program_call(workload_->ops[op].kind)) {
+    r.prev_in_stream = s.last_op;
+    r.issue_seq = ++issued_ops_;
+    s.last_op = op;
+  }
   if (options_.log_calls) calls_.push_back(IssuedCall{IssuedCall::Kind::op, sid.value(), op});
   if (capturing_ && tracer_) {
     cudaStreamCaptureStatus status{};
@@ -1039,6 +1046,7 @@ void CudaBackend::build_spans(model::Trace& trace, const std::vector<ActivityRec
     return reference_ns + static_cast<std::int64_t>(std::llround(static_cast<double>(t) * scale));
   };
   const std::int64_t host_t0 = steady_ns(t0_host_);
+  std::vector<std::size_t> barriers;  // positions in trace.spans of barrier spans still to place
   for (std::size_t i = 0; i < n; ++i) {
     const OpResources& r = ops_[i];
     if (!r.stream) continue;  // never issued
@@ -1060,14 +1068,39 @@ void CudaBackend::build_spans(model::Trace& trace, const std::vector<ActivityRec
     } else if (r.start_ev != nullptr && r.end_ev != nullptr && reference != nullptr && !graph_nodes) {
       s.start_ns = event_time(r.start_ev, s.op);
       s.end_ns = event_time(r.end_ev, s.op);
+    } else if (o.kind == OpKind::barrier && !graph_nodes) {
+      barriers.push_back(trace.spans.size());  // placed below, once every other span is known
     } else {
       continue;
     }
     trace.spans.push_back(std::move(s));
   }
+  place_barriers(trace, barriers);
   std::sort(trace.spans.begin(), trace.spans.end(), [](const model::Span& a, const model::Span& b) {
     return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.op < b.op;
   });
+}
+
+void CudaBackend::place_barriers(model::Trace& trace, const std::vector<std::size_t>& positions) const {
+  if (positions.empty()) return;
+  constexpr std::size_t kNone = ~std::size_t{0};
+  std::vector<std::size_t> span_of(workload_->ops.size(), kNone);
+  for (std::size_t k = 0; k < trace.spans.size(); ++k) span_of[trace.spans[k].op] = k;
+  std::vector<std::size_t> order(positions);
+  // In issue order: whatever a barrier follows was issued before it, barriers included.
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return ops_[trace.spans[a].op].issue_seq < ops_[trace.spans[b].op].issue_seq;
+  });
+  for (std::size_t k : order) {
+    const model::OpIndex op = trace.spans[k].op;
+    model::Nanos at = 0;
+    auto after = [&](model::OpIndex other) {
+      if (span_of[other] != kNone) at = std::max(at, trace.spans[span_of[other]].end_ns);
+    };
+    for (model::OpIndex d : workload_->deps(op)) after(d);
+    if (ops_[op].prev_in_stream) after(*ops_[op].prev_in_stream);
+    trace.spans[k].start_ns = trace.spans[k].end_ns = at;
+  }
 }
 
 GraphReplayStats CudaBackend::replay(std::size_t replays, std::size_t warmup) {

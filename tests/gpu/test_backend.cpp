@@ -330,6 +330,46 @@ TEST(CudaBackend, EveryOpKindRunsAndGetsASpan) {
   expect_deps_respected(w, r.trace, 5'000);  // host and event-timed spans sit on other clocks
 }
 
+TEST(CudaBackend, ABarrierSitsWhereItsDependenciesAndItsStreamEnded) {
+  // A fork-join: four kernels on four streams, a barrier joining them, four more after it. The barrier
+  // does no device work: its span has zero length at the latest end among the kernels it joins (and its
+  // stream's previous op), never before them (timed by events it once landed 90-360 us before them).
+  std::vector<Node> nodes;
+  std::vector<std::string> fork;
+  for (int k = 0; k < 4; ++k) {
+    nodes.push_back(kernel("fork" + std::to_string(k), 20'000 + 10'000 * k, 8, 128));
+    fork.push_back("fork" + std::to_string(k));
+  }
+  Node bar;
+  bar.op.id = bar.op.name = "join";
+  bar.op.kind = model::OpKind::barrier;
+  bar.op.type = model::WorkloadType::coordination;
+  bar.deps = fork;
+  nodes.push_back(bar);
+  for (int k = 0; k < 4; ++k) nodes.push_back(kernel("after" + std::to_string(k), 20'000, 8, 128, {"join"}));
+  const model::Workload w = make("fork-join", nodes);
+  ex::CudaBackend be;
+  auto pl = policy("round-robin", 4);
+  const pol::DispatchResult r = pol::dispatch(be, w, *pl);
+  const model::Span* join = span_of(r.trace, "join");
+  ASSERT_NE(join, nullptr);
+  EXPECT_EQ(join->start_ns, join->end_ns);
+  model::Nanos latest = 0;
+  for (const auto& id : fork) {
+    const model::Span* f = span_of(r.trace, id);
+    ASSERT_NE(f, nullptr) << id;
+    latest = std::max(latest, f->end_ns);
+  }
+  EXPECT_GE(join->start_ns, latest);
+  for (int k = 0; k < 4; ++k) {
+    const model::Span* a = span_of(r.trace, "after" + std::to_string(k));
+    ASSERT_NE(a, nullptr);
+    EXPECT_GE(a->start_ns, join->end_ns) << k;
+  }
+  for (const auto& s : r.trace.spans) EXPECT_GE(s.start_ns, 0) << s.op_id;
+  expect_deps_respected(w, r.trace, 0);
+}
+
 TEST(CudaBackend, UnsatisfiableAllocationNamesTheOp) {
   // 8 TiB: inside the input limit on one op's bytes (16 TiB), beyond any device's memory.
   const model::Workload w = make("huge", {copy("huge-upload", model::OpKind::h2d, std::uint64_t{1} << 43)});

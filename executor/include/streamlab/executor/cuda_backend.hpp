@@ -221,6 +221,8 @@ class CudaBackend final : public policies::Backend {
     std::unique_ptr<HostFuncState> host_state;
     buffer block_records;  ///< self-timed kernels: one kernels::BlockRecord per block (per task)
     std::uint32_t record_count = 0;
+    std::optional<model::OpIndex> prev_in_stream;  ///< the op issued on its stream before it
+    std::uint64_t issue_seq = 0;                   ///< its place in the run's issue order
   };
   /// One anchor kernel: the same instant on CUPTI's clock and on the device's %globaltimer.
   struct Anchor {
@@ -237,6 +239,9 @@ class CudaBackend final : public policies::Backend {
 
   /// Issues op's CUDA call(s) on `s`; returns the name of the CUDA call made.
   const char* issue(cudaStream_t s, model::OpIndex op);
+  /// Barrier spans (at `positions` of trace.spans) get zero length at the latest end among their
+  /// dependencies and their stream's previous op: a barrier has no device work of its own.
+  void place_barriers(model::Trace& trace, const std::vector<std::size_t>& positions) const;
   /// Time 0 of the trace: the first call after prepare().
   void start_clock() {
     if (!started_) start_clock_now();
@@ -278,6 +283,7 @@ class CudaBackend final : public policies::Backend {
   bool issued_work_ = false;  ///< the run issued an op (a synchronize before that ends the set-up)
   std::unique_ptr<ClockLinker> linker_;  ///< gpu-timer runs: the clock link's mapped memory, kept
   TimingMode timing_ = TimingMode::none;
+  std::uint64_t issued_ops_ = 0;  ///< ops issued so far (OpResources::issue_seq)
   std::string cupti_problem_;
   std::unique_ptr<CuptiTracer> tracer_;
   std::chrono::steady_clock::time_point t0_host_;
