@@ -16,7 +16,9 @@
 /// cost the host about 2 us per launch and slow the device's block dispatch (bench_tracer, calibrate's
 /// traced probes), which is the perturbation a measurement must not add. A workload with a kernel that
 /// cannot time itself (cost-model kernels) and graph mode keep CUPTI's kernel records on. Where CUPTI
-/// cannot start, timed events around each op are the fallback. The trace's time 0 is the run's first
+/// cannot start, timed events around each op are the fallback. A barrier does no device work: its span
+/// (zero length) is placed at the latest end of its dependencies and its stream's previous op, with no
+/// events around it. The trace's time 0 is the run's first
 /// call after prepare() (enqueue, record, wait, synchronize, host_work, or the Dispatcher's clock read
 /// just before it): prepare() ends on an idle device, so measured traces overlay predicted ones.
 ///
