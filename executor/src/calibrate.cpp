@@ -136,6 +136,25 @@ std::int64_t steady_now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
 }
 
+/// The device's %globaltimer on the host's steady clock over a stretch of measurements: the clocks are
+/// correlated before and after it (Calibrator::begin_clock_span / end_clock_span), and the offset is
+/// interpolated by host time in between, since the GPU timer and the host clock need not tick at exactly
+/// the same rate.
+struct ClockSpan {
+  std::int64_t host_first = 0, host_last = 0;
+  std::int64_t offset0 = 0, offset1 = 0;  ///< device ns - host ns, before and after
+  double uncertainty = 0;                  ///< the larger of the two correlations' (ns)
+  [[nodiscard]] double length() const { return static_cast<double>(host_last - host_first); }
+  /// `device_ns` on the host clock, with the offset of host time `host_at`.
+  [[nodiscard]] double in_host(double device_ns, std::int64_t host_at) const {
+    const double f = length() > 0 ? static_cast<double>(host_at - host_first) / length() : 0.0;
+    return device_ns - (static_cast<double>(offset0) + f * static_cast<double>(offset1 - offset0));
+  }
+  [[nodiscard]] double drift_ppm() const {
+    return length() > 0 ? 1e6 * static_cast<double>(offset1 - offset0) / length() : 0.0;
+  }
+};
+
 /// Slope of y over x by least squares (0 with fewer than two distinct x).
 double least_squares_slope(const std::vector<double>& x, const std::vector<double>& y) {
   if (x.size() < 2 || x.size() != y.size()) return 0;
@@ -559,6 +578,16 @@ class Calibrator {
   void traced_launch_overhead(model::DeviceProfile& p);
   /// offset such that device_globaltimer ~= host_steady_ns + offset; returns the uncertainty (ns).
   double correlate_clocks(std::int64_t& offset);
+  ClockSpan begin_clock_span() {
+    ClockSpan c;
+    c.host_first = steady_now_ns();
+    c.uncertainty = correlate_clocks(c.offset0);
+    return c;
+  }
+  void end_clock_span(ClockSpan& c) {
+    c.uncertainty = std::max(c.uncertainty, correlate_clocks(c.offset1));
+    c.host_last = steady_now_ns();
+  }
 
   CalibrationOptions opt_;
   DeviceInfo info_;
@@ -808,9 +837,7 @@ void Calibrator::sync_wakeup(model::DeviceProfile& p) {
   MappedHost flag(64);
   auto* f = flag.as<std::uint32_t>();
   buffer end_buf = device_buffer(sizeof(std::uint64_t), "calibrate (sync wake-up)");
-  std::int64_t offset0 = 0, offset1 = 0;
-  const std::int64_t h_first = steady_now_ns();
-  const double u0 = correlate_clocks(offset0);
+  ClockSpan clocks = begin_clock_span();
   struct Sample {
     std::int64_t woke, seen;
     std::uint64_t end;
@@ -836,14 +863,10 @@ void Calibrator::sync_wakeup(model::DeviceProfile& p) {
     check(cudaMemcpy(&end, end_buf.data(), sizeof end, cudaMemcpyDeviceToHost), "calibrate (sync wake-up)");
     if (r >= 0) samples.push_back({woke, seen.load(std::memory_order_acquire), end});
   }
-  const double u1 = correlate_clocks(offset1);
-  const double span = static_cast<double>(steady_now_ns() - h_first);
+  end_clock_span(clocks);
   std::vector<double> wake, after_flag;
   for (const Sample& x : samples) {
-    const double f_at = span > 0 ? static_cast<double>(x.woke - h_first) / span : 0.0;
-    const double end_in_host =
-        static_cast<double>(x.end) - (static_cast<double>(offset0) + f_at * static_cast<double>(offset1 - offset0));
-    wake.push_back(static_cast<double>(x.woke) - end_in_host);
+    wake.push_back(static_cast<double>(x.woke) - clocks.in_host(static_cast<double>(x.end), x.woke));
     after_flag.push_back(static_cast<double>(x.woke - x.seen));
   }
   const double w = median(wake), wf = median(after_flag);
@@ -851,7 +874,7 @@ void Calibrator::sync_wakeup(model::DeviceProfile& p) {
       std::max(0.0, w), "median over " + std::to_string(reps_) + " runs: cudaStreamSynchronize return minus the end of "
                         "the 200 us kernel it waited for (its last %globaltimer read, in device memory) on the host "
                         "clock, clocks correlated by mapped-memory pings before and after (+-" +
-                            fmt(std::max(u0, u1), 0) + " ns); " + fmt(wf, 0) + " ns after a second host thread saw "
+                            fmt(clocks.uncertainty, 0) + " ns); " + fmt(wf, 0) + " ns after a second host thread saw "
                         "the kernel's final mapped-memory flag (device schedule mode " + sched_ + ")");
   note("sync wake-up: " + fmt(w) + " ns after the kernel's end, " + fmt(wf) + " ns after its flag was seen (schedule " +
        sched_ + ")");
@@ -1249,9 +1272,7 @@ void Calibrator::completion_seen(model::DeviceProfile& p, stream& a) {
   buffer rec = device_buffer(sizeof(kernels::BlockRecord), "calibrate (completion seen)");
   auto* r0 = rec.as<kernels::BlockRecord>();
   event e;
-  std::int64_t offset0 = 0, offset1 = 0;
-  const std::int64_t h_first = steady_now_ns();
-  const double u0 = correlate_clocks(offset0);
+  ClockSpan clocks = begin_clock_span();
   struct Sample {
     std::int64_t at;     // host clock, for the offset's interpolation
     double seen;         // host clock of the threshold (query) or of the return (synchronize)
@@ -1288,17 +1309,11 @@ void Calibrator::completion_seen(model::DeviceProfile& p, stream& a) {
     a.sync("calibrate (completion seen)");
     if (r >= 0 && seen >= 0) samples.push_back({issued, seen, block_records(rec, 1)[0].end_ns, sync});
   }
-  const double u1 = correlate_clocks(offset1);
-  const std::int64_t h_last = steady_now_ns();
-  const double span = static_cast<double>(h_last - h_first);
+  end_clock_span(clocks);
   std::vector<double> query, synced;
-  for (const Sample& x : samples) {
-    const double f = span > 0 ? static_cast<double>(x.at - h_first) / span : 0.0;
-    const double end_in_host = static_cast<double>(x.end) - (static_cast<double>(offset0) + f * static_cast<double>(offset1 - offset0));
-    (x.sync ? synced : query).push_back(x.seen - end_in_host);
-  }
+  for (const Sample& x : samples) (x.sync ? synced : query).push_back(x.seen - clocks.in_host(static_cast<double>(x.end), x.at));
   const double seen = median(query), sync_after = median(synced);
-  const double uncertainty = std::max(u0, u1);
+  const double uncertainty = clocks.uncertainty;
   p.completion_seen_ns = measured(
       std::max(0.0, seen),
       "median over " + std::to_string(query.size()) + " runs on an idle device: the first cudaEventQuery to say ready "
@@ -1322,9 +1337,7 @@ void Calibrator::device_latencies(model::DeviceProfile& p) {
   // with the host's speed (8.2 and 9.7 us in two back-to-back calibrates on the H100, 2026-11-24) and the
   // simulator counted the launch twice. The two clocks are correlated before and after the loop; the offset
   // is interpolated in between, since the GPU timer and the host clock need not tick at exactly the same rate.
-  std::int64_t offset0 = 0, offset1 = 0;
-  const std::int64_t h_first = steady_now_ns();
-  const double u0 = correlate_clocks(offset0);
+  ClockSpan clocks = begin_clock_span();
   struct StartSample {
     std::int64_t call, returned, first_read;
   };
@@ -1339,20 +1352,16 @@ void Calibrator::device_latencies(model::DeviceProfile& p) {
     a.sync("calibrate");
     if (r >= 0) samples.push_back({h, returned, static_cast<std::int64_t>(t[0])});
   }
-  const double u1 = correlate_clocks(offset1);
-  const std::int64_t h_last = steady_now_ns();
-  const double span = static_cast<double>(h_last - h_first);
-  const double drift_ppm = span > 0 ? 1e6 * static_cast<double>(offset1 - offset0) / span : 0.0;
+  end_clock_span(clocks);
+  const double drift_ppm = clocks.drift_ppm(), span = clocks.length();
   std::vector<double> from_return, from_call;
   for (const StartSample& x : samples) {
-    const double f = span > 0 ? static_cast<double>(x.call - h_first) / span : 0.0;
-    const double device_in_host = static_cast<double>(x.first_read) -
-                                  (static_cast<double>(offset0) + f * static_cast<double>(offset1 - offset0));
+    const double device_in_host = clocks.in_host(static_cast<double>(x.first_read), x.call);
     from_return.push_back(device_in_host - static_cast<double>(x.returned));
     from_call.push_back(device_in_host - static_cast<double>(x.call));
   }
   const double sl = median(from_return);
-  const double uncertainty = std::max(u0, u1);
+  const double uncertainty = clocks.uncertainty;
   p.kernel_start_latency_ns = measured(
       std::max(0.0, sl), "median over " + std::to_string(reps_) +
                              " launches on an idle device: kernel's first %globaltimer read minus the host clock when "
