@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "phase_times.hpp"
 #include "progress_bar.hpp"
 #include "streamlab/model/heap_reuse.hpp"
 #include "streamlab/model/metrics.hpp"
@@ -148,6 +149,7 @@ struct Options {
   std::string a, b;
   bool json = false;
   bool quiet = false;
+  bool timing = false;
 };
 
 const bool registered = register_command(
@@ -158,18 +160,24 @@ const bool registered = register_command(
        app.add_option("b", o->b, "Trace B, e.g. the measurement on a GPU")->required();
        app.add_flag("--json", o->json, "Print the comparison as JSON");
        add_quiet_flag(app, o->quiet);
+       app.add_flag("--timing", o->timing,
+                    "Print CPU time (user, system), memory and page faults of each phase on stderr");
        app.callback([o] {
          model::keep_freed_memory_for_reuse();  // two traces' worth of temporary arrays (heap_reuse.hpp)
          ProgressBar bar(!o->quiet);
+         PhaseTimes phases(o->timing);
          // The text report names ops by id only: the spans' names are read (and checked) but not kept.
          const model::TraceReadOptions read{.names = o->json};
          const model::Trace ta = model::load_trace(o->a, &bar.phase("reading " + o->a), read);
+         phases.end("read a");
          const model::Trace tb = model::load_trace(o->b, &bar.phase("reading " + o->b), read);
+         phases.end("read b");
          bar.phase("comparing");
          // --json prints every matched op with its texts; the text report only a few of them.
          std::vector<model::SpanDelta> matched;
          const model::TraceComparison c =
              o->json ? model::compare_traces(ta, tb) : model::compare_traces(ta, tb, matched, {.sort_matched = false});
+         phases.end("compare");
          bar.hide();
          if (c.workload_hash_mismatch)  // stderr, so --json output stays parseable
            std::cerr << "streamlab: warning: the traces are of different workloads (hash " << ta.meta.workload_hash
@@ -178,6 +186,8 @@ const bool registered = register_command(
            print_json(c, o->a, o->b);
          else
            print_text(c, matched, ta, tb, o->a, o->b);
+         std::cout.flush();
+         phases.end("print");
        });
      }});
 

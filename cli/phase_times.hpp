@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "streamlab/model/resource_usage.hpp"
+
 namespace streamlab::cli {
 
 class PhaseTimes {
@@ -19,14 +21,8 @@ class PhaseTimes {
   [[nodiscard]] bool on() const noexcept { return on_; }
 
  private:
-  struct Sample {
-    double user = 0, sys = 0;
-    long peak_mib = 0;
-    long faults = 0;  ///< minor page faults so far: pages touched for the first time (or again after a trim)
-  };
-  static Sample now();
   bool on_;
-  Sample last_;
+  model::ResourceUsage last_;
 };
 
 }  // namespace streamlab::cli

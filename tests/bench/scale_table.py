@@ -7,25 +7,32 @@ For each size (default 1M and 10M ops) and generator (`gen random-dag` with its 
   validate W | analyze W | sim W -o A (load-balanced) | compare A B | viewer's first frame of A B
 
 where B is the same workload simulated with round-robin. Each command runs once, alone; its CPU time
-(user + system) and peak resident memory come from wait4(). Memory is compared with the size of the
-command's input files (the workload, or both traces).
+(user + system, each also shown), minor page faults and peak resident memory come from wait4(). Memory is
+compared with the size of the command's input files (the workload, or both traces).
 
 Targets (issue 15): at 1M ops every command under 2 s of CPU, except sim of the random DAG under 5 s;
 at 10M ops each under 10x its own 1M time; peak memory of every command at most 2x its input's size.
 
-The viewer's row is its own account (--timing): CPU seconds of reading, preparing and drawing the first
-frame, and its peak resident memory (not Xvfb's, nor window set-up or the PNG written afterwards).
+The viewer's row is its own account (--timing): CPU seconds (user, system) and minor faults of reading,
+preparing and drawing the first frame, and its peak resident memory (not Xvfb's, nor window set-up or the
+PNG written afterwards).
 Simulations and validate (which checks a simulation's size) run with a budget large enough for 10M ops
 (--max-events 2^40).
 
-Before each run the command's input files are read once from start to end (into the page cache), so
-that every run of every size starts with its inputs in memory: what a file costs to read does not depend
-on what ran before it (another size, or another job that pushed the file out of the cache).
+Every run of every row starts from the same state of memory: the page cache is emptied (`sync`, then
+`echo 3 > /proc/sys/vm/drop_caches`, which needs root), then the command's input files are read once from
+start to end, so that the command finds its inputs in memory and the rest free. What a run costs does not
+depend on what ran before it: neither another row's files filling memory (the kernel must then reclaim
+cache for each page the command allocates) nor another job that pushed the inputs out of the cache. On a
+virtual machine whose free memory goes back to the host (virtio-balloon free page reporting), the first
+touch of each freed page also costs a fault on the host; the table's header records whether that is on
+(read from /sys/module/page_reporting at run time). --keep-cache skips the emptying (for a user who is
+not root; the header says so).
 
 With --repeat N each command runs N times in a row and the table shows its least CPU time and its largest
 peak (on a shared machine one run can be slowed by others' work, never sped up). With --lock FILE each
-command of a size of 10M ops or more runs holding an exclusive flock on FILE (other large jobs on the
-machine take the same lock, so that two never compete for memory). With --before BUILD_DIR the same
+run (of every size: emptying the page cache touches every job on the machine) holds an exclusive flock on
+FILE (other large jobs on the machine take the same lock, so that two never compete for memory). With --before BUILD_DIR the same
 commands of an older build run on the same files first, and the table shows both. With --write FILE the table is also written to FILE (atomically), headed by the date, the
 commit, the machine and the command line. With --update FILE the rows measured replace those of the same
 generator, size and command in the table FILE holds (written by --write), the others are kept, and a
@@ -33,7 +40,7 @@ header line says which rows were measured again, when, at which commit and with 
 header's other lines stay those of the run that wrote the file). Usage:
 
   tests/bench/scale_table.py --build build [--before old/build] [--sizes 1M,10M] [--data DIR] [--repeat N]
-                             [--lock FILE] [--write FILE | --update FILE]
+                             [--lock FILE] [--keep-cache] [--write FILE | --update FILE]
 """
 import argparse
 import contextlib
@@ -65,12 +72,23 @@ def label(n):
     return f"{n // 1000000}M" if n % 1000000 == 0 else f"{n // 1000}k"
 
 
-VIEWER_TIMING = re.compile(r"total to first frame ([0-9.]+) s CPU.*peak RSS ([0-9]+) MiB")
+VIEWER_TIMING = re.compile(r"total to first frame (?P<cpu>[0-9.]+) s CPU"
+                           r"(?: \((?P<user>[0-9.]+) user \+ (?P<sys>[0-9.]+) sys, (?P<faults>[0-9]+) minor faults\))?"
+                           r".*peak RSS (?P<peak>[0-9]+) MiB")
+
+
+class Run:
+    """One run's account: CPU seconds, of which user and system, minor page faults, peak RSS bytes, wall
+    seconds and exit code (user, sys and faults None where a self-timed command reports its total only)."""
+
+    def __init__(self, cpu, user, sys_, faults, rss, wall, code):
+        self.cpu, self.user, self.sys, self.faults = cpu, user, sys_, faults
+        self.rss, self.wall, self.code = rss, wall, code
 
 
 def measure(argv, env=None, self_timed=False):
-    """Runs argv once; returns (cpu seconds, peak RSS bytes, wall seconds, exit code). A self-timed command
-    (the viewer with --timing) reports its own CPU time and peak on stderr, which replace wait4's."""
+    """Runs argv once; returns its Run. A self-timed command (the viewer with --timing) reports its own CPU
+    time, faults and peak on stderr, which replace wait4's."""
     start = time.monotonic()
     with open(os.devnull, "wb") as null:
         proc = subprocess.Popen(argv, stdout=null, stderr=subprocess.PIPE, env=env)
@@ -81,14 +99,19 @@ def measure(argv, env=None, self_timed=False):
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
         sys.stderr.write(f"  ! {' '.join(argv)} exited {code}: {err.strip()[-400:]}\n")
-    cpu, rss = usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
+    run = Run(usage.ru_utime + usage.ru_stime, usage.ru_utime, usage.ru_stime, usage.ru_minflt,
+              usage.ru_maxrss * 1024, wall, code)
     if self_timed and code == 0:
         m = VIEWER_TIMING.search(err)
         if not m:
             sys.stderr.write(f"  ! {' '.join(argv)}: no timing line on stderr\n")
-            return cpu, rss, wall, 1
-        cpu, rss = float(m.group(1)), int(m.group(2)) * 2**20
-    return cpu, rss, wall, code
+            run.code = 1
+            return run
+        run.rss, run.cpu = int(m.group("peak")) * 2**20, float(m.group("cpu"))
+        run.user, run.sys, run.faults = None, None, None  # an older viewer: its total only
+        if m.group("user") is not None:
+            run.user, run.sys, run.faults = float(m.group("user")), float(m.group("sys")), int(m.group("faults"))
+    return run
 
 
 class Build:
@@ -152,6 +175,47 @@ def locked(path):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
+VIRTIO_BALLOON_F_REPORTING = 5  # feature bit of a virtio balloon device: it takes reports of free pages
+
+
+def page_reporting():
+    """Whether this machine hands its free memory back to a VM's host (virtio-balloon free page reporting),
+    read from /sys for the table's header: the balloon devices' reporting feature bit, the kernel's
+    reporting parameters and how much it has reported since boot."""
+    devices = "/sys/bus/virtio/drivers/virtio_balloon"
+    try:
+        balloons = [d for d in sorted(os.listdir(devices)) if d.startswith("virtio")]
+    except OSError:
+        balloons = []
+    reporting = []
+    for d in balloons:
+        with open(os.path.join(devices, d, "features")) as f:
+            bits = f.read().strip()
+        reporting.append(len(bits) > VIRTIO_BALLOON_F_REPORTING and bits[VIRTIO_BALLOON_F_REPORTING] == "1")
+    folder = "/sys/module/page_reporting/parameters"
+    params = []
+    if os.path.isdir(folder):
+        for name in ("page_reporting_order", "min_free_ms", "reported_kib"):
+            with contextlib.suppress(OSError), open(os.path.join(folder, name)) as f:
+                params.append(f"{name} {f.read().strip()}")
+    if not balloons:
+        return "free page reporting: off (no virtio balloon device)"
+    state = "on" if any(reporting) else "off"
+    return (f"free page reporting: {state} (virtio balloon {', '.join(balloons)}, reporting feature "
+            f"{'set' if any(reporting) else 'not set'}"
+            + (f"; /sys/module/page_reporting/parameters: {', '.join(params)}" if params else "") + ")")
+
+
+def drop_page_cache():
+    """Writes back dirty pages and empties the page cache (needs root)."""
+    os.sync()
+    try:
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3\n")
+    except OSError as e:
+        sys.exit(f"scale_table.py: cannot empty the page cache ({e}): run as root, or pass --keep-cache")
+
+
 def warm(files):
     """Reads each file once, start to end, so that it is in the page cache when the command starts."""
     for path in files:
@@ -163,16 +227,20 @@ def warm(files):
 WARM_BUFFER = bytearray(16 << 20)
 
 
-def measure_best(argv, inputs, repeat, lock, self_timed=False):
-    """measure() `repeat` times, each after warm(inputs): the least CPU time, the largest peak, the total
-    wall time and the first non-zero exit code (0 when every run succeeded)."""
+def measure_best(argv, inputs, repeat, lock, drop_cache, self_timed=False):
+    """measure() `repeat` times, each after emptying the page cache (unless drop_cache is false) and
+    warm(inputs): the run of least CPU time (its user, system and faults), with the largest peak of all
+    runs, their total wall time and the first non-zero exit code (0 when every run succeeded)."""
     runs = []
     for _ in range(repeat):
         with locked(lock):
+            if drop_cache:
+                drop_page_cache()
             warm(inputs)
             runs.append(measure(argv, self_timed=self_timed))
-    code = next((r[3] for r in runs if r[3] != 0), 0)
-    return min(r[0] for r in runs), max(r[1] for r in runs), sum(r[2] for r in runs), code
+    best = min(runs, key=lambda r: r.cpu)
+    return Run(best.cpu, best.user, best.sys, best.faults, max(r.rss for r in runs), sum(r.wall for r in runs),
+               next((r.code for r in runs if r.code != 0), 0))
 
 
 def prepare(build, data, gen, n):
@@ -201,7 +269,9 @@ def main():
     ap.add_argument("--write", help="also write the table to this file, headed by date, commit and machine")
     ap.add_argument("--update", help="replace the measured rows of the table in this file (written by --write)")
     ap.add_argument("--repeat", type=int, default=1, help="runs of each command: least CPU, largest peak (default 1)")
-    ap.add_argument("--lock", help="flock this file around each command of 10M ops or more")
+    ap.add_argument("--lock", help="flock this file around each measured run")
+    ap.add_argument("--keep-cache", action="store_true",
+                    help="do not empty the page cache before each run (it needs root)")
     args = ap.parse_args()
 
     start_load = os.getloadavg()[0]
@@ -222,12 +292,12 @@ def main():
                                                                      f"{gen}-{label(n)}-{tag}"):
                     if name not in wanted:
                         continue
-                    cpu, rss, wall, code = measure_best(argv, inputs, max(1, args.repeat),
-                                                        args.lock if n >= 10_000_000 else None, self_timed)
+                    run = measure_best(argv, inputs, max(1, args.repeat), args.lock, not args.keep_cache, self_timed)
                     size = sum(os.path.getsize(f) for f in inputs)
-                    results.setdefault(name, {"input": size})[tag] = (cpu, rss, code)
-                    print(f"# {tag:6} {gen:13} {label(n):>4} {name:9} cpu {cpu:7.2f} s  wall {wall:7.2f} s  "
-                          f"peak {rss / 2**20:8.0f} MiB  input {size / 2**20:7.0f} MiB", flush=True)
+                    results.setdefault(name, {"input": size})[tag] = run
+                    print(f"# {tag:6} {gen:13} {label(n):>4} {name:9} cpu {run.cpu:7.2f} s (user {fmt_s(run.user)} "
+                          f"sys {fmt_s(run.sys)} faults {fmt_faults(run.faults)})  wall {run.wall:7.2f} s  "
+                          f"peak {run.rss / 2**20:8.0f} MiB  input {size / 2**20:7.0f} MiB", flush=True)
             for name, r in results.items():
                 rows.append((gen, n, name, r))
 
@@ -235,9 +305,9 @@ def main():
     print()
     print("\n".join(table))
     if args.write:
-        write_table(args.write, table, after, max(1, args.repeat), start_load)
+        write_table(args.write, table, after, max(1, args.repeat), start_load, not args.keep_cache)
     if args.update:
-        update_table(args.update, table, max(1, args.repeat), start_load)
+        update_table(args.update, table, max(1, args.repeat), start_load, not args.keep_cache)
 
 
 def machine():
@@ -288,7 +358,14 @@ def row_key(line):
     return tuple(cells[:3])
 
 
-def update_table(path, table, repeat, start_load):
+def conditions(repeat, drop_cache):
+    """How each run was prepared, for a table's header."""
+    before = ("the page cache emptied (sync; echo 3 > /proc/sys/vm/drop_caches), then its input files read once"
+              if drop_cache else "its input files read once (page cache not emptied: --keep-cache)")
+    return f"each command run {repeat} time(s), each run after {before}"
+
+
+def update_table(path, table, repeat, start_load, drop_cache):
     """Replaces the rows of `table` in the table at `path`, keeps the others, and says so in the header."""
     with open(path) as f:
         old = f.read().splitlines()
@@ -306,9 +383,9 @@ def update_table(path, table, repeat, start_load):
                  "command: measure every size of a command again together")
     commit, date = commit_and_date()
     names = sorted({f"{k[0]} {k[2]}" for k in new_rows})
-    note = (f"# rows of {', '.join(names)} measured again {date} at commit {commit}, each run {repeat} time(s) "
-            f"after reading its inputs once (1-minute load average {start_load:.2f} at the start, "
-            f"{os.getloadavg()[0]:.2f} at the end): {command_line()}")
+    note = (f"# rows of {', '.join(names)} measured again {date} at commit {commit}, {conditions(repeat, drop_cache)} "
+            f"(1-minute load average {start_load:.2f} at the start, {os.getloadavg()[0]:.2f} at the end): "
+            f"{command_line()}")
     body_at = next(i for i, l in enumerate(old) if l.startswith("|"))
     head = old[:body_at]
     while head and head[-1] == "":
@@ -317,36 +394,51 @@ def update_table(path, table, repeat, start_load):
     write_atomically(path, lines)
 
 
-def write_table(path, table, build, repeat, start_load):
+def write_table(path, table, build, repeat, start_load, drop_cache):
     commit, date = commit_and_date()
     head = [
         f"# streamlab scale table, {date}, commit {commit}",
         f"# machine: {machine()}",
         f"# build: {build.path}",
         f"# command: {command_line()}",
-        "# CPU s = user + system seconds of the command (the viewer: its own --timing account to the first",
-        "# frame); peak = peak resident memory; input = the command's input files (workload, or both traces).",
-        f"# each command run {repeat} time(s), its input files read once before each run (in the page cache for"
-        f" every size): least CPU s, largest peak; 1-minute load average {start_load:.2f} at the start,"
+        f"# {page_reporting()}",
+        "# CPU s = user s + sys s of the command (the viewer: its own --timing account to the first frame);",
+        "# faults = its minor page faults (pages it touched first; the viewer's to the first frame);",
+        "# peak = peak resident memory; input = the command's input files (workload, or both traces).",
+        f"# {conditions(repeat, drop_cache)}; shown: the run of least CPU s (its user, sys, faults), the"
+        f" largest peak of the runs; 1-minute load average {start_load:.2f} at the start,"
         f" {os.getloadavg()[0]:.2f} at the end",
         "",
     ]
     write_atomically(path, head + table)
 
 
+def fmt_s(seconds):
+    """Seconds with two decimals, or '-' where they were not reported."""
+    return "-" if seconds is None else f"{seconds:.2f}"
+
+
+def fmt_faults(n):
+    """A fault count in a few characters (1.23M, 456k), or '-' where it was not reported."""
+    if n is None:
+        return "-"
+    return f"{n / 1e6:.2f}M" if n >= 1e6 else f"{n / 1e3:.0f}k" if n >= 1e3 else str(n)
+
+
 def format_table(rows, with_before):
     """The markdown table's lines."""
     lines = []
     # Targets need the 1M time of the same command for the 10M ratio.
-    one_m = {(g, name): r["after"][0] for g, n, name, r in rows if n == 1000000 and "after" in r}
+    one_m = {(g, name): r["after"].cpu for g, n, name, r in rows if n == 1000000 and "after" in r}
     head = f"| generator     | ops | command  | input MiB |"
     if with_before:
         head += " before CPU s | before peak MiB |"
-    head += " CPU s | peak MiB | peak/input | CPU target | met |"
+    head += " user s | sys s | faults | CPU s | peak MiB | peak/input | CPU target | met |"
     lines.append(head)
     lines.append("|" + "|".join("-" * (len(c)) for c in head.split("|")[1:-1]) + "|")
     for gen, n, name, r in rows:
-        cpu, rss, code = r["after"]
+        run = r["after"]
+        cpu, rss, code = run.cpu, run.rss, run.code
         if n <= 1000000:
             limit = 5.0 if (name == "sim" and gen == "random-dag") else 2.0
             target = f"< {limit:g} s"
@@ -359,11 +451,11 @@ def format_table(rows, with_before):
         line = f"| {gen:13} | {label(n):>3} | {name:8} | {r['input'] / 2**20:9.0f} |"
         if with_before:
             if "before" in r:
-                bcpu, brss, bcode = r["before"]
-                line += f" {bcpu:12.2f} | {brss / 2**20:15.0f} |"
+                b = r["before"]
+                line += f" {b.cpu:12.2f} | {b.rss / 2**20:15.0f} |"
             else:
                 line += f" {'-':>12} | {'-':>15} |"
-        line += f" {cpu:5.2f} | {rss / 2**20:8.0f} | {ratio:10.2f} | {target:10} | {'yes' if ok else 'no':3} |"
+        line += f" {fmt_s(run.user):>6} | {fmt_s(run.sys):>5} | {fmt_faults(run.faults):>6} | {cpu:5.2f} | {rss / 2**20:8.0f} | {ratio:10.2f} | {target:10} | {'yes' if ok else 'no':3} |"
         lines.append(line)
     return lines
 

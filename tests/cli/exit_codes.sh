@@ -45,6 +45,16 @@ for phase in read policy simulate "drop ops" write metrics; do
 done
 "$streamlab" sim "$tmp/w.json" -o "$tmp/u.json" --date 2026-01-01 >/dev/null 2>&1
 cmp -s "$tmp/t.json" "$tmp/u.json" || { echo "FAIL: sim --timing changed the trace"; failures=$((failures + 1)); }
+# compare --timing: a line per phase on stderr, and the same report on stdout as without it.
+expect 0 "compare --timing" -- "$streamlab" compare "$tmp/t.json" "$tmp/p.json" --timing
+cp "$tmp/out" "$tmp/compare-timed.txt"
+for phase in "read a" "read b" compare print; do
+  grep -q "^streamlab: timing: $phase .* s CPU (.* user + .* sys)" "$tmp/err" ||
+    { echo "FAIL: compare --timing printed no '$phase' line"; failures=$((failures + 1)); }
+done
+"$streamlab" compare "$tmp/t.json" "$tmp/p.json" >"$tmp/compare-plain.txt" 2>/dev/null
+cmp -s "$tmp/compare-timed.txt" "$tmp/compare-plain.txt" ||
+  { echo "FAIL: compare --timing changed the report"; failures=$((failures + 1)); }
 
 # 2: the parser's errors, for every subcommand, and input files
 expect 2 "unknown subcommand" -- "$streamlab" bogus

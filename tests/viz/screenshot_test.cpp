@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -336,6 +337,27 @@ TEST(Screenshot, WritesThroughAUniqueTemporaryName) {
   EXPECT_EQ(slurp(fixed_tmp), "someone else's file");
   EXPECT_TRUE(temporaries_of(png).empty());
   fs::remove(fixed_tmp);
+}
+
+TEST(Screenshot, TimingAccountsForReadingPreparingAndTheFirstFrame) {
+  // --timing: one account to the first frame whose parts add up (CPU = read + prepare + first frame =
+  // user + sys, to the printed digits), with the faults and the peak it took; the picture is the same.
+  const std::string args = data("pred.json") + " " + data("meas.json") + " --size 1280x720 --frames 1";
+  const Result plain = run_viz("timing-plain", args);
+  const Result r = run_viz("timing", args + " --timing");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  const std::regex line(
+      "timing: read ([0-9.]+) s, prepare ([0-9.]+) s, first frame ([0-9.]+) s .* total to first frame ([0-9.]+) s "
+      "CPU \\(([0-9.]+) user \\+ ([0-9.]+) sys, ([0-9]+) minor faults\\) .*peak RSS ([0-9]+) MiB");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, line)) << r.err;
+  const auto at = [&m](std::size_t i) { return std::stod(m[i].str()); };
+  EXPECT_NEAR(at(1) + at(2) + at(3), at(4), 0.0025);
+  EXPECT_NEAR(at(5) + at(6), at(4), 0.0025);
+  EXPECT_GT(at(7), 0);  // the traces' arrays are memory the viewer touches first
+  EXPECT_GT(at(8), 0);
+  EXPECT_EQ(slurp(r.png), slurp(plain.png));
 }
 
 TEST(Screenshot, BadFlagsExitWithUsageError) {

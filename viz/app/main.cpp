@@ -6,8 +6,6 @@
 // 4 the screenshot could not be written.
 
 #include <malloc.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <cfloat>
 #include <csignal>
@@ -36,21 +34,6 @@ constexpr int kExitInput = 2, kExitDisplay = 3, kExitWrite = 4;
 
 void glfw_error(int code, const char* description) {
   std::fprintf(stderr, "streamlab-viz: GLFW error %d: %s\n", code, description);
-}
-
-// Resident memory now (not the peak), from /proc/self/statm; -1 where it cannot be read.
-long rss_mib() {
-  long pages_total = 0, pages_resident = 0;
-  FILE* f = std::fopen("/proc/self/statm", "r");
-  if (f == nullptr) return -1;
-  const int n = std::fscanf(f, "%ld %ld", &pages_total, &pages_resident);
-  std::fclose(f);
-  return n == 2 ? pages_resident * sysconf(_SC_PAGESIZE) / (1024 * 1024) : -1;
-}
-
-long peak_rss_mib() {
-  rusage ru{};
-  return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss / 1024 : -1;  // ru_maxrss is in KiB on Linux
 }
 
 }  // namespace
@@ -124,7 +107,7 @@ int main(int argc, char** argv) {
   // now, or the viewer would hold them for the whole session (glibc keeps freed heap otherwise).
   malloc_trim(0);
   const double cpu_before_viewer = viz::process_cpu_seconds();
-  const long rss_opened = rss_mib();  // the traces as the model holds them, plus op matching
+  const long rss_opened = streamlab::model::resident_mib();  // the traces as the model holds them, plus op matching
 
   glfwSetErrorCallback(glfw_error);
   if (!glfwInit()) {
@@ -170,7 +153,7 @@ int main(int argc, char** argv) {
   options.initial_selection = select;
   options.initial_search = search;
   options.fit_key = GLFW_KEY_F;
-  const double cpu_viewer_start = viz::process_cpu_seconds();
+  const streamlab::model::ResourceUsage usage_viewer_start = streamlab::model::resource_usage();
   viz::app::Viewer viewer(std::move(session), options);
   if (!viewer.alignment_problem().empty()) {
     std::fprintf(stderr, "streamlab-viz: error: command line: %s\n", viewer.alignment_problem().c_str());
@@ -206,16 +189,17 @@ int main(int argc, char** argv) {
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     if (frame == 1 && timing) {
       glFinish();
-      const double first_frame = viz::process_cpu_seconds() - cpu_viewer_start;
+      const streamlab::model::ResourceUsage first_frame = streamlab::model::resource_usage() - usage_viewer_start;
+      const streamlab::model::ResourceUsage total = open_times.read + open_times.prepare + first_frame;
       const auto& st = viewer.setup_times();
       std::fprintf(stderr,
                    "streamlab-viz: timing: read %.3f s, prepare %.3f s, first frame %.3f s (viewer set-up and one "
                    "frame: summary %.3f s, lanes %.3f s, op table sort %.3f s), total to first frame %.3f s CPU "
-                   "(window and GL set-up %.3f s not counted); peak RSS %ld MiB; resident after opening %ld MiB, "
-                   "after the first frame %ld MiB\n",
-                   open_times.read_s, open_times.prepare_s, first_frame, st.summary_s, st.lanes_s, st.table_s,
-                   open_times.read_s + open_times.prepare_s + first_frame, cpu_window, peak_rss_mib(), rss_opened,
-                   rss_mib());
+                   "(%.3f user + %.3f sys, %ld minor faults) (window and GL set-up %.3f s not counted); peak RSS "
+                   "%ld MiB; resident after opening %ld MiB, after the first frame %ld MiB\n",
+                   open_times.read.cpu_s(), open_times.prepare.cpu_s(), first_frame.cpu_s(), st.summary_s, st.lanes_s,
+                   st.table_s, total.cpu_s(), total.user_s, total.sys_s, total.minor_faults, cpu_window,
+                   first_frame.peak_rss_mib, rss_opened, streamlab::model::resident_mib());
     }
     if (save_now) {
       const std::string name = "streamlab-viz-" + std::to_string(++saved) + ".png";

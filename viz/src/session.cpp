@@ -76,7 +76,7 @@ double process_cpu_seconds() noexcept {
 
 Session open_session(const SessionFiles& files) {
   Session s;
-  double t0 = process_cpu_seconds();
+  const model::ResourceUsage t0 = model::resource_usage();
   std::vector<model::Trace> traces;
   std::vector<std::string> names;
   for (std::size_t i = 0; i < files.traces.size(); ++i) {
@@ -90,8 +90,8 @@ Session open_session(const SessionFiles& files) {
   std::optional<model::Workload> workload;
   if (files.workload)
     workload = attempt(*files.workload, "workload", s.errors, [&] { return model::load_workload(*files.workload); });
-  double t1 = process_cpu_seconds();
-  s.times.read_s = t1 - t0;
+  const model::ResourceUsage t1 = model::resource_usage();
+  s.times.read = t1 - t0;
   if (traces.empty()) return s;
 
   // Keep the traces that match the first one readable (same workload hash, ops in common), checked on
@@ -131,7 +131,7 @@ Session open_session(const SessionFiles& files) {
       }
     }
   }
-  s.times.prepare_s = process_cpu_seconds() - t1;
+  s.times.prepare = model::resource_usage() - t1;
   return s;
 }
 

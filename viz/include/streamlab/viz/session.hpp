@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "streamlab/model/resource_usage.hpp"
 #include "streamlab/model/trace.hpp"
 #include "streamlab/viz/dependencies.hpp"
 #include "streamlab/viz/trace_set.hpp"
@@ -23,10 +24,10 @@ struct SessionFiles {
   std::optional<std::filesystem::path> workload;
 };
 
-/// CPU seconds each step of opening took (the viewer's --timing report and its benchmark).
+/// What each step of opening used: CPU time (user, system) and minor faults (the viewer's --timing).
 struct OpenTimes {
-  double read_s = 0;     ///< reading and checking the trace and workload files (model readers)
-  double prepare_s = 0;  ///< op matching, occupancy, dependency overlay
+  model::ResourceUsage read;     ///< reading and checking the trace and workload files (model readers)
+  model::ResourceUsage prepare;  ///< op matching, occupancy, dependency overlay
 };
 
 struct Session {
