@@ -199,6 +199,45 @@ TEST(OpTable, LargeSortsMatchTheStatedOrder) {
     }
 }
 
+// Traces listing their ops in op order with each stream's spans in time order (as the simulator
+// writes them): the start column's sort merges the streams (sorted_runs.hpp). The same order as the
+// stated one, with starts repeated within and across streams, keys in order or shuffled, a stream out
+// of order, and more streams than merging looks at.
+TEST(OpTable, SortsOfStreamsInTimeOrderMatchTheStatedOrder) {
+  std::uint64_t state = 11;
+  const auto next = [&] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL, state >> 33; };
+  for (const std::uint32_t streams : {4u, 17u}) {
+    for (const bool one_out_of_order : {false, true}) {
+      std::vector<model::Nanos> clock(streams, 0);
+      std::vector<model::Span> a;
+      for (int i = 0; i < 12000; ++i) {
+        const auto s = static_cast<std::uint32_t>(next() % streams);
+        clock[s] += static_cast<model::Nanos>(next() % 3);
+        a.push_back(make_span("op_" + std::to_string(i), OpKind::kernel, s, clock[s], clock[s] + 5));
+      }
+      if (one_out_of_order) std::swap(a[10].start_ns, a[9000].start_ns);
+      for (auto& x : a) x.end_ns = std::max(x.end_ns, x.start_ns);
+      const TraceSet p = set_of({make_trace(a)});
+      using W = OpColumn::What;
+      for (const bool shuffled : {false, true})
+        for (const bool descending : {false, true}) {
+          auto keys = all_op_keys(p);
+          if (shuffled)
+            for (std::size_t i = keys.size() - 1; i > 0; --i) std::swap(keys[i], keys[next() % (i + 1)]);
+          auto want = keys;
+          std::sort(want.begin(), want.end(), [&](std::uint32_t x, std::uint32_t y) {
+            const auto vx = *op_value(p, {}, x, {W::start, 0}), vy = *op_value(p, {}, y, {W::start, 0});
+            if (vx != vy) return descending ? vx > vy : vx < vy;
+            return x < y;
+          });
+          sort_op_keys(keys, p, {}, {W::start, 0}, descending);
+          EXPECT_EQ(keys, want) << streams << " streams, out of order " << one_out_of_order << ", shuffled "
+                                << shuffled << ", descending " << descending;
+        }
+    }
+  }
+}
+
 TEST(OpTable, OpColumnSortsNaturally) {
   std::vector<model::Span> spans;
   for (const char* id : {"op_10", "op_2", "op_1", "op_02", "Op_3", "op_2b", "op"})

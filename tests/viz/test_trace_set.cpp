@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <random>
+#include <string>
 #include <cstdint>
 #include <tuple>
 #include <utility>
@@ -126,6 +129,55 @@ TEST(TraceSet, SameOrderFastPathAndTableGrowthKeepEveryKey) {
   EXPECT_EQ(s.engine_of_key(s.op_key(2, 7)), Engine::host);
 }
 
+// Keys against their definition on random traces: (op id, engine) pairs numbered in the order they first
+// appear, the reference trace's spans first, then each other trace's; ids repeat within a trace and
+// across engines, and the other traces list the reference's spans in its order, shuffled, or partly
+// so (a prefix in order, then not: the table is made part-way through). Enough spans in the reference
+// for the radix sort's large-array path.
+TEST(TraceSet, KeysAreTheirPairsInOrderOfFirstAppearance) {
+  std::mt19937 rng(15);
+  for (int round = 0; round < 12; ++round) {
+    const int n = round < 4 ? 40 : 9000;
+    const int distinct_ids = round % 3 == 0 ? n : n / 3;  // repeated ids in some rounds
+    const auto random_span = [&](int at) {
+      auto s = make_span("op_" + std::to_string(rng() % static_cast<unsigned>(distinct_ids)), OpKind::kernel, 1, at, at + 1);
+      if (rng() % 8 == 0) s.engine = Engine::host;
+      return s;
+    };
+    std::vector<model::Span> ref;
+    for (int i = 0; i < n; ++i) ref.push_back(random_span(i));
+    std::vector<model::Span> same = ref, shuffled = ref, partly = ref;
+    std::shuffle(shuffled.begin(), shuffled.end(), rng);
+    std::shuffle(partly.begin() + n / 2, partly.end(), rng);
+    for (int i = 0; i < n / 10; ++i) partly.push_back(random_span(i));  // some pairs the reference lacks
+    std::vector<std::vector<model::Span>> lists{ref, round % 2 == 0 ? same : shuffled, partly};
+    std::vector<model::Trace> traces;
+    for (const auto& l : lists) traces.push_back(make_trace(l));
+    const TraceSet s = set_of(std::move(traces));
+
+    std::map<std::pair<std::string, Engine>, std::uint32_t> want;
+    for (std::size_t t = 0; t < lists.size(); ++t)
+      for (std::size_t i = 0; i < lists[t].size(); ++i) {
+        const auto key = std::pair(std::string(lists[t][i].op_id.view()), lists[t][i].engine);
+        const auto [it, made] = want.try_emplace(key, static_cast<std::uint32_t>(want.size()));
+        ASSERT_EQ(s.op_key(static_cast<TraceIndex>(t), static_cast<std::uint32_t>(i)), it->second)
+            << "round " << round << " trace " << t << " span " << i;
+        if (made) {
+          EXPECT_EQ(s.span_of_key(static_cast<TraceIndex>(t), it->second), i);
+        }
+      }
+    ASSERT_EQ(s.op_key_count(), want.size());
+    std::map<std::string, std::vector<std::uint32_t>> by_id;
+    for (const auto& [key, k] : want) by_id[key.first].push_back(k);
+    for (auto& [id, keys] : by_id) {
+      std::sort(keys.begin(), keys.end());
+      EXPECT_EQ(s.keys_of_op_id(id), keys) << id;
+      EXPECT_EQ(s.op_id_of_key(keys[0]), id);
+    }
+    EXPECT_TRUE(s.keys_of_op_id("not_an_op").empty());
+  }
+}
+
 // Every span is found where it is drawn: in a lane of its trace, at a row position that holds it.
 void expect_every_span_located(const TraceSet& s, const LaneSet& lanes) {
   const auto l = lanes.lanes();
@@ -205,6 +257,42 @@ TEST(Lanes, RowsAreTheLowestFreeAtEachStart) {
     EXPECT_EQ(rows.size(), row_end.size());
     if (spread == 60'000) {
       EXPECT_GT(rows.size(), 32u);  // past the rows make_rows looks at one by one
+    }
+  }
+}
+
+// A lane of several streams whose spans each come in time order (RowSpan::run) is merged, not sorted:
+// the same rows as the sort makes of the same spans given as one run. Starts and whole spans repeat
+// across streams (ties go by index); a stream out of order, or more streams than merging looks at,
+// take the sort.
+TEST(Lanes, MergedStreamsMakeTheRowsTheSortMakes) {
+  std::uint64_t state = 5;
+  const auto next = [&] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL, state >> 33; };
+  for (const int streams : {1, 4, 16, 17}) {
+    for (const bool one_out_of_order : {false, true}) {
+      SCOPED_TRACE(streams);
+      SCOPED_TRACE(one_out_of_order);
+      std::vector<model::Nanos> clock(static_cast<std::size_t>(streams), 0);
+      std::vector<RowSpan> spans;
+      for (std::uint32_t i = 0; i < 6000; ++i) {
+        const auto s = static_cast<std::uint16_t>(next() % static_cast<std::uint64_t>(streams));
+        // A stream's spans one after another, some of no length: starts repeat within and across streams.
+        const model::Nanos start = clock[s] + static_cast<model::Nanos>(next() % 3);
+        clock[s] = start + static_cast<model::Nanos>(next() % 3);
+        spans.push_back(RowSpan{start, clock[s], i, OpKind::kernel, s});
+      }
+      if (one_out_of_order) std::swap(spans[100].start, spans[5000].start);
+      for (auto& x : spans) x.end = std::max(x.end, x.start);
+      std::vector<RowSpan> one_run = spans;
+      for (auto& x : one_run) x.run = 0;
+      const std::vector<LaneRow> merged = make_rows(spans), sorted = make_rows(one_run);
+      ASSERT_EQ(merged.size(), sorted.size());
+      for (std::size_t r = 0; r < merged.size(); ++r) {
+        EXPECT_EQ(merged[r].start, sorted[r].start);
+        EXPECT_EQ(merged[r].end, sorted[r].end);
+        EXPECT_EQ(merged[r].span, sorted[r].span);
+        EXPECT_TRUE(std::is_sorted(merged[r].start.begin(), merged[r].start.end()));
+      }
     }
   }
 }

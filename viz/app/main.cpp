@@ -197,9 +197,22 @@ int main(int argc, char** argv) {
                    "frame: summary %.3f s, lanes %.3f s, op table sort %.3f s), total to first frame %.3f s CPU "
                    "(%.3f user + %.3f sys, %ld minor faults) (window and GL set-up %.3f s not counted); peak RSS "
                    "%ld MiB; resident after opening %ld MiB, after the first frame %ld MiB\n",
-                   open_times.read.cpu_s(), open_times.prepare.cpu_s(), first_frame.cpu_s(), st.summary_s, st.lanes_s,
-                   st.table_s, total.cpu_s(), total.user_s, total.sys_s, total.minor_faults, cpu_window,
-                   first_frame.peak_rss_mib, rss_opened, streamlab::model::resident_mib());
+                   open_times.read.cpu_s(), open_times.prepare.cpu_s(), first_frame.cpu_s(), st.summary.cpu_s(),
+                   st.lanes.cpu_s(), st.table.cpu_s(), total.cpu_s(), total.user_s, total.sys_s, total.minor_faults,
+                   cpu_window, first_frame.peak_rss_mib, rss_opened, streamlab::model::resident_mib());
+      // Each step's user and system time and faults: which step grew, and whether in computing or in
+      // touching fresh memory.
+      const auto step = [](const char* name, const streamlab::model::ResourceUsage& u) {
+        std::fprintf(stderr, " %s %.3f user + %.3f sys, %ld faults;", name, u.user_s, u.sys_s, u.minor_faults);
+      };
+      std::fprintf(stderr, "streamlab-viz: timing: steps:");
+      step("read", open_times.read);
+      step("prepare", open_times.prepare);
+      step("summary", st.summary);
+      step("lanes", st.lanes);
+      step("op table sort", st.table);
+      step("rest of the first frame", first_frame - st.summary - st.lanes - st.table);
+      std::fprintf(stderr, "\n");
     }
     if (save_now) {
       const std::string name = "streamlab-viz-" + std::to_string(++saved) + ".png";

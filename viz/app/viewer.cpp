@@ -86,9 +86,9 @@ Viewer::Viewer(Session session, ViewerOptions options)
   const TraceSet& set = *session_.set;
   for (std::size_t k = 0; k < set.kinds().size(); ++k)
     if (set.kinds()[k]) legend_.push_back(static_cast<model::OpKind>(k));
-  double t = process_cpu_seconds();
+  model::ResourceUsage t = model::resource_usage();
   summary_ = summarize(set);
-  setup_.summary_s = process_cpu_seconds() - t;
+  setup_.summary = model::resource_usage() - t;
   columns_ = op_columns(set.size());
   rows_ = all_op_keys(set);
   shown_ = rows_;
@@ -96,9 +96,9 @@ Viewer::Viewer(Session session, ViewerOptions options)
   match_mark_.assign(set.op_key_count(), 0);
   alignment_ = options_.alignment;
   offsets_ = alignment_offsets(set, alignment_);
-  t = process_cpu_seconds();
+  t = model::resource_usage();
   set_lane_mode(options_.lane_mode);
-  setup_.lanes_s = process_cpu_seconds() - t;
+  setup_.lanes = model::resource_usage() - t;
   if (!options_.initial_search.empty()) {
     std::snprintf(search_.data(), search_.size(), "%s", options_.initial_search.c_str());
     run_search();
@@ -790,7 +790,7 @@ void Viewer::op_table_panel() {
   }
   ImGui::TableHeadersRow();
   if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && (specs->SpecsDirty || !rows_sorted_)) {
-    const double t = process_cpu_seconds();
+    const model::ResourceUsage t = model::resource_usage();
     if (specs->SpecsCount > 0) {
       const auto& spec = specs->Specs[0];
       sort_op_keys(rows_, set, offsets_.offsets, columns_[spec.ColumnUserID],
@@ -804,7 +804,7 @@ void Viewer::op_table_panel() {
     }
     specs->SpecsDirty = false;
     rows_sorted_ = true;
-    setup_.table_s = process_cpu_seconds() - t;
+    setup_.table = model::resource_usage() - t;
   }
   ImGuiListClipper clipper;
   clipper.Begin(static_cast<int>(shown_.size()));

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "streamlab/model/resource_usage.hpp"
 #include "streamlab/viz/alignment.hpp"
 #include "streamlab/viz/frame.hpp"
 #include "streamlab/viz/lanes.hpp"
@@ -31,9 +32,9 @@ struct ViewerOptions {
   int fit_key = 0;  ///< backend key code of the fit-to-trace key ('F')
 };
 
-/// CPU seconds of the viewer's set-up steps (the --timing report).
+/// What the viewer's set-up steps used: CPU time (user, system) and minor faults (the --timing report).
 struct SetupTimes {
-  double summary_s = 0, lanes_s = 0, table_s = 0;
+  model::ResourceUsage summary, lanes, table;
 };
 
 class Viewer {

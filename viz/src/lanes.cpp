@@ -1,11 +1,13 @@
 #include "streamlab/viz/lanes.hpp"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <map>
 #include <queue>
 #include <tuple>
 
+#include "sorted_runs.hpp"
 #include "streamlab/model/radix_sort.hpp"
 
 namespace streamlab::viz {
@@ -45,18 +47,20 @@ model::OpKind LaneRow::majority_kind(std::uint32_t first, std::uint32_t count) c
   return static_cast<model::OpKind>(best);
 }
 
-RowSpan RowSpan::of(const model::Span& s, std::uint32_t index) noexcept {
+RowSpan RowSpan::of(const model::Span& s, std::uint32_t index, std::uint16_t run) noexcept {
   // A negative duration would break the sort on end: such a span is drawn as an instant.
-  return RowSpan{s.start_ns, std::max(s.end_ns, s.start_ns), index, s.kind};
+  return RowSpan{s.start_ns, std::max(s.end_ns, s.start_ns), index, s.kind, run};
 }
 
 std::vector<LaneRow> make_rows(std::vector<RowSpan> recs) {
-  // Spans of a stream are usually already in order, which the check below finds in one pass.
-  // Otherwise a radix sort on the start (linear: a lane of millions of spans), then each run of equal
-  // starts by end and index.
+  // Spans of a stream are usually already in order, which the check below finds in one pass; a lane of
+  // several streams whose spans each come in order (an engine's lane) is their merge. Otherwise a radix
+  // sort on the start (linear: a lane of millions of spans), then each run of equal starts by end and
+  // index.
   using Rec = RowSpan;
   auto less = [](const Rec& a, const Rec& b) { return std::tie(a.start, a.end, a.index) < std::tie(b.start, b.end, b.index); };
-  if (!std::is_sorted(recs.begin(), recs.end(), less)) {
+  if (!std::is_sorted(recs.begin(), recs.end(), less) &&
+      !detail::merge_sorted_runs(recs, [](const Rec& r) { return std::uint32_t{r.run}; }, less)) {
     model::sort_by_key(recs, [](const Rec& r) { return r.start; });
     for (std::size_t i = 0; i < recs.size();) {
       std::size_t end = i + 1;
@@ -265,16 +269,20 @@ LaneSet::LaneSet(const TraceSet& set, LaneMode mode) : mode_(mode) {
           g.engine = c.engine;
         }
       }
+      // Each group's streams numbered as met (RowSpan::run), so that make_rows can merge them.
+      std::map<std::pair<std::uint32_t, std::size_t>, detail::StreamRuns> runs;
       // Consecutive spans are often of one group: remember the last one instead of a map lookup each.
       std::pair<std::uint32_t, std::size_t> last_key{kNone, 0};
       std::vector<RowSpan>* last = nullptr;
+      detail::StreamRuns* last_runs = nullptr;
       for (std::uint32_t i = 0; i < spans.size(); ++i) {
         const std::pair<std::uint32_t, std::size_t> key{spans[i].device, rank(spans[i].engine)};
         if (last == nullptr || key != last_key) {
           last = &members.at(key);
+          last_runs = &runs[key];
           last_key = key;
         }
-        last->push_back(RowSpan::of(spans[i], i));
+        last->push_back(RowSpan::of(spans[i], i, last_runs->of(spans[i].stream)));
       }
       for (auto& [key, m] : members) groups[key].rows[t] = make_rows(std::move(m));
     }

@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <numeric>
+#include <tuple>
 
+#include "sorted_runs.hpp"
 #include "streamlab/model/radix_sort.hpp"
 
 namespace streamlab::viz {
@@ -121,6 +123,9 @@ void sort_op_keys(std::vector<std::uint32_t>& keys, const TraceSet& set, std::sp
   // Ordered by (has a value first, the value, the key): one extraction per key, then linear-time sorts
   // of plain records (a comparison sort of ten million cost n log n): the records by key, then a stable
   // sort by value, which keeps equal values in key order; the keys without a value after them, by key.
+  // A column's values over the ops in one stream's order often ascend (the starts of a trace that lists
+  // its spans in op order, each stream's in time order): then the streams' sequences are merged
+  // (sorted_runs.hpp), the same order in linear time; a run is the stream of the column's trace's span.
   struct Rec {
     model::Nanos v;
     std::uint32_t key;
@@ -137,12 +142,24 @@ void sort_op_keys(std::vector<std::uint32_t>& keys, const TraceSet& set, std::sp
     model::Nanos x = *v;
     // Magnitude, saturating: -INT64_MIN does not exist.
     if (column.is_error() && x < 0) x = x == INT64_MIN ? INT64_MAX : -x;
+    // Descending: ~v reverses the order of every value (-v would overflow at INT64_MIN).
+    if (descending) x = ~x;
     recs.push_back(Rec{x, key});
   }
-  if (!std::is_sorted(recs.begin(), recs.end(), [](const Rec& a, const Rec& b) { return a.key < b.key; }))
-    model::sort_by_key(recs, [](const Rec& r) { return static_cast<std::int64_t>(r.key); });
-  // Descending: ~v reverses the order of every value (-v would overflow at INT64_MIN).
-  model::sort_by_key(recs, [descending](const Rec& r) { return descending ? ~r.v : r.v; });
+  const auto by_value = [](const Rec& a, const Rec& b) { return std::tie(a.v, a.key) < std::tie(b.v, b.key); };
+  // Looked up while merging is tried (which stops at the first op out of order): the stream of the
+  // column's trace's span (a key every value has one in).
+  const TraceIndex runs_of = column.trace < set.size() ? column.trace : 0;
+  detail::StreamRuns runs;
+  const auto run = [&](const Rec& r) -> std::uint32_t {
+    const std::uint32_t span = set.span_of_key(runs_of, r.key);
+    return span == kNone ? 0 : runs.of(set.trace(runs_of).spans[span].stream);
+  };
+  if (!detail::merge_sorted_runs(recs, run, by_value)) {
+    if (!std::is_sorted(recs.begin(), recs.end(), [](const Rec& a, const Rec& b) { return a.key < b.key; }))
+      model::sort_by_key(recs, [](const Rec& r) { return static_cast<std::int64_t>(r.key); });
+    model::sort_by_key(recs, [](const Rec& r) { return r.v; });
+  }
   std::sort(missing.begin(), missing.end());
   std::size_t i = 0;
   for (const Rec& r : recs) keys[i++] = r.key;
