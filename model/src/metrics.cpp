@@ -54,6 +54,62 @@ Nanos union_length(const std::vector<StreamSpan>& sorted) {
   return intervals::clamp_ns(sum);
 }
 
+// Whether the device work among a stream's spans (in their order) ends in order.
+bool device_ends_in_order(const std::vector<StreamSpan>& spans) {
+  Nanos previous = std::numeric_limits<Nanos>::min();
+  for (const StreamSpan& x : spans) {
+    if (!counts_as_device_work(x)) continue;
+    if (x.end < previous) return false;
+    previous = x.end;
+  }
+  return true;
+}
+
+// One stream's spans as compute_metrics gathers them, and what a look at each span as it comes tells:
+// whether they come sorted by start, the length of their union (while they do: union_length's walk, one
+// span at a time) and whether the device work among them ends in order. Passes of their own over every
+// stream's array (sortedness, union, ends) read 240 MB each at ten million spans.
+class StreamList {
+ public:
+  std::vector<StreamSpan> spans;
+
+  void add(const StreamSpan& x) {
+    if (!spans.empty() && x.start < spans.back().start) sorted_ = false;
+    spans.push_back(x);
+    if (counts_as_device_work(x)) {
+      ends_in_order_ = ends_in_order_ && x.end >= previous_end_;
+      previous_end_ = x.end;
+    }
+    if (!sorted_ || x.end <= x.start) return;
+    if (open_ && x.start <= hi_) {
+      hi_ = std::max(hi_, x.end);
+      return;
+    }
+    if (open_) sum_ += static_cast<intervals::Wide>(hi_) - lo_;
+    lo_ = x.start, hi_ = x.end, open_ = true;
+  }
+  /// Sorts the spans by start if they did not come so (stable).
+  void sort() {
+    if (sorted_) return;
+    sort_by_key(spans, [](const StreamSpan& x) { return x.start; });
+    ends_in_order_ = device_ends_in_order(spans);
+  }
+  /// The union's length (after sort()).
+  [[nodiscard]] Nanos union_length() const {
+    if (!sorted_) return streamlab::model::union_length(spans);
+    return intervals::clamp_ns(sum_ + (open_ ? static_cast<intervals::Wide>(hi_) - lo_ : 0));
+  }
+  [[nodiscard]] bool ends_in_order() const noexcept { return ends_in_order_; }
+
+ private:
+  bool sorted_ = true;
+  bool ends_in_order_ = true;
+  Nanos previous_end_ = std::numeric_limits<Nanos>::min();
+  bool open_ = false;
+  Nanos lo_ = 0, hi_ = 0;
+  intervals::Wide sum_ = 0;
+};
+
 // The elements of `lists` that `take` accepts, one at a time in the order of key (each list's accepted
 // elements sorted by it): a merge that hands them over as asked, so that two of them (by start and by
 // end) can feed one sweep without arrays of every start and end. The heads' keys sit in one small array:
@@ -336,7 +392,7 @@ TraceMetrics metrics_of(const Trace& t, std::vector<std::pair<Nanos, std::uint32
   // sorted). The engines' unions and the sorted starts and ends are then merges of the streams' lists:
   // sorting every engine's intervals and all starts and ends of ten million spans (arrays of hundreds of
   // megabytes, radix passes scattering across them) cost more than the rest of the metrics together.
-  std::map<std::uint32_t, std::vector<StreamSpan>> by_stream;
+  std::map<std::uint32_t, StreamList> by_stream;
   {
     // Each stream's array sized once (growing arrays of ten million spans copied them again and again):
     // for its share of the first kSample spans, and an eighth more (what is never filled is never
@@ -358,13 +414,13 @@ TraceMetrics metrics_of(const Trace& t, std::vector<std::pair<Nanos, std::uint32
     }
     for (const auto& [stream, n] : per_stream) {
       const auto share = static_cast<double>(n) / static_cast<double>(sample);
-      by_stream[stream].reserve(sample == t.spans.size()
+      by_stream[stream].spans.reserve(sample == t.spans.size()
                                     ? n
                                     : static_cast<std::size_t>(share * static_cast<double>(t.spans.size()) * 1.125) + 64);
     }
   }
   std::uint32_t cached_stream = 0;
-  std::vector<StreamSpan>* cached = nullptr;  // consecutive spans are often of one stream
+  StreamList* cached = nullptr;               // consecutive spans are often of one stream
   std::size_t device_spans = 0;               // with a positive duration, not on the host
   std::bitset<256> engines;                    // of any span, even one of no length (busy 0)
   for (const Span& s : t.spans) {
@@ -376,20 +432,21 @@ TraceMetrics metrics_of(const Trace& t, std::vector<std::pair<Nanos, std::uint32
       cached = &by_stream[s.stream];  // std::map nodes do not move
       cached_stream = s.stream;
     }
-    cached->push_back(StreamSpan{s.start_ns, s.end_ns, s.engine});
-    device_spans += counts_as_device_work(cached->back()) ? 1 : 0;
+    const StreamSpan x{s.start_ns, s.end_ns, s.engine};
+    cached->add(x);
+    device_spans += counts_as_device_work(x) ? 1 : 0;
   }
   if (first > last) return m;  // host API calls only
   m.start_ns = first;
   m.makespan_ns = std::max<Nanos>(0, minus(last, first));
 
   std::vector<const std::vector<StreamSpan>*> lists;
-  for (auto& [stream, spans] : by_stream) {
-    const auto by_start = [](const StreamSpan& x) { return x.start; };
-    if (!std::is_sorted(spans.begin(), spans.end(), [](const StreamSpan& x, const StreamSpan& y) { return x.start < y.start; }))
-      sort_by_key(spans, by_start);
-    m.stream_busy[stream] = fraction(union_length(spans), m.makespan_ns);
-    lists.push_back(&spans);
+  bool ends_sorted = true;
+  for (auto& [stream, list] : by_stream) {
+    list.sort();
+    m.stream_busy[stream] = fraction(list.union_length(), m.makespan_ns);
+    ends_sorted = ends_sorted && list.ends_in_order();
+    lists.push_back(&list.spans);
   }
   // One sweep in time order: the streams' spans merged by start (every engine's union grows at its end;
   // a device span's start is +1 to the concurrency) and the device spans' ends (-1), ends and starts at
@@ -406,15 +463,6 @@ TraceMetrics metrics_of(const Trace& t, std::vector<std::pair<Nanos, std::uint32
   };
   SortedListsMerge by_start(lists, [](const StreamSpan& x) { return x.start; },
                             [](const StreamSpan& x) { return x.end > x.start; });
-  const bool ends_sorted = std::all_of(lists.begin(), lists.end(), [](const std::vector<StreamSpan>* l) {
-    Nanos previous = std::numeric_limits<Nanos>::min();
-    for (const StreamSpan& x : *l) {
-      if (!counts_as_device_work(x)) continue;
-      if (x.end < previous) return false;
-      previous = x.end;
-    }
-    return true;
-  });
   SortedListsMerge by_end(ends_sorted ? lists : std::vector<const std::vector<StreamSpan>*>{},
                           [](const StreamSpan& x) { return x.end; }, counts_as_device_work);
   std::vector<Nanos> ends;  // sorted, when the streams' ends are not

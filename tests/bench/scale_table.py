@@ -21,7 +21,9 @@ Simulations and validate (which checks a simulation's size) run with a budget la
 
 Every run of every row starts from the same state of memory: the page cache is emptied (`sync`, then
 `echo 3 > /proc/sys/vm/drop_caches`, which needs root), then the command's input files are read once from
-start to end, so that the command finds its inputs in memory and the rest free. What a run costs does not
+start to end, so that the command finds its inputs in memory and the rest free; then, where the kernel
+counts the memory it reports to a VM's host, the script waits until that count stays still for half a
+second, so that all free memory is in one state (reported) rather than some of it, as timing decides. What a run costs does not
 depend on what ran before it: neither another row's files filling memory (the kernel must then reclaim
 cache for each page the command allocates) nor another job that pushed the inputs out of the cache. On a
 virtual machine whose free memory goes back to the host (virtio-balloon free page reporting), the first
@@ -216,6 +218,30 @@ def drop_page_cache():
         sys.exit(f"scale_table.py: cannot empty the page cache ({e}): run as root, or pass --keep-cache")
 
 
+REPORTED_KIB = "/sys/module/page_reporting/parameters/reported_kib"
+
+
+def settle_page_reporting(limit_s=20.0, quiet_s=0.5):
+    """Waits until the kernel has handed the memory freed by emptying the cache to the VM's host: its
+    count of reported memory unchanged for quiet_s (at most limit_s). Else a run would find part of the
+    free memory reported (its first touch faulting on the host too) and part not, as timing decides.
+    Returns the seconds waited (0 where the kernel keeps no count)."""
+    try:
+        with open(REPORTED_KIB) as f:
+            previous = f.read()
+    except OSError:
+        return 0.0
+    start = time.monotonic()
+    while time.monotonic() - start < limit_s:
+        time.sleep(quiet_s)
+        with open(REPORTED_KIB) as f:
+            now = f.read()
+        if now == previous:
+            break
+        previous = now
+    return time.monotonic() - start
+
+
 def warm(files):
     """Reads each file once, start to end, so that it is in the page cache when the command starts."""
     for path in files:
@@ -237,6 +263,8 @@ def measure_best(argv, inputs, repeat, lock, drop_cache, self_timed=False):
             if drop_cache:
                 drop_page_cache()
             warm(inputs)
+            if drop_cache:
+                settle_page_reporting()
             runs.append(measure(argv, self_timed=self_timed))
     best = min(runs, key=lambda r: r.cpu)
     return Run(best.cpu, best.user, best.sys, best.faults, max(r.rss for r in runs), sum(r.wall for r in runs),
@@ -360,7 +388,8 @@ def row_key(line):
 
 def conditions(repeat, drop_cache):
     """How each run was prepared, for a table's header."""
-    before = ("the page cache emptied (sync; echo 3 > /proc/sys/vm/drop_caches), then its input files read once"
+    before = ("the page cache emptied (sync; echo 3 > /proc/sys/vm/drop_caches), its input files read once, "
+              "then free page reporting let settle (reported_kib unchanged for 0.5 s)"
               if drop_cache else "its input files read once (page cache not emptied: --keep-cache)")
     return f"each command run {repeat} time(s), each run after {before}"
 
