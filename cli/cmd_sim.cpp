@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 #if defined(__GLIBC__)
@@ -54,10 +55,10 @@ std::string us(model::Nanos ns) { return model::format_duration(static_cast<doub
 
 // Every op's estimated duration, summed (saturating): no wait can take longer than all the work run one
 // after another. Accepted workloads keep this below 2^59 ns (docs/formats.md, "Limits").
-model::Nanos serial_estimate_ns(const model::Workload& w, const model::DeviceProfile& profile) {
+model::Nanos serial_estimate_ns(std::span<const model::Nanos> estimates) {
   constexpr model::Nanos kCap = model::Nanos{1} << 61;
   model::Nanos total = 0;
-  for (const model::Op& op : w.ops) total = std::min(kCap, total + std::min(kCap, model::estimate_duration(op, profile)));
+  for (const model::Nanos ns : estimates) total = std::min(kCap, total + std::min(kCap, ns));
   return total;
 }
 
@@ -112,13 +113,22 @@ void run(const SimCommandOptions& o) {
   so.budget = o.budget;
   sim::SimBackend backend(profile, so);
 
+  // Every op's duration estimate, made once (a pass over the whole workload): the default timeout sums
+  // them, and the Dispatcher reads them instead of estimating again. A program's replay reads none, and
+  // its DAG view (a policy applied to it) estimates its own, fewer ops.
+  std::vector<model::Nanos> estimates;
+  if (o.timeout_ms <= 0 || !w.program) {
+    estimates.reserve(w.ops.size());
+    for (const model::Op& op : w.ops) estimates.push_back(model::estimate_duration(op, profile));
+  }
   policies::DispatchOptions d;
   d.profile = &profile;
+  if (!w.program) d.estimates = estimates;
   d.source = o.workload;
   // A wait can last at most as long as all the work run one after another, so by default no workload that
   // validate accepts (durations up to 2^40 ns each) ends in a simulated-time timeout.
   d.timeout_ns = o.timeout_ms > 0 ? static_cast<model::Nanos>(std::min(o.timeout_ms, 9.2e12) * 1e6)
-                                  : 60'000'000'000 + 2 * serial_estimate_ns(w, profile);
+                                  : 60'000'000'000 + 2 * serial_estimate_ns(estimates);
   d.keep_log = false;
   d.measure_cpu = false;  // nothing here reports the Dispatcher's own CPU time: spare two clock reads per op
   d.profile_name = so.profile_label;
@@ -136,6 +146,7 @@ void run(const SimCommandOptions& o) {
                   static_cast<unsigned long long>(st.max_pending_events));
     times.note(line);
   }
+  std::vector<model::Nanos>().swap(estimates);
   times.end("simulate");
   for (const std::string& line : result.warnings) std::cerr << "streamlab: warning: " << line << "\n";
   result.trace.meta.extra["connections"] = std::to_string(backend.connections());

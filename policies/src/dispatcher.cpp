@@ -63,7 +63,8 @@ struct Dispatcher::State {
   std::vector<StreamDesc> phys_desc;     // what to create; kind legacy_default = the NULL stream
 
   HostView view;
-  std::vector<Nanos> est;
+  std::span<const Nanos> est;  // DispatchOptions::estimates, or own_est
+  std::vector<Nanos> own_est;
   std::vector<std::uint32_t> out_ops;  // per lane
   std::vector<Nanos> out_ns;           // per lane
 
@@ -91,6 +92,8 @@ struct Dispatcher::State {
   std::vector<OpIndex> hinted_ready;
   std::size_t hinted_head = 0;
   bool any_hint = false;
+  std::size_t hinted_ops = 0;   // ops with a stream hint, when hints are honored (0 otherwise)
+  bool legacy_hinted = false;   // some op's hint is the legacy NULL stream's, when hints are honored
 
   // Vector clocks: clock[p * P + t] = latest position on t that p's next op is ordered after.
   std::vector<std::uint32_t> clock, stream_len, clock_snap;
@@ -125,17 +128,35 @@ struct Dispatcher::State {
   // Setup ---------------------------------------------------------------------------------------------
   void setup() {
     n = static_cast<std::uint32_t>(w.ops.size());
-    model::DeviceProfile bundled;
-    if (opt.profile == nullptr) bundled = model::bundled_h100_profile();
-    const model::DeviceProfile& profile = opt.profile ? *opt.profile : bundled;
-    est.resize(n);
-    for (OpIndex i = 0; i < n; ++i) est[i] = model::estimate_duration(w.ops[i], profile);
+    if (!opt.estimates.empty()) {
+      if (opt.estimates.size() != n)
+        throw std::logic_error("DispatchOptions::estimates has " + std::to_string(opt.estimates.size()) +
+                               " estimates for a workload of " + std::to_string(n) + " ops");
+      est = opt.estimates;
+    } else {
+      model::DeviceProfile bundled;
+      if (opt.profile == nullptr) bundled = model::bundled_h100_profile();
+      const model::DeviceProfile& profile = opt.profile ? *opt.profile : bundled;
+      own_est.resize(n);
+      for (OpIndex i = 0; i < n; ++i) own_est[i] = model::estimate_duration(w.ops[i], profile);
+      est = own_est;
+    }
 
     layout = pol.layout(be.priority_range());
     if (layout.empty()) throw std::logic_error("policy '" + std::string(pol.name()) + "' asked for no streams");
     L = static_cast<std::uint32_t>(layout.size());
     window = pol.window();
     const PolicyConfig& cfg = pol.config();
+
+    // The ops' stream hints, counted in one pass (each pass over ten million ops reads them from memory
+    // again): whether any op has one, whether all do, whether any names the legacy NULL stream.
+    if (cfg.hints == HintMode::honor) {
+      for (const model::Op& op : w.ops) {
+        if (!op.stream_hint) continue;
+        ++hinted_ops;
+        if (op.stream_hint == cfg.legacy_hint) legacy_hinted = true;
+      }
+    }
 
     // Logical -> physical. Lane L is the legacy-hint lane (the NULL stream), present even if unused.
     lane_phys.assign(L + 1, 0);
@@ -161,14 +182,9 @@ struct Dispatcher::State {
           phys_desc.back().kind = cfg.stream_kind;
           lane_phys[i] = i;
         }
-        if (cfg.legacy_hint && cfg.hints == HintMode::honor) {
-          for (const auto& op : w.ops) {
-            if (op.stream_hint == cfg.legacy_hint) {  // only when some op goes there
-              phys_desc.push_back(legacy);
-              lane_phys[L] = L;
-              break;
-            }
-          }
+        if (legacy_hinted) {  // only when some op goes there
+          phys_desc.push_back(legacy);
+          lane_phys[L] = L;
         }
         break;
     }
@@ -184,8 +200,7 @@ struct Dispatcher::State {
 
     // Dependents (CSR) and hint lanes.
     w.dependents(succ_off, succ);
-    if (cfg.hints == HintMode::honor &&
-        std::any_of(w.ops.begin(), w.ops.end(), [](const model::Op& o) { return o.stream_hint.has_value(); })) {
+    if (hinted_ops > 0) {
       any_hint = true;
       hint_lane.assign(n, kNone);
       next_in_lane.assign(n, kNone);
@@ -738,6 +753,7 @@ DispatchResult Dispatcher::run(const model::Workload& workload) {
   for (OpIndex i = 0; i < workload.ops.size(); ++i)
     if (model::does_device_work(workload.ops[i].kind)) to_program.push_back(i);
   DispatchOptions opt = options_;
+  opt.estimates = {};  // by the program's op indices: the view's ops are fewer
   if (opt.workload_hash.empty()) opt.workload_hash = workload.hash();
   if (options_.on_complete) opt.on_complete = [&](OpIndex op) { options_.on_complete(to_program[op]); };
   DispatchResult r = run_dag(view, opt);
@@ -751,6 +767,7 @@ DispatchResult Dispatcher::run(const model::Workload& workload) {
 
 DispatchResult Dispatcher::run_dag(const model::Workload& workload, const DispatchOptions& options) {
   DispatchResult r;
+  bool all_hinted = false;  // honored hints place every op: the policy decides nothing
   {
     // The per-op state goes before finish(): a simulator makes every span there, on top of what is alive.
     State s(backend_, policy_, options, workload);
@@ -768,12 +785,9 @@ DispatchResult Dispatcher::run_dag(const model::Workload& workload, const Dispat
     }
     s.drain();
     r = std::move(s.result);
+    all_hinted = s.n > 0 && s.hinted_ops == s.n;
   }
   r.trace = backend_.finish();
-  const PolicyConfig& cfg = policy_.config();
-  const bool all_hinted = !workload.ops.empty() && cfg.hints == HintMode::honor &&
-                          std::all_of(workload.ops.begin(), workload.ops.end(),
-                                      [](const model::Op& o) { return o.stream_hint.has_value(); });
   if (all_hinted)
     r.warnings.push_back("every op of '" + workload.name + "' has a stream hint and hints are honored: policy '" +
                          std::string(policy_.name()) + "' decides nothing (--hints ignore lets it place the ops)");
