@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "intervals.hpp"
+#include "streamlab/model/prefetch.hpp"
 #include "streamlab/model/radix_sort.hpp"
 
 namespace streamlab::model {
@@ -316,6 +317,7 @@ bool pair_in_order(const Trace& a, const Trace& b, OpIdHash hash, Nanos a_start,
   matched.clear();
   const auto next_device = [](const Trace& t, std::size_t& i) {
     while (i < t.spans.size() && t.spans[i].host_call) ++i;
+    prefetch_ahead(t.spans, i);
     return i < t.spans.size();
   };
   std::vector<std::uint64_t> hashed;  // (upper half of the id's hash << 32) | position in `matched`
@@ -423,7 +425,9 @@ TraceMetrics metrics_of(const Trace& t, std::vector<std::pair<Nanos, std::uint32
   StreamList* cached = nullptr;               // consecutive spans are often of one stream
   std::size_t device_spans = 0;               // with a positive duration, not on the host
   std::bitset<256> engines;                    // of any span, even one of no length (busy 0)
-  for (const Span& s : t.spans) {
+  for (std::size_t i = 0; i < t.spans.size(); ++i) {
+    prefetch_ahead(t.spans, i);
+    const Span& s = t.spans[i];
     if (s.host_call) continue;  // the host thread's API calls: not work of the device
     engines.set(static_cast<std::size_t>(s.engine));
     first = std::min(first, s.start_ns);
@@ -636,6 +640,7 @@ std::vector<std::uint32_t> worst_matched(const Trace& a, const std::vector<SpanD
   std::vector<Ranked> top;
   top.reserve(count + 1);
   for (std::size_t k = 0; k < n; ++k) {
+    prefetch_ahead(matched, k);
     const Ranked r{max_abs_error(matched[k]), static_cast<std::uint32_t>(k)};
     if (top.size() <= count) {
       top.push_back(r);
@@ -765,7 +770,9 @@ TraceComparison compare_traces(const Trace& a, const Trace& b, std::vector<SpanD
     // Exact sums (of integers), so the means do not depend on the order of `matched`.
     intervals::Wide start_sum = 0, duration_sum = 0;
     const auto magnitude = [](intervals::Wide v) { return v < 0 ? -v : v; };
-    for (const SpanDelta& d : matched) {
+    for (std::size_t k = 0; k < matched.size(); ++k) {
+      prefetch_ahead(matched, k);
+      const SpanDelta& d = matched[k];
       start_sum += magnitude(static_cast<intervals::Wide>(d.a_start) - d.b_start);
       duration_sum += magnitude((static_cast<intervals::Wide>(d.a_end) - d.a_start) -
                                 (static_cast<intervals::Wide>(d.b_end) - d.b_start));

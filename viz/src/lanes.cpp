@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "sorted_runs.hpp"
+#include "streamlab/model/prefetch.hpp"
 #include "streamlab/model/radix_sort.hpp"
 
 namespace streamlab::viz {
@@ -215,6 +216,7 @@ LaneSet::LaneSet(const TraceSet& set, LaneMode mode) : mode_(mode) {
       std::vector<RowSpan> host;
       std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<model::Engine, std::vector<RowSpan>>> streams;
       for (std::uint32_t i = 0; i < spans.size(); ++i) {
+        model::prefetch_ahead(spans, i);
         if (is_host_call(spans[i])) {
           host.push_back(RowSpan::of(spans[i], i));
           continue;
@@ -276,6 +278,7 @@ LaneSet::LaneSet(const TraceSet& set, LaneMode mode) : mode_(mode) {
       std::vector<RowSpan>* last = nullptr;
       detail::StreamRuns* last_runs = nullptr;
       for (std::uint32_t i = 0; i < spans.size(); ++i) {
+        model::prefetch_ahead(spans, i);
         const std::pair<std::uint32_t, std::size_t> key{spans[i].device, rank(spans[i].engine)};
         if (last == nullptr || key != last_key) {
           last = &members.at(key);

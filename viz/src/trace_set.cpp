@@ -8,6 +8,8 @@
 #include <numeric>
 #include <tuple>
 
+#include "streamlab/model/prefetch.hpp"
+
 namespace streamlab::viz {
 
 bool is_host_call(const model::Span& s) noexcept {
@@ -88,7 +90,9 @@ TraceSet::TraceSet(std::vector<model::Trace> traces, std::vector<std::string> fi
     std::map<std::uint32_t, std::array<std::size_t, 256>> per_device;
     std::uint32_t counted_device = 0;
     std::array<std::size_t, 256>* counted = nullptr;
-    for (const auto& sp : e.trace.spans) {
+    for (std::size_t at = 0; at < e.trace.spans.size(); ++at) {
+      model::prefetch_ahead(e.trace.spans, at);
+      const model::Span& sp = e.trace.spans[at];
       if (counted == nullptr || sp.device != counted_device) {
         counted = &per_device.try_emplace(sp.device).first->second;  // value-initialized: zeros
         counted_device = sp.device;
@@ -161,6 +165,8 @@ void TraceSet::intern_keys() {
     for (std::size_t i = 0; i < spans.size(); ++i) {
       const std::uint64_t h = ahead[i % kFar];
       const bool found_in_order = in_order[i % kFar];
+      model::prefetch_ahead(spans, i + kFar);
+      model::prefetch_ahead(traces_[0].trace.spans, i + kFar);  // key i + kFar's span, when in order
       start_loading(i + kFar);
       load_candidate(i + kNear);
       if (found_in_order) {
