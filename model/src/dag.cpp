@@ -5,6 +5,7 @@
 #include <cassert>
 #include <limits>
 #include <mutex>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -178,15 +179,21 @@ std::vector<Cycle> strongly_connected_cycles(const Dag& g) {
 
 std::vector<Nanos> durations_of(std::uint32_t n, const DurationOf& duration) {
   std::vector<Nanos> d(n);
-  for (OpIndex v = 0; v < n; ++v) {
-    d[v] = duration(v);
-    if (d[v] < 0) throw std::invalid_argument("critical_path: negative duration for op #" + std::to_string(v));
-  }
+  for (OpIndex v = 0; v < n; ++v) d[v] = duration(v);
   return d;
 }
 
+/// Throws std::invalid_argument unless `d` has one duration per vertex, none negative.
+void check_durations(std::uint32_t n, std::span<const Nanos> d) {
+  if (d.size() != n)
+    throw std::invalid_argument("critical_path: " + std::to_string(d.size()) + " durations for " + std::to_string(n) +
+                                " ops");
+  for (OpIndex v = 0; v < n; ++v)
+    if (d[v] < 0) throw std::invalid_argument("critical_path: negative duration for op #" + std::to_string(v));
+}
+
 /// The op the reported longest path ends at: the first to finish last (kNone when there is none).
-OpIndex path_end(const std::vector<Nanos>& earliest, const std::vector<Nanos>& d) {
+OpIndex path_end(const std::vector<Nanos>& earliest, std::span<const Nanos> d) {
   OpIndex last = kNone;
   Nanos length = 0;
   for (OpIndex v = 0; v < earliest.size(); ++v) {
@@ -209,7 +216,7 @@ void complete_critical_path(CriticalPath& cp, OpIndex last, std::vector<Nanos> e
 
 /// Latest starts, slack and one longest path, given a topological order and earliest starts (with
 /// `via[v]` = the predecessor that set v's earliest start, kNone when none did).
-CriticalPath finish_critical_path(const CsrView& g, const std::vector<OpIndex>& order, const std::vector<Nanos>& d,
+CriticalPath finish_critical_path(const CsrView& g, const std::vector<OpIndex>& order, std::span<const Nanos> d,
                                   std::vector<Nanos> earliest, const std::vector<OpIndex>& via) {
   const std::uint32_t n = g.n;
   CriticalPath cp;
@@ -236,7 +243,7 @@ CriticalPath finish_critical_path(const CsrView& g, const std::vector<OpIndex>& 
 
 /// One Kahn pass that also relaxes earliest starts (and levels, into `level` when given). Returns false
 /// (cyclic) with `order` partial.
-bool forward_pass(const CsrView& g, const std::vector<Nanos>& d, std::vector<OpIndex>& order,
+bool forward_pass(const CsrView& g, std::span<const Nanos> d, std::vector<OpIndex>& order,
                   std::vector<Nanos>& earliest, std::vector<OpIndex>& via,
                   std::vector<std::uint32_t>* level = nullptr) {
   struct Vertex {
@@ -294,7 +301,7 @@ constexpr OpIndex kTie = kNone - 1;
 /// own queue order, several misses per vertex at ten million ops. The values are the same in any order;
 /// `via` is too unless two predecessors of a vertex finish last together, where Kahn's pass keeps the one
 /// it visits first: such a vertex gets kTie (the caller runs Kahn's pass if the reported path needs it).
-void forward_in_index_order(const CsrView& g, const std::vector<Nanos>& d, std::vector<Nanos>& earliest,
+void forward_in_index_order(const CsrView& g, std::span<const Nanos> d, std::vector<Nanos>& earliest,
                             std::vector<OpIndex>& via, std::vector<std::uint32_t>& level) {
   struct Done {
     Nanos finish = 0;
@@ -333,7 +340,7 @@ void forward_in_index_order(const CsrView& g, const std::vector<Nanos>& d, std::
 /// finish_critical_path for vertices numbered in a topological order, from the predecessor rows alone:
 /// in reverse index order each vertex's latest start is final (its successors, all later, have pushed
 /// theirs to it as its latest finish) and is pushed to its predecessors. The same values.
-CriticalPath finish_in_index_order(const CsrView& g, const std::vector<Nanos>& d, std::vector<Nanos> earliest,
+CriticalPath finish_in_index_order(const CsrView& g, std::span<const Nanos> d, std::vector<Nanos> earliest,
                                    const std::vector<OpIndex>& via) {
   CriticalPath cp;
   const OpIndex last = path_end(earliest, d);
@@ -354,7 +361,7 @@ CriticalPath finish_in_index_order(const CsrView& g, const std::vector<Nanos>& d
 }
 
 /// Whether the longest path finish_critical_path reports passes no kTie.
-bool path_is_unambiguous(const std::vector<Nanos>& earliest, const std::vector<Nanos>& d,
+bool path_is_unambiguous(const std::vector<Nanos>& earliest, std::span<const Nanos> d,
                          const std::vector<OpIndex>& via) {
   for (OpIndex v = path_end(earliest, d); v != kNone; v = via[v])
     if (v == kTie) return false;
@@ -636,6 +643,7 @@ std::optional<std::vector<OpIndex>> topological_order(const Dag& g) {
 CriticalPath critical_path(const Dag& g, const DurationOf& duration) {
   const CsrView v = DagAccess::view(g);
   const std::vector<Nanos> d = durations_of(v.n, duration);
+  check_durations(v.n, d);
   std::vector<OpIndex> order, via;
   std::vector<Nanos> earliest;
   if (!forward_pass(v, d, order, earliest, via)) throw std::invalid_argument("critical_path: the graph has a cycle");
@@ -644,6 +652,11 @@ CriticalPath critical_path(const Dag& g, const DurationOf& duration) {
 
 DagAnalysis analyze_dag(const Dag& g, const DurationOf& duration, TopologicalOrder order) {
   const std::vector<Nanos> d = durations_of(g.vertex_count(), duration);
+  return analyze_dag(g, std::span<const Nanos>(d), order);
+}
+
+DagAnalysis analyze_dag(const Dag& g, std::span<const Nanos> d, TopologicalOrder order) {
+  check_durations(g.vertex_count(), d);
   DagAnalysis result;
   std::vector<OpIndex> via;
   std::vector<Nanos> earliest;
@@ -730,7 +743,10 @@ Width max_width(const Dag& g) {
   return w;
 }
 
-std::vector<std::pair<Nanos, std::uint32_t>> parallelism_profile(const CriticalPath& cp, const DurationOf& duration) {
+namespace {
+/// parallelism_profile with op v's duration from duration_of(v).
+template <class DurationOfOp>
+std::vector<std::pair<Nanos, std::uint32_t>> profile_of(const CriticalPath& cp, const DurationOfOp& duration_of) {
   const auto n = static_cast<OpIndex>(cp.earliest_start.size());
   if (n == 0) return {};
   // Starts (+1) and ends (-1) as two sorted arrays of times, all changes at one instant applied
@@ -739,7 +755,7 @@ std::vector<std::pair<Nanos, std::uint32_t>> parallelism_profile(const CriticalP
   starts.reserve(n);
   ends.reserve(n);
   for (OpIndex v = 0; v < n; ++v) {
-    const Nanos d = duration(v);
+    const Nanos d = duration_of(v);
     if (d <= 0) continue;
     starts.push_back(cp.earliest_start[v]);
     ends.push_back(cp.earliest_start[v] + d);
@@ -761,6 +777,19 @@ std::vector<std::pair<Nanos, std::uint32_t>> parallelism_profile(const CriticalP
   }
   if (profile.back().first != cp.length || profile.back().second != 0) profile.emplace_back(cp.length, 0);
   return profile;
+}
+}  // namespace
+
+std::vector<std::pair<Nanos, std::uint32_t>> parallelism_profile(const CriticalPath& cp, const DurationOf& duration) {
+  return profile_of(cp, duration);
+}
+
+std::vector<std::pair<Nanos, std::uint32_t>> parallelism_profile(const CriticalPath& cp,
+                                                                std::span<const Nanos> durations) {
+  if (durations.size() != cp.earliest_start.size())
+    throw std::invalid_argument("parallelism_profile: " + std::to_string(durations.size()) + " durations for " +
+                                std::to_string(cp.earliest_start.size()) + " ops");
+  return profile_of(cp, [durations](OpIndex v) { return durations[v]; });
 }
 
 std::vector<Edge> transitive_reduction(const Dag& g) {

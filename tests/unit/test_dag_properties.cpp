@@ -5,6 +5,7 @@
 #include <numeric>
 #include <random>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -249,7 +250,10 @@ TEST(DagProperties, AnalyzeDagWithoutTheOrderGivesTheSameAnswers) {
       w.add_resolved(op, deps[v]);
     }
     const Dag from_w(w);
-    const DagAnalysis some = analyze_dag(seed % 4 < 2 ? dag : from_w, d, TopologicalOrder::omit);
+    // Odd seeds: the durations as an array, read in place (what analyze does); even: through the function.
+    const Dag& g = seed % 4 < 2 ? dag : from_w;
+    const DagAnalysis some = seed % 2 == 1 ? analyze_dag(g, std::span<const Nanos>(duration), TopologicalOrder::omit)
+                                           : analyze_dag(g, d, TopologicalOrder::omit);
     EXPECT_TRUE(some.order.empty());
     EXPECT_EQ(some.cycles, all.cycles) << "seed " << seed;
     EXPECT_EQ(some.level, all.level) << "seed " << seed;
@@ -263,6 +267,18 @@ TEST(DagProperties, AnalyzeDagWithoutTheOrderGivesTheSameAnswers) {
     EXPECT_EQ(some.critical->slack, all.critical->slack) << "seed " << seed;
   }
   EXPECT_GT(in_index_order, static_cast<int>(kGraphs) / 2);
+}
+
+TEST(DagProperties, DurationArraysMustHaveOneNonNegativeDurationPerOp) {
+  const std::vector<Edge> chain{{0, 1}, {1, 2}};
+  const Dag dag(3, chain);
+  const std::vector<Nanos> short_by_one{1, 2}, negative{1, -1, 2}, fine{1, 2, 3};
+  EXPECT_THROW((void)analyze_dag(dag, std::span<const Nanos>(short_by_one)), std::invalid_argument);
+  EXPECT_THROW((void)analyze_dag(dag, std::span<const Nanos>(negative), TopologicalOrder::omit), std::invalid_argument);
+  const DagAnalysis all = analyze_dag(dag, std::span<const Nanos>(fine));
+  ASSERT_TRUE(all.critical.has_value());
+  EXPECT_EQ(all.critical->length, 6);
+  EXPECT_THROW((void)parallelism_profile(*all.critical, std::span<const Nanos>(short_by_one)), std::invalid_argument);
 }
 
 TEST(DagProperties, AnalyzeDagReportsCyclesInsteadOfAPath) {
@@ -282,6 +298,7 @@ TEST(DagProperties, ParallelismProfileCountsRunningOpsOfTheEarliestSchedule) {
     const DurationOf d = [&](OpIndex v) { return g.duration[v]; };
     const CriticalPath cp = critical_path(Dag(g.n, g.edges), d);
     const auto profile = parallelism_profile(cp, d);
+    EXPECT_EQ(parallelism_profile(cp, std::span<const Nanos>(g.duration)), profile) << "seed " << seed;
     ASSERT_FALSE(profile.empty());
     EXPECT_EQ(profile.front().first, 0);
     EXPECT_EQ(profile.back(), (std::pair<Nanos, std::uint32_t>{cp.length, 0}));
