@@ -356,6 +356,16 @@ void expect_pairing_follows_the_rule(const Trace& a, const Trace& b, std::uint64
   EXPECT_EQ(got, want);
   EXPECT_EQ(c.only_in_a, only_a);
   EXPECT_EQ(c.only_in_b, only_b);
+  // The means, of the rule's pairs (the test's times are small: 64-bit sums are exact).
+  std::int64_t start_sum = 0, duration_sum = 0;
+  for (const auto& d : ops) {
+    start_sum += std::abs(d.start_error());
+    duration_sum += std::abs(d.duration_error());
+  }
+  if (!ops.empty()) {
+    EXPECT_EQ(light.mean_abs_start_error_ns, static_cast<double>(start_sum) / static_cast<double>(ops.size()));
+    EXPECT_EQ(light.mean_abs_duration_error_ns, static_cast<double>(duration_sum) / static_cast<double>(ops.size()));
+  }
 
   // With OpDeltas: the same ops in the same order.
   const TraceComparison full = compare_traces(a, b);
