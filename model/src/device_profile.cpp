@@ -227,6 +227,7 @@ DeviceProfile at_host_speed(const DeviceProfile& p, HostSpeed speed) {
     }
     if (!f.host_call && !f.host_rate) continue;
     Param& param = out.*(f.member);
+    if (f.optional && !param.present()) continue;  // an older profile without it: stays absent
     if (!param.range)
       throw InputError(p.source.path.empty() ? std::string("<profile>") : p.source.path,
                        "/params/" + std::string(f.name), "",

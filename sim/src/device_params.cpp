@@ -160,6 +160,7 @@ DeviceParams derive_params(const model::DeviceProfile& p) {
   if (r.has("queue_first_use_ns")) d.queue_first_use = r.ns("queue_first_use_ns");
   if (r.has("program_first_call_ns")) d.program_first_call = r.ns("program_first_call_ns");
   if (r.has("completion_seen_ns")) d.completion_seen = r.ns("completion_seen_ns");
+  if (r.has("event_destroy_ns")) d.event_destroy = r.ns("event_destroy_ns");
   d.sync_wakeup = r.ns("sync_wakeup_ns");
   d.host_func_roundtrip = r.ns("host_func_roundtrip_ns");
   d.kernel_start_latency = r.ns("kernel_start_latency_ns");
@@ -193,8 +194,10 @@ DeviceParams derive_params(const model::DeviceProfile& p) {
   d.d2h_pageable = r.positive("d2h_pageable_gbps");
   d.d2d_latency = r.ns("d2d_latency_ns");
   d.d2d = r.positive("d2d_gbps");
-  d.bidirectional_factor[0] = r.ratio("h2d_bidirectional_factor");
-  d.bidirectional_factor[1] = r.ratio("d2h_bidirectional_factor");
+  d.bidirectional_factor[0] = r.ratio(r.has("h2d_bidirectional_streaming_factor") ? "h2d_bidirectional_streaming_factor"
+                                                                                 : "h2d_bidirectional_factor");
+  d.bidirectional_factor[1] = r.ratio(r.has("d2h_bidirectional_streaming_factor") ? "d2h_bidirectional_streaming_factor"
+                                                                                 : "d2h_bidirectional_factor");
   d.memset = r.positive("memset_gbps");
   d.dram_bytes_per_ns = r.positive("dram_gbps");
   d.fp32_flops_per_ns = r.positive("fp32_gflops");

@@ -36,6 +36,7 @@ struct DeviceParams {
   Nanos kernel_launch = 0, memcpy_issue = 0, event_create = 0, record_timed = 0, record_untimed = 0;
   Nanos event_query = 0, stream_query = 0, stream_wait = 0, host_func_issue = 0, sync_wakeup = 0;
   Nanos stream_first_use = 0;  ///< extra host time of the first call that puts work into a created stream
+  Nanos event_destroy = 0;  ///< host time of a cudaEventDestroy (optional field; absent: 0)
   /// Extra host time of a program's first call and of the first call after a host wait (optional field).
   Nanos first_call_after_sync = 0;
   /// Extra host time of a kernel launch per other hardware queue with unfinished work (optional field).

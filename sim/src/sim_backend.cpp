@@ -78,7 +78,7 @@ struct SimBackend::Impl {
       throw model::InputError("<options>", "host_cost_scale", "",
                               "host cost scale must be in (0, 100], got " + std::to_string(o.host_cost_scale));
     if (o.host_cost_scale != 1.0) {
-      for (Nanos* c : {&p.kernel_launch, &p.memcpy_issue, &p.event_create, &p.record_timed, &p.record_untimed,
+      for (Nanos* c : {&p.kernel_launch, &p.memcpy_issue, &p.event_create, &p.event_destroy, &p.record_timed, &p.record_untimed,
                        &p.event_query, &p.stream_query, &p.stream_wait, &p.host_func_issue, &p.stream_first_use,
                        &p.traced_launch_overhead, &p.first_call_after_sync, &p.kernel_launch_per_busy_queue,
                        &p.kernel_launch_queue_switch, &p.queue_first_use})
@@ -312,7 +312,9 @@ EventId SimBackend::create_event(policies::EventTiming timing) {
 
 void SimBackend::destroy_event(EventId event) {
   Impl& m = *impl_;
-  m.gpu.destroy_event(m.event_index(event, "destroy_event"));
+  const std::uint32_t e = m.event_index(event, "destroy_event");
+  if (m.prepared) m.charge(m.params.event_destroy);
+  m.gpu.destroy_event(e);
 }
 
 void SimBackend::prefetch_issue(model::OpIndex op, std::span<const EventId> events) noexcept {

@@ -4,7 +4,11 @@
 // cudaEventRecord (the op's completion event). Prints a table: per-op host time (median, p10, p90 over
 // batches), the ratio to the baseline, and how many activity records of each kind a batch produced (to
 // show which variants still tie records to ops); and, per variant, the host cost of one cudaEventQuery of a
-// completed event (E4's and calibrate's event query). Without a CUDA device it says so and exits 0.
+// completed event (E4's and calibrate's event query). A second table: the host cost of one 8 MiB pinned
+// cudaMemcpyAsync (H2D and D2H alternating), CUPTI off against copy records on, the same way.
+// `--pinned-records` asks CUPTI, before CUDA starts, to keep its profiling buffers in pinned host memory
+// instead of device memory (CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED): run once with it and once
+// without to see whether that changes the copies' cost. Without a CUDA device it says so and exits 0.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -26,6 +30,8 @@ namespace {
 
 constexpr int kOps = 256;
 constexpr int kRounds = 41;
+constexpr int kCopies = 32;
+constexpr std::size_t kCopyBytes = 8u << 20;
 constexpr std::size_t kBufferBytes = 8u << 20;
 
 struct Counts {
@@ -105,10 +111,25 @@ double percentile(std::vector<double> v, double q) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  bool pinned_records = false;
+  for (int a = 1; a < argc; ++a) {
+    if (std::string(argv[a]) == "--pinned-records") {
+      pinned_records = true;
+    } else {
+      std::fprintf(stderr, "bench_tracer: unknown argument '%s' (only --pinned-records)\n", argv[a]);
+      return 2;
+    }
+  }
   if (ex::device_count() == 0) {
     std::printf("bench_tracer: no CUDA device; nothing measured\n");
     return 0;
+  }
+  if (pinned_records) {
+    std::uint8_t on = 1;
+    std::size_t size = sizeof on;
+    check(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &size, &on),
+          "cuptiActivitySetAttribute(MEM_ALLOCATION_TYPE_HOST_PINNED)");
   }
   check(cudaSetDevice(0), "cudaSetDevice");
   cudaStream_t s = nullptr;
@@ -149,7 +170,32 @@ int main() {
       }
     }
   }
+  // Copies: CUPTI off against copy records on (kVariants[0] and [1]), interleaved per round.
+  void* dev = nullptr;
+  void* pin = nullptr;
+  check(cudaMalloc(&dev, kCopyBytes), "cudaMalloc");
+  check(cudaMallocHost(&pin, kCopyBytes), "cudaMallocHost");
+  std::vector<std::vector<double>> per_copy(2);
+  for (int round = -3; round < kRounds; ++round) {
+    for (std::size_t i = 0; i < 2; ++i) {
+      set_variant(kVariants[i]);
+      const auto t0 = Clock::now();
+      for (int k = 0; k < kCopies; ++k) {
+        if (k % 2 == 0) {
+          check(cudaMemcpyAsync(dev, pin, kCopyBytes, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync H2D");
+        } else {
+          check(cudaMemcpyAsync(pin, dev, kCopyBytes, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
+        }
+      }
+      const auto t1 = Clock::now();
+      check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+      cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+      if (round >= 0) per_copy[i].push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / kCopies);
+    }
+  }
   set_variant(kVariants[0]);
+  check(cudaFree(dev), "cudaFree");
+  check(cudaFreeHost(pin), "cudaFreeHost");
 
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
@@ -165,6 +211,16 @@ int main() {
                 percentile(per_query[i], 0.5),
                 static_cast<unsigned long long>(counts[i].kernel), static_cast<unsigned long long>(counts[i].runtime),
                 static_cast<unsigned long long>(counts[i].external), static_cast<unsigned long long>(counts[i].other));
+  }
+  std::printf("\nhost ns per 8 MiB pinned cudaMemcpyAsync (H2D and D2H alternating, %d per batch), %d rounds, "
+              "variants interleaved per round; CUPTI profiling buffers in %s memory\n", kCopies, kRounds,
+              pinned_records ? "pinned host" : "device (CUPTI's default)");
+  std::printf("%-48s %9s %9s %9s %7s\n", "variant", "median", "p10", "p90", "ratio");
+  const double copy_base = percentile(per_copy[0], 0.5);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const double med = percentile(per_copy[i], 0.5);
+    std::printf("%-48s %9.0f %9.0f %9.0f %7.2f\n", kVariants[i].name, med, percentile(per_copy[i], 0.1),
+                percentile(per_copy[i], 0.9), med / copy_base);
   }
   cudaEventDestroy(ev);
   cudaStreamDestroy(s);

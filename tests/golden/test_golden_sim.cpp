@@ -134,10 +134,25 @@ TEST(GoldenSim, OppositeDirectionCopies) {
 
 // Each direction slows by its own factor (H2D 0.5, D2H 0.8) while the other runs; an H2D re-rated when the
 // D2H ahead of it ends and a D2H re-rated when the H2D ends.
+void asymmetric_bidirectional_copies(Scenario& sc);
+
+// The same timeline from a profile whose streaming factors say 0.5 and 0.8: the simulator takes those in
+// place of the covered-load factors (0.25 here, which would give other ends).
 TEST(GoldenSim, AsymmetricBidirectionalCopies) {
-  Scenario sc("asymmetric_bidirectional_copies");
-  sc.profile().h2d_bidirectional_factor = p(0.5);
-  sc.profile().d2h_bidirectional_factor = p(0.8);
+  for (const bool streaming : {false, true}) {
+    SCOPED_TRACE(streaming ? "streaming factors" : "bidirectional factors");
+    Scenario sc("asymmetric_bidirectional_copies");
+    sc.profile().h2d_bidirectional_factor = p(streaming ? 0.25 : 0.5);
+    sc.profile().d2h_bidirectional_factor = p(streaming ? 0.25 : 0.8);
+    if (streaming) {
+      sc.profile().h2d_bidirectional_streaming_factor = p(0.5);
+      sc.profile().d2h_bidirectional_streaming_factor = p(0.8);
+    }
+    asymmetric_bidirectional_copies(sc);
+  }
+}
+
+void asymmetric_bidirectional_copies(Scenario& sc) {
   const auto a = sc.copy("A", OpKind::h2d, 100000);
   const auto b = sc.copy("B", OpKind::d2h, 100000);
   const auto c = sc.copy("C", OpKind::d2h, 50000);

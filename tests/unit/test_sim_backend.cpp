@@ -284,6 +284,34 @@ TEST(SimBackend, HostSpeedPredictsAtTheEndsOfTheHostCallRanges) {
   EXPECT_THROW(sim::SimBackend(golden::test_profile(), o), model::InputError) << "no ranges in the profile";
 }
 
+TEST(SimBackend, DestroyingAnEventCostsTheProfilesDestroyTime) {
+  // The host pays event_destroy_ns per cudaEventDestroy once the workload is prepared; a profile without
+  // the field charges nothing for it (as before it was measured). Host speed moves it like other calls.
+  const model::Workload w = workload({kernel("k", 1, 64, 7000)});
+  auto destroy_cost = [&](std::optional<double> cost, model::HostSpeed speed) {
+    model::DeviceProfile p = golden::test_profile();
+    if (cost) p.event_destroy_ns = model::Param{*cost, "test"};
+    for (const auto& f : model::device_profile_fields())
+      if ((f.host_call || f.host_rate) && (p.*(f.member)).present()) {
+        const double v = (p.*(f.member)).value;
+        (p.*(f.member)).range = model::Param::Range{v / 2, v * 2};
+      }
+    sim::SimOptions o;
+    o.host_speed = speed;
+    sim::SimBackend b(p, o);
+    b.prepare(w);
+    const auto e = b.create_event(EventTiming::untimed);
+    const Nanos before = b.now();
+    b.destroy_event(e);
+    return b.now() - before;
+  };
+  EXPECT_EQ(destroy_cost(std::nullopt, model::HostSpeed::typical), 0);
+  EXPECT_EQ(destroy_cost(300.0, model::HostSpeed::typical), 300);
+  EXPECT_EQ(destroy_cost(300.0, model::HostSpeed::slow), 600);
+  EXPECT_EQ(destroy_cost(300.0, model::HostSpeed::fast), 150);
+  EXPECT_EQ(destroy_cost(std::nullopt, model::HostSpeed::slow), 0);
+}
+
 TEST(SimBackend, WaitAnyEventAndTimeouts) {
   const model::Workload w = workload({kernel("slow", 1, 64, 50000), kernel("fast", 1, 64, 10000)});
   sim::SimBackend b(golden::test_profile());

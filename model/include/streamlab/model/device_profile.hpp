@@ -182,6 +182,15 @@ struct DeviceProfile {
   /// then on): the GPU's front end and the completion write to the host take this long. Absent: 0 (a
   /// query sees the op complete as soon as it ends).
   Param completion_seen_ns;
+  /// Optional: host time of one cudaEventDestroy of an event that has completed (a host API cost like
+  /// event_create_ns, sampled with them over the host's speed). Absent: 0.
+  Param event_destroy_ns;
+  /// Optional: the bidirectional factors for copies streamed in chunks (several MiB back to back on each
+  /// side, as chunked copy/compute programs issue them): the rate while the other direction's engine runs
+  /// over the rate alone. They move from run to run (range over calibrate's runs). The simulator takes them
+  /// in place of h2d_/d2h_bidirectional_factor where present.
+  Param h2d_bidirectional_streaming_factor;
+  Param d2h_bidirectional_streaming_factor;
 
   // Optional: the shared-memory carveout (profiles from before it was measured have none, and the
   // simulator then lets any kernel share an SM that has room). An SM's L1/shared storage is split by a
