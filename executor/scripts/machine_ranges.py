@@ -14,6 +14,7 @@ calibrated, not only BASE's own process-to-process spread.
   taken from FILE, a calibration of another machine, whole (value, source, spread), each source saying so.
   --take NAME=FILE: parameter NAME is taken from FILE the same way although BASE has it (a parameter whose
   method changed since BASE was calibrated).
+Ranges are widened after taking, so a taken parameter's range spans every file that measured it.
 
 Standard library only.
 """
@@ -34,13 +35,44 @@ def main():
     a = ap.parse_args()
     base = json.load(open(a.base))
     others = [(p, json.load(open(p))["params"]) for p in a.others]
-    names = [os.path.basename(a.base)] + [os.path.basename(p) for p, _ in others]
+    def short(path):  # folder/file: calibrations are named calibrate-N.json in one folder per run
+        return os.path.basename(os.path.dirname(os.path.abspath(path))) + "/" + os.path.basename(path)
+    names = [short(a.base)] + [short(p) for p, _ in others]
+    def from_other(path, v):
+        v = dict(v)
+        v["source"] = ("from another H100 machine's calibration (%s), not measured on this profile's: %s"
+                       % (short(path), v["source"]))
+        return v
+
+    origin = {}  # parameter -> the file it was taken from (it stands for that file in the envelope)
+    for spec in a.take:
+        name, _, path = spec.partition("=")
+        params = json.load(open(path))["params"]
+        if name not in params or name not in base["params"]:
+            raise SystemExit("machine_ranges.py: --take %s: no parameter %s in %s or in the base profile" % (spec, name, path))
+        base["params"][name] = from_other(path, params[name])
+        origin[name] = os.path.abspath(path)
+    for path in a.add_missing:
+        params = json.load(open(path))["params"]
+        merged = {}
+        for k, v in params.items():  # in the newer calibration's order, which places the new fields
+            if k in base["params"]:
+                merged[k] = base["params"][k]
+            else:
+                merged[k] = from_other(path, v)
+                origin[k] = os.path.abspath(path)
+        for k, v in base["params"].items():
+            merged.setdefault(k, v)
+        base["params"] = merged
+    # Widen after taking: a parameter taken from a newer calibration gets the envelope of every file that has it.
     for k, param in base["params"].items():
         if "range" not in param:
             continue
         lo, hi = param["range"]
         used = 1
-        for _, params in others:
+        for path, params in others:
+            if os.path.abspath(path) == origin.get(k):
+                continue
             r = params.get(k, {}).get("range")
             if r:
                 lo, hi = min(lo, r[0]), max(hi, r[1])
@@ -51,30 +83,6 @@ def main():
                             "profile's own: %s to %s)" % (used, ", ".join(names), repr(param["range"][0]),
                                                           repr(param["range"][1])))
         param["range"] = [lo, hi]
-    def from_other(path, v):
-        v = dict(v)
-        v["source"] = ("from another H100 machine's calibration (%s), not measured on this profile's: %s"
-                       % (os.path.basename(os.path.dirname(os.path.abspath(path))) + "/" + os.path.basename(path),
-                          v["source"]))
-        return v
-
-    for spec in a.take:
-        name, _, path = spec.partition("=")
-        params = json.load(open(path))["params"]
-        if name not in params or name not in base["params"]:
-            raise SystemExit("machine_ranges.py: --take %s: no parameter %s in %s or in the base profile" % (spec, name, path))
-        base["params"][name] = from_other(path, params[name])
-    for path in a.add_missing:
-        params = json.load(open(path))["params"]
-        merged = {}
-        for k, v in params.items():  # in the newer calibration's order, which places the new fields
-            if k in base["params"]:
-                merged[k] = base["params"][k]
-            else:
-                merged[k] = from_other(path, v)
-        for k, v in base["params"].items():
-            merged.setdefault(k, v)
-        base["params"] = merged
     tmp = a.output + ".tmp"
     with open(tmp, "w") as f:
         json.dump(base, f, indent=2)
