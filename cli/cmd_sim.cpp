@@ -23,6 +23,7 @@
 #include "streamlab/model/estimate.hpp"
 #include "streamlab/model/heap_reuse.hpp"
 #include "streamlab/model/metrics.hpp"
+#include "streamlab/model/prefetch.hpp"
 #include "streamlab/model/trace.hpp"
 #include "streamlab/model/units.hpp"
 #include "streamlab/model/workload.hpp"
@@ -119,7 +120,10 @@ void run(const SimCommandOptions& o) {
   std::vector<model::Nanos> estimates;
   if (o.timeout_ms <= 0 || !w.program) {
     estimates.reserve(w.ops.size());
-    for (const model::Op& op : w.ops) estimates.push_back(model::estimate_duration(op, profile));
+    for (std::size_t i = 0; i < w.ops.size(); ++i) {
+      model::prefetch_ahead(w.ops, i);
+      estimates.push_back(model::estimate_duration(w.ops[i], profile));
+    }
   }
   policies::DispatchOptions d;
   d.profile = &profile;

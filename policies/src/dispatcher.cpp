@@ -14,6 +14,7 @@
 
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/estimate.hpp"
+#include "streamlab/model/prefetch.hpp"
 #include "streamlab/model/program.hpp"
 #include "streamlab/model/stream_program.hpp"
 #include "streamlab/policies/registry.hpp"
@@ -138,7 +139,10 @@ struct Dispatcher::State {
       if (opt.profile == nullptr) bundled = model::bundled_h100_profile();
       const model::DeviceProfile& profile = opt.profile ? *opt.profile : bundled;
       own_est.resize(n);
-      for (OpIndex i = 0; i < n; ++i) own_est[i] = model::estimate_duration(w.ops[i], profile);
+      for (OpIndex i = 0; i < n; ++i) {
+        model::prefetch_ahead(w.ops, i);
+        own_est[i] = model::estimate_duration(w.ops[i], profile);
+      }
       est = own_est;
     }
 
@@ -151,7 +155,9 @@ struct Dispatcher::State {
     // The ops' stream hints, counted in one pass (each pass over ten million ops reads them from memory
     // again): whether any op has one, whether all do, whether any names the legacy NULL stream.
     if (cfg.hints == HintMode::honor) {
-      for (const model::Op& op : w.ops) {
+      for (std::size_t i = 0; i < w.ops.size(); ++i) {
+        model::prefetch_ahead(w.ops, i);
+        const model::Op& op = w.ops[i];
         if (!op.stream_hint) continue;
         ++hinted_ops;
         if (op.stream_hint == cfg.legacy_hint) legacy_hinted = true;
@@ -206,6 +212,7 @@ struct Dispatcher::State {
       next_in_lane.assign(n, kNone);
       std::vector<std::uint32_t> last(L + 1, kNone);
       for (OpIndex v = 0; v < n; ++v) {
+        model::prefetch_ahead(w.ops, v);
         const auto& h = w.ops[v].stream_hint;
         if (!h) continue;
         const std::uint32_t lane = (cfg.legacy_hint && *h == *cfg.legacy_hint) ? L : (*h == 0 ? 0 : *h - 1) % L;

@@ -13,6 +13,7 @@
 #endif
 
 #include "streamlab/model/errors.hpp"
+#include "streamlab/model/prefetch.hpp"
 
 namespace streamlab::sim::detail {
 namespace {
@@ -146,6 +147,7 @@ void GpuModel::prepare(const model::Workload& w, const std::string& source) {
   kernel_classes_.clear();
   std::unordered_map<ShapeKey, std::uint32_t, ShapeKeyHash> class_of;
   for (std::size_t i = 0; i < n; ++i) {
+    model::prefetch_ahead(w.ops, i);  // the ops in order, past the hardware's stop at each 4 KB page
     const model::Op& op = w.ops[i];
     op_slot_[i] = kUnissued | std::uint64_t{static_cast<std::uint8_t>(op.kind)} << kKindShift;
     if (!model::runs_on_sms(op.kind)) {
@@ -1344,6 +1346,7 @@ std::vector<model::Span> GpuModel::take_spans() {
       __builtin_prefetch(slot_times_.data() + ahead);
       __builtin_prefetch(slot_stream_.data() + ahead);
     }
+    model::prefetch_ahead(w_->ops, i);
     if ((op_slot_[i] & kUnissued) != 0) continue;  // never issued
     const auto slot = static_cast<std::uint32_t>(op_slot_[i]);
     if (slot_times_[slot].end < 0) continue;
