@@ -46,6 +46,7 @@ struct SimCommandOptions {
   bool traced = false;
   double host_cost_scale = 1.0;
   std::string host_speed = "typical";
+  std::uint32_t copy_queues = 0;  // 0 = the simulator's default (4 per engine)
   bool quiet = false;
   bool timing = false;
   sim::SimBudget budget;
@@ -110,6 +111,7 @@ void run(const SimCommandOptions& o) {
   so.host_speed = o.host_speed == "fast" ? model::HostSpeed::fast
                   : o.host_speed == "slow" ? model::HostSpeed::slow
                                            : model::HostSpeed::typical;
+  if (o.copy_queues != 0) so.copy_queues_per_engine = o.copy_queues;
   so.progress = &bar.phase("simulating", w.size());
   so.budget = o.budget;
   sim::SimBackend backend(profile, so);
@@ -155,6 +157,7 @@ void run(const SimCommandOptions& o) {
   for (const std::string& line : result.warnings) std::cerr << "streamlab: warning: " << line << "\n";
   result.trace.meta.extra["connections"] = std::to_string(backend.connections());
   if (so.host_speed != model::HostSpeed::typical) result.trace.meta.extra["host_speed"] = o.host_speed;
+  if (o.copy_queues != 0) result.trace.meta.extra["copy_queues_per_engine"] = std::to_string(o.copy_queues);
 
   // Everything that needs the workload's ops is done: they go before the trace is written and measured,
   // so that neither comes on top of them. Its strings stay (what the trace names may point into them).
@@ -214,6 +217,11 @@ const bool registered = register_command(
                       "the other end (the machine's own spread: predict both for a range)")
            ->check(CLI::IsMember({"typical", "fast", "slow"}))
            ->capture_default_str();
+       app.add_option("--copy-queues", o->copy_queues,
+                      "hardware copy queues per copy engine, 1..32 (default 4: streams s and s + 4 share one at 8 "
+                      "connections, as on some H100 machines; 8 or more: every stream's copies queue on their own, "
+                      "as on others; the engine serves one queue's copies back to back)")
+           ->check(CLI::Range(1, 32));
        add_budget_options(app, o->budget);
        app.add_option("--timeout-ms", o->timeout_ms,
                       "Simulated-time limit of every blocking wait (default: 60 s or twice the workload's serial "

@@ -18,7 +18,8 @@
       runs `streamlab sim` per configuration (at its connections) and writes the results file the report
       reads: per configuration the median and range of every variant, the prediction, and errors; with a
       profile whose host API costs carry measured ranges, also the prediction for a host in a fast and in a
-      slow spell (`sim --host-speed fast|slow`): the predicted range.
+      slow spell (`sim --host-speed fast|slow`), each with the copy engines' queues shared by streams s and
+      s + 4 and with one per stream (`sim --copy-queues`; which one a machine has varies): the predicted range.
 
   program_suite.py sensitivity --streamlab BIN --dir DIR --measured FILE --a PROFILE --b PROFILE
                                [--threshold 5] [--markdown FILE]
@@ -239,6 +240,10 @@ def sim_argv(streamlab, wdir, cfg, trace):
             "--connections", str(cfg["connections"])]
 
 
+# `sim --copy-queues` for "every stream's copies queue on their own" (at most 32 connections).
+kQueuePerStream = 32
+
+
 def cmd_predict(a):
     measured = json.load(open(a.measured))
     tmp = tempfile.mkdtemp(prefix="program-suite-sim-")
@@ -260,17 +265,21 @@ def cmd_predict(a):
             print(f"sim failed for {label}: {p.stderr.strip()[-300:]}", file=sys.stderr)
         row = {"label": label, "scenario": cfg["scenario"], "params": cfg["params"],
                "connections": cfg["connections"], "metric": cfg["metric"], "predicted_ns": predicted}
-        # The host's own spread: the same prediction for a host in a fast and in a slow spell (the profile's
-        # host API costs at the ends of their measured ranges), where the profile has ranges.
+        # The machine's own spread: the same prediction for a host in a fast and in a slow spell (the
+        # profile's host API costs at the ends of their measured ranges), where the profile has ranges, each
+        # with the copy engines' queues shared by streams s and s + 4 (the simulator's default) and with a
+        # queue per stream: which of the two a machine has varies (H100 runs 5 and 62 against run 71).
         if with_range and predicted is not None:
             ends = []
             for speed in ("fast", "slow"):
-                q = subprocess.run(argv + ["--host-speed", speed], capture_output=True, text=True)
-                if q.returncode != 0:
-                    print(f"sim --host-speed {speed} failed for {label}: {q.stderr.strip()[-300:]}", file=sys.stderr)
-                    break
-                ends.append(trace_metric(trace, cfg["metric"])[0])
-            if len(ends) == 2:
+                for queues in ([], ["--copy-queues", str(kQueuePerStream)]):
+                    q = subprocess.run(argv + ["--host-speed", speed] + queues, capture_output=True, text=True)
+                    if q.returncode != 0:
+                        print(f"sim --host-speed {speed} {' '.join(queues)} failed for {label}: "
+                              f"{q.stderr.strip()[-300:]}", file=sys.stderr)
+                        break
+                    ends.append(trace_metric(trace, cfg["metric"])[0])
+            if len(ends) == 4:
                 row["predicted_range_ns"] = [min(ends), max(ends)]
         for v in measured["variants"]:
             vals = measured["runs"][label].get(v) or []
@@ -280,7 +289,9 @@ def cmd_predict(a):
     meta = dict(measured.get("meta", {}))
     meta.update({"profile": a.profile_label or a.device or "bundled H100 SXM profile",
                  "predicted_with": "streamlab sim (replay; untraced, as the plain program runs)" +
-                                   ("; range: the same with --host-speed fast and slow" if with_range else ""),
+                                   ("; range: the same with --host-speed fast and slow, each with the default "
+                                    "copy queues and with --copy-queues %d (a copy queue per stream)" % kQueuePerStream
+                                    if with_range else ""),
                  "repeats": measured["repeats"], "failures": measured["failures"]})
     with open(a.out, "w") as f:
         json.dump({"format": "streamlab-program-validation", "name": "V1", "meta": meta, "configs": rows}, f,

@@ -97,7 +97,7 @@ RefKind ref_kind(CmdKind k) noexcept {
 }  // namespace
 
 GpuModel::GpuModel(const DeviceParams& params, std::uint32_t connections, bool record_blocks, bool explain,
-                   bool merge_waves)
+                   bool merge_waves, std::uint32_t copy_queues)
     : p_(params), connections_(connections), record_blocks_(record_blocks), explain_(explain),
       merge_waves_(merge_waves) {
   // Copies have hardware queues of their own, per copy engine, so a queued copy never holds a kernel of
@@ -105,8 +105,10 @@ GpuModel::GpuModel(const DeviceParams& params, std::uint32_t connections, bool r
   // kernel started while three copies issued before it still waited for the copy engine), nor a copy of
   // the other direction (run 5, 2026-11-24: depth-first chunked copies, each H2D passing the D2H queued
   // before it). Streams s and s + 4 shared a copy queue at 8 connections (run 5: breadth-first over 8
-  // streams, the H2D engine ran the copies of streams 1 and 5 in issue order, then those of 2 and 6, ...).
-  copy_pool_ = std::min<std::uint32_t>(connections_, kCopyQueuesPerEngine);
+  // streams, the H2D engine ran the copies of streams 1 and 5 in issue order, then those of 2 and 6, ...;
+  // run 62, another machine, likewise). On run 71's machine each of 8 streams had a copy queue of its own
+  // (every stream's copies back to back, then the next stream's): SimOptions::copy_queues_per_engine.
+  copy_pool_ = std::min<std::uint32_t>(connections_, copy_queues != 0 ? copy_queues : kCopyQueuesPerEngine);
   queues_.resize(static_cast<std::size_t>(connections_) + 3 * static_cast<std::size_t>(copy_pool_));
   sms_.assign(p_.sm_count, SmRoom{p_.threads_per_sm, p_.blocks_per_sm, p_.registers_per_sm, p_.smem_per_sm, 0, 0});
   const auto levels = static_cast<std::size_t>(p_.priority_least - p_.priority_greatest + 1);

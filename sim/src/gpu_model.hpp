@@ -232,8 +232,9 @@ class GpuModel {
  public:
   /// `merge_waves` false gives every block its own future event and ends and places each block by the
   /// general code, no shortcut (the reference: results are identical; for tests and the benchmark).
+  /// `copy_queues` 0: kCopyQueuesPerEngine.
   GpuModel(const DeviceParams& params, std::uint32_t connections, bool record_blocks, bool explain,
-           bool merge_waves = true);
+           bool merge_waves = true, std::uint32_t copy_queues = 0);
   /// With explanations on, keeps op `op`'s alone (call before prepare()).
   void explain_only(model::OpIndex op) noexcept { explain_only_ = op; }
   /// take_spans() hands the heap's free pages back to the system first (SimOptions::trim_heap).

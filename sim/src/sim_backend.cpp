@@ -54,7 +54,8 @@ struct SimBackend::Impl {
         options(std::move(opt)),
         params(with_options(detail::derive_params(model::at_host_speed(profile, options.host_speed)), options)),
         connections(checked_connections(options.connections.value_or(params.connections))),
-        gpu(params, connections, options.record_blocks, options.explain, options.merge_block_waves) {
+        gpu(params, connections, options.record_blocks, options.explain, options.merge_block_waves,
+            checked_copy_queues(options.copy_queues_per_engine)) {
     if (options.explain_only) gpu.explain_only(*options.explain_only);
     gpu.trim_heap(options.trim_heap);
     gpu.kernel_classes(options.kernel_classes);
@@ -90,6 +91,14 @@ struct SimBackend::Impl {
       throw model::InputError("<options>", "warp_launch_ns", "",
                               "warp launch time must be in [0, 1e6] ns, got " + std::to_string(p.warp_launch_ns));
     return p;
+  }
+
+  static std::uint32_t checked_copy_queues(std::optional<std::uint32_t> q) {
+    if (!q) return 0;
+    if (*q < 1 || *q > 32)
+      throw model::InputError("<options>", "copy_queues_per_engine", "",
+                              "copy queues per engine must be in [1, 32], got " + std::to_string(*q));
+    return *q;
   }
 
   static std::uint32_t checked_connections(std::uint32_t c) {

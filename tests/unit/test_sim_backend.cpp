@@ -424,6 +424,45 @@ TEST(SimBackend, ManySimulatorsInOneProcessDoNotInterfere) {
   EXPECT_EQ(ty, ta);
 }
 
+TEST(SimBackend, CopyQueuesPerEngineDecideWhichStreamsCopiesGoNext) {
+  // Two H2Ds on each of 8 streams, issued breadth-first (every stream's first, then every stream's
+  // second) at 8 connections. The engine serves one queue's copies back to back. Streams s and s + 4
+  // sharing a queue (the default, 4 per engine): 0a 4a 0b 4b 1a 5a 1b 5b ...; a queue per stream (8): 0a 0b
+  // 1a 1b ... (H100 runs 5 and 62 against run 71).
+  static const std::vector<std::string> ids = [] {
+    std::vector<std::string> v;
+    for (const char* round : {"a", "b"})
+      for (int s = 0; s < 8; ++s) v.push_back(std::to_string(s) + round);
+    return v;
+  }();
+  std::vector<model::Op> ops;
+  for (const std::string& id : ids) ops.push_back(copy(model::Text::borrow(id), model::OpKind::h2d, 100000));
+  const model::Workload w = workload(std::move(ops));
+  auto order = [&](std::optional<std::uint32_t> queues) {
+    sim::SimOptions o;
+    o.connections = 8;
+    o.copy_queues_per_engine = queues;
+    sim::SimBackend b(golden::test_profile(), o);
+    b.prepare(w);
+    std::vector<policies::StreamId> st;
+    for (int s = 0; s < 8; ++s) st.push_back(b.create_stream(StreamDesc{}));
+    for (model::OpIndex i = 0; i < 16; ++i) b.enqueue(st[i % 8], i);
+    const model::Trace t = b.finish();
+    std::vector<std::pair<Nanos, std::string>> starts;
+    for (const model::Span& x : t.spans) starts.emplace_back(x.start_ns, std::string(ids[x.op]));
+    std::sort(starts.begin(), starts.end());
+    std::string out;
+    for (const auto& [at, id] : starts) out += id + " ";
+    return out;
+  };
+  EXPECT_EQ(order(std::nullopt), "0a 4a 0b 4b 1a 5a 1b 5b 2a 6a 2b 6b 3a 7a 3b 7b ");
+  EXPECT_EQ(order(8), "0a 0b 1a 1b 2a 2b 3a 3b 4a 4b 5a 5b 6a 6b 7a 7b ");
+  EXPECT_EQ(order(32), order(8)) << "capped at the connections";
+  sim::SimOptions bad;
+  bad.copy_queues_per_engine = 0;
+  EXPECT_THROW(sim::SimBackend(golden::test_profile(), bad), model::InputError);
+}
+
 TEST(SimBackend, CopyEngineCount) {
   // h2d and d2h of 100 000 B each, issued at 1000 and 2000 (test device: 1000 + 10 000 ns alone).
   const model::Workload w = workload({copy("up", model::OpKind::h2d, 100000), copy("down", model::OpKind::d2h, 100000),

@@ -48,6 +48,11 @@ struct SimOptions {
   /// blocks ramp up over its warps x this). Unset = the profile's value; tests of hand-computed timelines
   /// set 0.
   std::optional<double> warp_launch_ns;
+  /// Hardware copy queues per copy engine (1..32, capped at the connections); unset = 4: streams s and
+  /// s + 4 share a copy queue at 8 connections, as on some H100 machines; on others every stream's copies
+  /// had a queue of their own (8 or more). The engine serves one queue's copies back to back, so this
+  /// decides which stream's queued copies it takes next (a machine-to-machine spread: predict both).
+  std::optional<std::uint32_t> copy_queues_per_engine;
   /// The prediction is for a run measured with CUPTI activity tracing on (CudaBackend's measured runs):
   /// every kernel launch also costs the profile's `traced_launch_overhead_ns` of host time; blocks
   /// dispatch at `traced_warp_launch_ns` / `traced_warp_launch_half_fill_ns` /
