@@ -9,8 +9,9 @@ bench_sim (tests/bench/bench_sim.cpp) runs BM_SimBareLoop1M, BM_SimDispatcher1M,
 the 1M cases of BM_SimPrefetchAhead and BM_SimKernelClasses; its ratios come from one run (the simulation
 against a std::priority_queue loop, merged waves against one event per block, the Dispatcher's prefetching
 on against off, kernel classes on against off). Then, per generator and size (the workloads of tests/bench/scale_table.py, generated
-into DIR when missing), `validate` and `sim --policy load-balanced` run --repeats times each, alone, the
-builds taking turns; the fewest CPU seconds (user + system) and the largest peak resident memory, from
+into DIR when missing), `validate` and `sim --policy load-balanced` run --repeats times each, alone (the
+workload read into the page cache and free page reporting settled before each run), the builds taking
+turns; the fewest CPU seconds (user + system) and the largest peak resident memory, from
 wait4, are reported. `sim - validate` is what simulating, dispatching and writing the trace add to
 reading. With --before, an older build runs the same commands on the same files. With --write, the
 table replaces the part of the file between the two `speed_report.py` marker lines (atomically);
@@ -108,7 +109,12 @@ def cli_rows(build, before, data, sizes, generators, repeats, large_repeats, loc
                             if name not in ("validate", "sim"):
                                 continue
                             with scale_table.locked(lock if n >= 10_000_000 else None):
-                                cpu, rss, wall, code = scale_table.measure(argv, self_timed=self_timed)
+                                # As scale_table.py: the workload in the page cache, the memory freed
+                                # before the run handed to the host (each run finds the same).
+                                scale_table.warm([workload])
+                                scale_table.settle_page_reporting()
+                                run = scale_table.measure(argv, self_timed=self_timed)
+                            cpu, rss, wall, code = run.cpu, run.rss, run.wall, run.code
                             if code != 0:
                                 sys.exit(f"{name} of {workload} failed ({tag})")
                             best = got[tag].get(name)
@@ -247,7 +253,8 @@ def main():
     sizes = [scale_table.parse_size(s) for s in args.sizes.split(",")]
     runs = f"{args.repeats} times each" + (f" ({args.large_repeats} above 1M ops)" if max(sizes) > 1000000 else "")
     turns = ", the builds taking turns" if before else ""
-    lines += [f"`validate` and `sim` ran {runs}{turns}: the fewest CPU seconds (user + system) and the largest "
+    lines += [f"`validate` and `sim` ran {runs}{turns}, the workload read and free page reporting settled before "
+              f"each run: the fewest CPU seconds (user + system) and the largest "
               "peak resident memory of the runs. `x 1M`: sim's CPU time over the 1M row's (in brackets, sim - "
               "validate over the 1M row's).", ""]
     generators = args.generators.split(",")
