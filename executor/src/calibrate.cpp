@@ -1020,8 +1020,8 @@ void Calibrator::combine_host_samples(model::DeviceProfile& p, const std::vector
       const auto runs = run_samples_.find(f.name);
       if (runs == run_samples_.end() || runs->second.empty()) continue;
       model::Param& out = p.*(f.member);
-      // The streaming factors' runs fall into two groups by the pinned buffers they used (H100 run 78): a
-      // median flips between the groups from calibrate to calibrate, the mean weighs them as they came.
+      // The streaming factors' runs fall into two groups that change with time (H100 runs 78, 81): a median
+      // flips between the groups from calibrate to calibrate, the mean weighs them as they came.
       const bool mean = f.member == &model::DeviceProfile::h2d_bidirectional_streaming_factor ||
                         f.member == &model::DeviceProfile::d2h_bidirectional_streaming_factor;
       out = model::param_from_samples(
@@ -1658,9 +1658,10 @@ void Calibrator::streaming_bidirectional(model::DeviceProfile& p, stream& s, str
   // factor takes out the per-copy latency of the fit above, as the simulator charges it:
   // (median alone - latency) / (median loaded - latency), over the pooled copies of all runs; each run's
   // own factor goes to the range (and, over all rounds, to the value: their mean). On H100 run 78 the runs
-  // of one round agreed while rounds fell into two groups (H2D about 0.7 or 0.85); each round allocated its
-  // pinned buffers afresh. So the runs rotate over kSets pinned allocations of their own, two runs each
-  // (one per issue order), and the raw list names each run's set.
+  // of one round agreed while rounds fell into two groups (H2D about 0.7 or 0.85). The runs rotate over
+  // kSets pinned allocations of their own, two runs each (one per issue order), and the raw list names
+  // each run's set: on run 81 all four sets of a round fell into the same group (0.64-0.75 in four rounds,
+  // 0.92-0.94 in five), so the group follows time, not the buffers; the mean weighs the rounds' states.
   constexpr int kChunks = 8;
   constexpr int kSets = 4;
   const std::size_t chunk = std::min<std::size_t>(8u << 20, dev_a.size() / (2 * kChunks));
