@@ -1671,11 +1671,7 @@ void Calibrator::streaming_bidirectional(model::DeviceProfile& p, stream& s, str
   std::byte* host_up = nullptr;
   std::byte* host_down = nullptr;
   const char* op = "calibrate (streaming bidirectional)";
-  auto events = [] {
-    std::vector<timed_event> v(kChunks + 1);
-    return v;
-  };
-  std::vector<timed_event> up_ev = events(), down_ev = events();
+  std::vector<timed_event> up_ev(kChunks + 1), down_ev(kChunks + 1);
   auto issue = [&](int dir, int i) {
     const std::size_t at = static_cast<std::size_t>(i) * chunk;
     if (dir == 0) {
@@ -1749,7 +1745,7 @@ void Calibrator::streaming_bidirectional(model::DeviceProfile& p, stream& s, str
       continue;
     }
     const double lat = dir == 0 ? h2d_latency_ns : d2h_latency_ns;
-    const double f = std::min(1.0, (median(std::vector<double>(alone[d])) - lat) / (median(std::vector<double>(loaded[d])) - lat));
+    const double f = std::min(1.0, (median(alone[d]) - lat) / (median(loaded[d]) - lat));
     const char* name = dir == 0 ? "h2d_bidirectional_streaming_factor" : "d2h_bidirectional_streaming_factor";
     model::Param& out = dir == 0 ? p.h2d_bidirectional_streaming_factor : p.d2h_bidirectional_streaming_factor;
     out = measured(f, "(median alone - latency) / (median loaded - latency) of " + std::to_string(chunk >> 20) +
