@@ -45,6 +45,7 @@ struct ExperimentOptions {
   std::vector<std::string> render_dirs;
   std::vector<std::string> report_results;
   std::vector<std::string> repredict_dirs;
+  std::string repredict_traces;  // repredict --traces DIR ("" = each folder's own traces/experiments)
   std::string workload_profile;
   std::string report_out;  // default: report_home() / "REPORT.md"
   bool quiet = false;
@@ -218,6 +219,16 @@ void repredict_dirs(const ExperimentOptions& o) {
   std::optional<streamlab::model::DeviceProfile> forced;
   if (!o.workload_profile.empty()) forced = streamlab::model::load_device_profile(o.workload_profile);
   for (const auto& d : o.repredict_dirs) {
+    // The measured traces the folder's run left (experiment --traces), for the per-op comparison.
+    suite.traces_dir.clear();
+    if (o.repredict_traces != "none") {
+      const fs::path traces = o.repredict_traces.empty() ? fs::path(d) / "traces" / "experiments" : fs::path(o.repredict_traces);
+      if (fs::is_directory(traces)) {
+        suite.traces_dir = traces;
+      } else if (!o.repredict_traces.empty()) {
+        throw InputError(o.repredict_traces, "", "", "--traces: no such folder");
+      }
+    }
     std::vector<std::string> names;
     const std::vector<ex::ExperimentResult> results = ex::load_results(d);
     streamlab::model::ProgressCounter& done = bar.phase("re-predicting " + d, results.size());
@@ -325,6 +336,10 @@ const bool registered = streamlab::cli::register_command(
        repredict->add_option("--workload-profile", o->workload_profile,
                              "profile the measured run sized its workloads with (default: the one the result records)")
            ->check(CLI::ExistingFile);
+       repredict->add_option("--traces", o->repredict_traces,
+                             "measured traces to compare the new predictions with per op, as `experiment --traces` left "
+                             "them (DIR/<experiment>/<configuration>.measured.json; the predicted traces beside them are "
+                             "rewritten). Default: each result folder's traces/experiments where it exists; 'none' skips them");
        streamlab::cli::add_quiet_flag(*repredict, o->quiet);
        repredict->callback([o] { repredict_dirs(*o); });
        render->callback([o] { render_dirs(*o); });

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -438,6 +439,25 @@ void refresh_predicted(Diagnosis& d, const model::Workload& w, const model::Trac
   d.mean_abs_start_error_ns = kNone;
 }
 
+/// Whether a diagnosis made from a trace file has the measured side the result recorded: the same run's
+/// median trace gives the same makespan, first start, overlap, concurrency and per-kind mean durations.
+bool same_measured_run(const Diagnosis& from_file, const Diagnosis& recorded, double file_makespan_ns,
+                       double recorded_makespan_ns) {
+  const auto same = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max({1.0, std::abs(a), std::abs(b)}); };
+  if (!recorded.available || !same(file_makespan_ns, recorded_makespan_ns)) return false;
+  if (!same(from_file.first_start_measured_ns, recorded.first_start_measured_ns) ||
+      !same(from_file.overlap_measured, recorded.overlap_measured) ||
+      !same(from_file.concurrency_measured, recorded.concurrency_measured) ||
+      from_file.duration.size() != recorded.duration.size())
+    return false;
+  for (const auto& [kind, t] : from_file.duration) {
+    const auto it = recorded.duration.find(kind);
+    if (it == recorded.duration.end() || it->second.ops != t.ops || !same(it->second.measured_mean_ns, t.measured_mean_ns))
+      return false;
+  }
+  return true;
+}
+
 /// Measured runs note how device spans were timed; CUPTI activity tracing adds host cost per launch
 /// (profile field traced_launch_overhead_ns), which the prediction must charge to match.
 bool timed_by_cupti(const std::string& note) { return note.find("CUPTI") != std::string::npos; }
@@ -455,7 +475,7 @@ ExperimentResult repredict(const Experiment& exp, const ExperimentResult& old, c
   r.claim = exp.claim;
   r.source = exp.source;
   r.setup = exp.setup;
-  std::size_t done = 0, kept = 0;
+  std::size_t done = 0, kept = 0, with_traces = 0, other_run_traces = 0;
   for (auto& row : r.configs) {
     const Configuration* c = nullptr;
     for (const auto& x : configs)
@@ -473,7 +493,29 @@ ExperimentResult repredict(const Experiment& exp, const ExperimentResult& old, c
                                       : kNone;
     RunOutput predicted = has_value(probe) ? predictor.predict_for_host(*c, w, probe) : predictor.predict(*c, w);
     row.predicted = predicted.measurement;
-    refresh_predicted(row.diagnosis, w, predicted.trace);
+    // With the measured run's trace at hand the whole diagnosis, per-op start error included, is made again;
+    // the predicted trace beside it is replaced so the folder's traces match the result.
+    const std::filesystem::path measured_file =
+        opt.traces_dir.empty() ? std::filesystem::path()
+                               : opt.traces_dir / exp.name / (label_slug(c->label) + ".measured.json");
+    std::optional<Diagnosis> fresh;
+    if (!measured_file.empty() && !predicted.trace.spans.empty() && row.measured && std::filesystem::exists(measured_file)) {
+      const model::Trace measured = model::load_trace(measured_file);
+      Diagnosis d = diagnose(w, predicted.trace, measured);
+      // Only the trace of the run the result holds: a later run without --traces leaves older traces behind.
+      if (same_measured_run(d, row.diagnosis, model::compute_metrics(measured).makespan_ns, row.measured->makespan_ns)) {
+        fresh = std::move(d);
+        model::save_trace(predicted.trace, opt.traces_dir / exp.name / (label_slug(c->label) + ".predicted.json"));
+        ++with_traces;
+      } else {
+        ++other_run_traces;
+      }
+    }
+    if (fresh) {
+      row.diagnosis = std::move(*fresh);
+    } else {
+      refresh_predicted(row.diagnosis, w, predicted.trace);
+    }
     ++done;
     if (opt.progress) {
       std::ostringstream line;
@@ -492,6 +534,13 @@ ExperimentResult repredict(const Experiment& exp, const ExperimentResult& old, c
                      (opt.git_commit.empty() ? std::string() : " (commit " + opt.git_commit.substr(0, 12) + ")") +
                      " with profile " + opt.profile_label;
   if (kept > 0) note += " (" + std::to_string(kept) + " configurations no longer defined kept their old prediction)";
+  if (with_traces > 0)
+    note += "; per-op comparison against " + std::to_string(with_traces) + " measured trace" + (with_traces == 1 ? "" : "s") +
+            " kept with the result";
+  if (other_run_traces > 0 && opt.progress)
+    opt.progress(exp.name + ": " + std::to_string(other_run_traces) + " measured trace" + (other_run_traces == 1 ? "" : "s") +
+                 " under " + (opt.traces_dir / exp.name).string() +
+                 " came from another run than the result's (their timelines differ from its measurements); not used");
   // One "predictions recomputed" clause: the latest.
   std::string old_note = r.meta.note;
   if (const auto p = old_note.find("predictions recomputed"); p != std::string::npos)

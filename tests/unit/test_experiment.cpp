@@ -442,6 +442,42 @@ TEST(ExperimentRun, RepredictKeepsMeasurementsAndTakesTheNewProfile) {
   EXPECT_EQ(ex::result_to_json(back), ex::result_to_json(again));
 }
 
+TEST(ExperimentRun, RepredictComparesPerOpWithTheMeasuredTracesOfItsOwnRunOnly) {
+  // Measured on the stand-in with --traces: re-predicted with the stand-in's own profile, every op starts
+  // where it was measured, so the per-op start error is known again and zero, and the predicted trace files
+  // are the new predictions.
+  SlowCopyDevice device;
+  const auto e = get("E3");
+  auto o = quick_options();
+  o.traces_dir = temp_dir("repredict-traces");
+  const ex::ExperimentResult measured = ex::run_experiment(e, o, &device);
+  ASSERT_TRUE(measured.measured());
+  const DeviceProfile sizing = streamlab::model::parse_device_profile(measured.meta.profile_data, "profile_data");
+  auto o2 = quick_options();
+  o2.profile.h2d_pinned_gbps.value /= 2;
+  o2.profile.d2h_pinned_gbps.value /= 2;
+  o2.traces_dir = o.traces_dir;
+  const ex::ExperimentResult again = ex::repredict(e, measured, o2, sizing);
+  for (const auto& c : again.configs) {
+    EXPECT_EQ(c.diagnosis.mean_abs_start_error_ns, 0.0) << c.label;
+    const model::Trace p = model::load_trace(o.traces_dir / "E3" / (ex::label_slug(c.label) + ".predicted.json"));
+    EXPECT_DOUBLE_EQ(static_cast<double>(model::compute_metrics(p).makespan_ns), c.predicted.makespan_ns) << c.label;
+  }
+  EXPECT_NE(again.meta.note.find("per-op comparison against"), std::string::npos) << again.meta.note;
+
+  // A later run of the same configurations that left no traces: the folder's traces are not its runs, so
+  // they are not used (the start error stays unknown) and the predicted traces beside them stay as they were.
+  ex::ExperimentResult later = measured;
+  for (auto& c : later.configs) c.measured->makespan_ns += 1000;
+  const auto before = model::read_text_file(o.traces_dir / "E3" / (ex::label_slug(later.configs[0].label) + ".predicted.json"));
+  auto o3 = quick_options();
+  o3.traces_dir = o.traces_dir;
+  const ex::ExperimentResult not_theirs = ex::repredict(e, later, o3, sizing);
+  for (const auto& c : not_theirs.configs) EXPECT_TRUE(std::isnan(c.diagnosis.mean_abs_start_error_ns)) << c.label;
+  EXPECT_EQ(model::read_text_file(o.traces_dir / "E3" / (ex::label_slug(later.configs[0].label) + ".predicted.json")), before);
+  EXPECT_EQ(not_theirs.meta.note.find("per-op comparison against"), std::string::npos) << not_theirs.meta.note;
+}
+
 TEST(ExperimentRun, HeadlinePredictionsUseTheProfileAloneAndTheIssueProbeIsADiagnostic) {
   // The host is 2.5x slower than the profile says for the whole run. E2's 64 streams issued breadth-first
   // wait for the host, so the profile's prediction (the headline, which errors and verdicts use) is far too

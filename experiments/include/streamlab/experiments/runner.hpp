@@ -107,8 +107,11 @@ struct SuiteOptions {
 /// Re-runs the simulator half of a measured result with `options.profile` (a newer simulator or a
 /// recalibrated profile), keeping every measured number. Workloads are sized with `workload_profile` (the
 /// profile the measured run used, so the simulated workload is the measured one). The diagnosis keeps its
-/// measured side and takes the predicted side from the new run; the per-op start error, which needs both
-/// traces, becomes unknown. Configurations the definition no longer has keep their old prediction.
+/// measured side and takes the predicted side from the new run. Where `options.traces_dir` holds a
+/// configuration's measured trace (`<traces_dir>/<experiment>/<label slug>.measured.json`, as the measured run
+/// left it) the whole diagnosis, per-op start error included, is made again against it and the predicted trace
+/// beside it is rewritten; elsewhere the per-op start error, which needs both traces, becomes unknown.
+/// Configurations the definition no longer has keep their old prediction.
 [[nodiscard]] ExperimentResult repredict(const Experiment& exp, const ExperimentResult& measured,
                                          const SuiteOptions& options, const model::DeviceProfile& workload_profile);
 
