@@ -8,12 +8,14 @@ if(NOT STREAMLAB_CUDA STREQUAL "OFF")
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
+    # H100 (sm_90) unless the user chose (-DCMAKE_CUDA_ARCHITECTURES=...). Set before enable_language, which
+    # would otherwise cache the compiler's own default (nvcc 13: 75, run on an H100 only through PTX JIT).
+    if(NOT DEFINED CACHE{CMAKE_CUDA_ARCHITECTURES})
+      set(CMAKE_CUDA_ARCHITECTURES 90 CACHE STRING "CUDA architectures to build the executor for (default: H100, sm_90)")
+    endif()
     enable_language(CUDA)
     find_package(CUDAToolkit REQUIRED)
     set(STREAMLAB_HAVE_CUDA ON)
-    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "52")
-      set(CMAKE_CUDA_ARCHITECTURES 90)   # H100 (sm_90); override with -DCMAKE_CUDA_ARCHITECTURES
-    endif()
     set(CMAKE_CUDA_STANDARD 20)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
   elseif(STREAMLAB_CUDA STREQUAL "ON")
