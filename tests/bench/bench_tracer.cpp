@@ -9,7 +9,8 @@
 // switch of variant one untimed copy goes first, so a switch's own set-up is not charged to the copies. A third
 // table: the GPU's time per copy, CUPTI off against copy records on: copies of one size queued behind a 2 ms
 // kernel on one stream (so the host's issue cost is hidden), timed on the GPU by two events around the batch,
-// the same two events in both variants: whether CUPTI's copy records change what the copy engine does.
+// the same two events in every variant: whether CUPTI's copy records (or an event record after each copy,
+// timed or not) change what the copy engine does.
 // `--pinned-records` asks CUPTI, before CUDA starts, to keep its profiling buffers in pinned host memory
 // instead of device memory (CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED): run once with it and once
 // without to see whether that changes the copies' cost. Without a CUDA device it says so and exits 0.
@@ -200,30 +201,46 @@ int main(int argc, char** argv) {
       if (round >= 0) per_copy[i].push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / kCopies);
     }
   }
-  // GPU time per copy, queued behind a kernel so the host is never what the copies wait for.
+  // GPU time per copy, queued behind a kernel so the host is never what the copies wait for. Four ways to
+  // observe the copies: none, CUPTI's copy records, a timed event after each copy, an untimed one.
   constexpr std::size_t kGpuSizes[] = {64u << 10, 1u << 20, 8u << 20};
   constexpr int kGpuCopies = 64;
+  constexpr const char* kGpuWays[] = {"nothing (baseline)", "CUPTI copy records (CudaBackend now)",
+                                      "a timed event after each copy", "an untimed event after each copy"};
+  constexpr std::size_t kWays = std::size(kGpuWays);
   cudaEvent_t g0 = nullptr, g1 = nullptr;
   check(cudaEventCreate(&g0), "cudaEventCreate");
   check(cudaEventCreate(&g1), "cudaEventCreate");
-  std::vector<std::vector<double>> gpu_per_copy(2 * std::size(kGpuSizes));
+  std::vector<cudaEvent_t> timed(kGpuCopies), untimed(kGpuCopies);
+  for (int k = 0; k < kGpuCopies; ++k) {
+    check(cudaEventCreate(&timed[k]), "cudaEventCreate");
+    check(cudaEventCreateWithFlags(&untimed[k], cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  }
+  std::vector<std::vector<double>> gpu_per_copy(kWays * std::size(kGpuSizes));
   for (int round = -3; round < kRounds; ++round) {
     for (std::size_t z = 0; z < std::size(kGpuSizes); ++z) {
-      for (std::size_t i = 0; i < 2; ++i) {
-        set_variant(kVariants[i]);
+      for (std::size_t i = 0; i < kWays; ++i) {
+        set_variant(kVariants[i == 1 ? 1 : 0]);
         check(cudaMemcpyAsync(dev, pin, kGpuSizes[z], cudaMemcpyHostToDevice, s), "cudaMemcpyAsync (warm-up)");
         check(ex::kernels::launch_spin(dim3(1), dim3(32), 0, s, 2'000'000), "launch_spin");
         check(cudaEventRecord(g0, s), "cudaEventRecord");
-        for (int k = 0; k < kGpuCopies; ++k)
+        for (int k = 0; k < kGpuCopies; ++k) {
           check(cudaMemcpyAsync(dev, pin, kGpuSizes[z], cudaMemcpyHostToDevice, s), "cudaMemcpyAsync H2D");
+          if (i == 2) check(cudaEventRecord(timed[k], s), "cudaEventRecord");
+          if (i == 3) check(cudaEventRecord(untimed[k], s), "cudaEventRecord");
+        }
         check(cudaEventRecord(g1, s), "cudaEventRecord");
         check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
         cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
         float ms = 0;
         check(cudaEventElapsedTime(&ms, g0, g1), "cudaEventElapsedTime");
-        if (round >= 0) gpu_per_copy[2 * z + i].push_back(static_cast<double>(ms) * 1e6 / kGpuCopies);
+        if (round >= 0) gpu_per_copy[kWays * z + i].push_back(static_cast<double>(ms) * 1e6 / kGpuCopies);
       }
     }
+  }
+  for (int k = 0; k < kGpuCopies; ++k) {
+    cudaEventDestroy(timed[k]);
+    cudaEventDestroy(untimed[k]);
   }
   cudaEventDestroy(g0);
   cudaEventDestroy(g1);
@@ -257,15 +274,15 @@ int main(int argc, char** argv) {
                 percentile(per_copy[i], 0.9), med / copy_base);
   }
   std::printf("\nGPU ns per pinned H2D copy, %d back to back queued behind a 2 ms kernel on one stream, timed by two "
-              "events around them; %d rounds, variants interleaved per round\n", kGpuCopies, kRounds);
+              "events around them; %d rounds, the ways interleaved per round\n", kGpuCopies, kRounds);
   std::printf("%-10s %-48s %9s %9s %9s %7s\n", "size", "variant", "median", "p10", "p90", "ratio");
   for (std::size_t z = 0; z < std::size(kGpuSizes); ++z) {
-    const double gbase = percentile(gpu_per_copy[2 * z], 0.5);
-    for (std::size_t i = 0; i < 2; ++i) {
-      const auto& v = gpu_per_copy[2 * z + i];
+    const double gbase = percentile(gpu_per_copy[kWays * z], 0.5);
+    for (std::size_t i = 0; i < kWays; ++i) {
+      const auto& v = gpu_per_copy[kWays * z + i];
       const double med = percentile(v, 0.5);
       std::printf("%-10s %-48s %9.0f %9.0f %9.0f %7.3f\n",
-                  (std::to_string(kGpuSizes[z] >> 10) + " KiB").c_str(), kVariants[i].name, med, percentile(v, 0.1),
+                  (std::to_string(kGpuSizes[z] >> 10) + " KiB").c_str(), kGpuWays[i], med, percentile(v, 0.1),
                   percentile(v, 0.9), med / gbase);
     }
   }
