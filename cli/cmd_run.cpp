@@ -140,7 +140,7 @@ const bool registered = register_command(
        add_policy_options(app, o->policy);
        app.add_option("--profile", o->profile,
                       "Device profile for the policies' duration estimates (default: the bundled H100 profile)");
-       app.add_option("--timing", o->timing, "Per-op device times from: auto (gpu-timer for programs without copies or memsets, else CUPTI, else events), gpu-timer, cupti, events, none")
+       app.add_option("--timing", o->timing, "Per-op device times from: auto (gpu-timer for programs without copies or memsets, else CUPTI, else events), gpu-timer (kernels time themselves; copies and memsets untimed, so the run does not lengthen them), cupti, events, none")
            ->capture_default_str();
        app.add_option("--device", o->device, "CUDA device ordinal")->capture_default_str();
        app.add_flag("--graph", o->graph,

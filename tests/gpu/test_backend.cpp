@@ -217,6 +217,42 @@ TEST(CudaBackend, GpuTimerPlacesKernelsAfterTheirLaunch) {
   }
 }
 
+TEST(CudaBackend, GpuTimerLeavesCopiesUntimedAndTimesTheKernels) {
+  if (streamlab::test::under_sanitizer()) GTEST_SKIP() << "timing is meaningless under compute-sanitizer";
+  // Asked for explicitly, gpu-timer runs a program with copies: the kernel times itself, the copies get no
+  // span (timing one makes the copy engine write a timestamp, which lengthens it), and the trace says so.
+  // auto still times the copies.
+  const model::Workload w = make("copies", {copy("up", model::OpKind::h2d, 1 << 20), kernel("k", 50'000, 4, 64, {"up"}),
+                                            copy("down", model::OpKind::d2h, 1 << 20, model::HostMemory::pinned, {"k"})});
+  ex::CudaBackendOptions o;
+  o.timing = ex::TimingMode::gpu_timer;
+  ex::CudaBackend be(o);
+  be.prepare(w);
+  ASSERT_EQ(be.timing(), ex::TimingMode::gpu_timer);
+  const pol::StreamId s = be.create_stream({0, pol::StreamKind::non_blocking, "s"});
+  const model::Nanos called = be.now();
+  for (model::OpIndex i = 0; i < 3; ++i) be.enqueue(s, i);
+  ASSERT_EQ(be.synchronize_stream(s, 10'000'000'000), pol::WaitStatus::ready);
+  const model::Trace t = be.finish();
+  EXPECT_EQ(span_of(t, "up"), nullptr);
+  EXPECT_EQ(span_of(t, "down"), nullptr);
+  const model::Span* k = span_of(t, "k");
+  ASSERT_NE(k, nullptr);
+  const double uncertainty = std::stod(t.meta.extra.at("clock_link_uncertainty_ns"));
+  EXPECT_GE(static_cast<double>(k->start_ns - called), -uncertainty) << "the kernel starts after the first call";
+  EXPECT_GE(k->end_ns - k->start_ns, 50'000 - 512);
+  EXPECT_EQ(t.meta.extra.at("untimed_ops"), "2");
+  EXPECT_NE(t.meta.extra.at("clock").find("copies and memsets: not timed"), std::string::npos);
+
+  ex::CudaBackend automatic;
+  try {
+    automatic.prepare(w);
+  } catch (const ex::CuptiUnavailable& e) {
+    GTEST_SKIP() << "CUPTI unavailable: " << e.what();
+  }
+  EXPECT_NE(automatic.timing(), ex::TimingMode::gpu_timer) << "auto times copies (CUPTI, else events)";
+}
+
 TEST(CudaBackend, RecordBlocksPutsEveryBlockInsideItsKernelsSpan) {
   if (streamlab::test::under_sanitizer()) GTEST_SKIP() << "timing is meaningless under compute-sanitizer";
   // 4 blocks and 264 blocks (two waves' worth of slots on some SMs at 1024 threads): every block is in the
