@@ -11,7 +11,8 @@
       process under the configuration's CUDA_DEVICE_MAX_CONNECTIONS; the variants alternate their order
       from round to round. plain = the hand-written program; run = `streamlab run` of its workload (replay,
       CUPTI tracing on); run-TIMING = the same with `--timing TIMING` (run-none: no CUPTI and no events,
-      what measuring costs the program); records = the plain program plus a completion event recorded after
+      what measuring costs the program; run-gpu-timer: copies left untimed, measured only for programs
+      with copies, as `run` already runs the others so); records = the plain program plus a completion event recorded after
       every work call (what the Dispatcher adds for its non-replay policies). Writes FILE (JSON) with every
       run's metric.
   program_suite.py predict --streamlab BIN --dir DIR --measured FILE --out FILE [--device PROFILE]
@@ -119,6 +120,13 @@ def trace_metric(path, metric):
     return host_end, dev_end, dev_start
 
 
+def has_copies(suite_dir, label):
+    """Whether a configuration's program workload has copies or memsets (what CUPTI would time)."""
+    with open(os.path.join(suite_dir, label + ".json")) as f:
+        ops = json.load(f).get("ops", [])
+    return any(o.get("kind") in ("h2d", "d2h", "d2d", "memset") for o in ops)
+
+
 def run_once(argv, env, timeout=120):
     t0 = time.monotonic()
     p = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout)
@@ -144,6 +152,8 @@ def cmd_measure(a):
             env = dict(os.environ, CUDA_DEVICE_MAX_CONNECTIONS=str(cfg["connections"]))
             for v in order:
                 label = cfg["label"]
+                if v == "run-gpu-timer" and not has_copies(a.dir, label):
+                    continue  # without copies `streamlab run` already runs it so: the "run" variant
                 if v == "run" or v.startswith("run-"):
                     # run-TIMING: `streamlab run --timing TIMING` (e.g. run-none: no CUPTI, no events: what the
                     # measurement itself costs the program).

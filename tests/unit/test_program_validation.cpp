@@ -107,3 +107,35 @@ TEST(ProgramValidation, RankSumTestIsExact) {
   EXPECT_NEAR(*ex::rank_sum_p({1, 2, 4}, {3, 5, 6}), 4.0 / 20.0, 1e-12);
   EXPECT_FALSE(ex::rank_sum_p({}, {1.0}).has_value());
 }
+
+TEST(ProgramValidation, RunsWithCopiesUntimedAreJudgedBesideTheTracedRuns) {
+  // a has copies: its traced run is +3% (CUPTI's timestamps lengthen the copies; its runs are not told
+  // apart from the plain ones, p = 0.10), its run with copies untimed +0.5%. b has none, so the suite measured no run-gpu-timer for it (an empty list) and its
+  // "run" stands for both.
+  std::string text = kResults;
+  const std::string a_run = R"("run": {"runs_ns": [1010000, 1000000, 1020000]},)";
+  text.replace(text.find(a_run), a_run.size(),
+               R"("run": {"runs_ns": [1030000, 1030000, 1030000]}, "run-gpu-timer": {"runs_ns": [1005000, 1005000, 1005000]},)");
+  const std::string b_run = R"("run": {"runs_ns": [1100000, 1100000, 1100000]})";
+  text.replace(text.find(b_run), b_run.size(), R"("run": {"runs_ns": [1000000, 1010000, 990000]}, "run-gpu-timer": {"runs_ns": []})");
+  const ex::ProgramValidation v = ex::parse_program_validation(text, "v1.json");
+  const auto& a = v.configs[0];
+  EXPECT_EQ(a.untimed_copies_variant(), "run-gpu-timer");
+  EXPECT_NEAR(*a.run_error(), 0.03, 1e-12);
+  EXPECT_NEAR(*a.run_error("run-gpu-timer"), 0.005, 1e-12);
+  EXPECT_EQ(v.configs[1].untimed_copies_variant(), "run") << "an empty variant is one not measured";
+  EXPECT_EQ(v.configs[1].variants.count("run-gpu-timer"), 0u);
+  const std::string row = ex::program_validation_row(v);
+  EXPECT_NE(row.find("2/2 runs within 2% of the plain program with copies untimed, 0 more not told apart "
+                     "(copies timed by CUPTI: 1, 1)"),
+            std::string::npos)
+      << row;
+  const std::string sec = ex::program_validation_section(v, ".");
+  EXPECT_NE(sec.find("run, copies untimed (ms) | vs plain | p |"), std::string::npos) << sec;
+  EXPECT_NE(sec.find("| +3.0% | 0.10 | 1.005 | +0.5% | 0.70 | 1.030 |"), std::string::npos) << sec;
+  EXPECT_NE(sec.find("| `c` | 8 | 0.400 | 0.0% | n/a | n/a | n/a | n/a | n/a | | | n/a |"), std::string::npos) << sec;
+  EXPECT_NE(sec.find("| = run | | | 1.300 |"), std::string::npos) << sec;
+  EXPECT_NE(sec.find("With the copies left untimed (`--timing gpu-timer`, which changes nothing the copy engines do): 2 of 2"),
+            std::string::npos)
+      << sec;
+}

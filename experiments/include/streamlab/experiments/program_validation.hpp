@@ -33,8 +33,14 @@ struct ProgramConfig {
   std::string label, scenario, metric;
   std::uint32_t connections = 8;
   std::optional<double> predicted_ns;
-  std::map<std::string, VariantRuns> variants;  ///< "plain", "run", "records"
-  [[nodiscard]] std::optional<double> run_error() const;  ///< run / plain - 1 (medians)
+  /// "plain", "run", "records", and "run-gpu-timer" (`streamlab run --timing gpu-timer`: copies and memsets
+  /// left untimed, so the run does not lengthen them; measured for the programs that have copies)
+  std::map<std::string, VariantRuns> variants;
+  /// variant / plain - 1 (medians) of a `streamlab run` variant
+  [[nodiscard]] std::optional<double> run_error(const std::string& variant = "run") const;
+  /// The run that changes nothing the GPU does: "run-gpu-timer" where measured, else "run" (a program
+  /// without copies: `auto` already leaves CUPTI off).
+  [[nodiscard]] std::string untimed_copies_variant() const;
   [[nodiscard]] std::optional<double> sim_error() const;  ///< predicted / plain - 1
   /// The prediction for a host in a fast and in a slow spell (`sim --host-speed fast|slow`: the profile's
   /// host API costs at the ends of their measured ranges), where the profile has ranges.
@@ -47,7 +53,7 @@ struct ProgramConfig {
   [[nodiscard]] bool plain_median_inside_predicted_range() const;
   /// Two-sided p-value of an exact rank-sum (Mann-Whitney) permutation test that `streamlab run`'s runs
   /// and the plain program's runs come from one distribution; nullopt without runs of both.
-  [[nodiscard]] std::optional<double> run_plain_p() const;
+  [[nodiscard]] std::optional<double> run_plain_p(const std::string& variant = "run") const;
 };
 
 /// Significance level of run_plain_p: at or above it, run and plain are not told apart by their runs.
