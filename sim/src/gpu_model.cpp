@@ -751,8 +751,16 @@ void GpuModel::advance_queue(std::uint32_t qi) {
     const std::uint32_t c = q.head;
     Command& x = cmds_[c];
     if (x.pending != 0) break;
+    // What comes next lies in cold lines (commands are issued long before the device reaches them, into
+    // whichever slots were free): ask for the op's times, which dispatching it reads, and for the next
+    // command of the queue, which the loop reads after that, so that the two misses overlap.
+    if (x.kind == CmdKind::op) __builtin_prefetch(&slot_times_[x.aux]);
     q.head = x.next_in_queue;
-    if (q.head == kNone) q.tail = kNone;
+    if (q.head == kNone) {
+      q.tail = kNone;
+    } else {
+      __builtin_prefetch(&cmds_[q.head]);
+    }
     x.next_in_queue = kNone;
     x.state = ActivityState::ready;
     if (explain_) {
