@@ -320,8 +320,16 @@ struct Dispatcher::State {
   // Deadlock checks (nothing issued yet) ---------------------------------------------------------------
   void check_hinted_program() {
     if (!any_hint || !opt.check_deadlock) return;
+    ++result.stats.deadlock_checks;
     // Hinted lanes in workload order; every other op on a stream of its own, so that cycles through
-    // unhinted ops (which the policy may place anywhere) are still seen.
+    // unhinted ops (which the policy may place anywhere) are still seen. When every dependency names an
+    // earlier op (as generated and most written workloads do), every edge of that program, dependency or
+    // stream order, goes from an earlier op to a later one: it has no cycle, and one pass over the deps
+    // shows it without building the program and its graph (10M-op stream chains: about 0.25 s).
+    bool forward = true;
+    for (OpIndex v = 0; v < n && forward; ++v)
+      for (const OpIndex u : w.deps(v)) forward = forward && u < v;
+    if (forward) return;
     model::StreamProgram prog;
     prog.streams.resize(L + 1);
     for (OpIndex v = 0; v < n; ++v) {
@@ -331,7 +339,6 @@ struct Dispatcher::State {
         prog.streams.push_back({v});
       }
     }
-    ++result.stats.deadlock_checks;
     model::check_stream_program(w, prog, opt.source);
   }
 
