@@ -43,10 +43,11 @@
 /// policy decides nothing, and DispatchResult::warnings says so.
 ///
 /// Deadlock check (before anything is issued, the backend untouched but for priority_range()): the
-/// hinted stream program is checked whenever there are hinted ops; for static policies the whole run is
-/// planned first (the policy is asked for every decision with windows ignored, which cannot change a
-/// static policy's choices), the planned program is checked, and then the plan is issued (windows only
-/// delay it). Dynamic policies cannot be planned; without hints their issue order is a topological order
+/// hinted stream program is checked whenever there are hinted ops (when every dependency names an earlier
+/// op, every edge of that program goes forward, and one pass over the deps shows it has no cycle); for
+/// static policies the whole run is planned first (the policy is asked for every decision with windows
+/// ignored, which cannot change a static policy's choices), the planned program is checked, and then the
+/// plan is issued (windows only delay it). Dynamic policies cannot be planned; without hints their issue order is a topological order
 /// by construction and cannot deadlock, with hints the hinted program is what could, and it is checked.
 
 #include <chrono>
