@@ -887,10 +887,15 @@ class IdRuns {
   /// Runs of at most `max_runs` (add() ops one by one).
   explicit IdRuns(std::size_t max_runs) : max_runs_(max_runs) {}
   /// The runs of every op of `w` (valid() when they all fit).
-  explicit IdRuns(const Workload& w) : max_runs_(16 + w.ops.size() / 8) {  // past this no smaller than an IdIndex
+  explicit IdRuns(const Workload& w) : max_runs_(max_runs_of(w.ops.size())) {
     for (OpIndex i = 0; i < w.ops.size(); ++i)
       if (add(w.ops[i].id, i) != Added::yes) return;
     valid_ = true;
+  }
+  /// Runs of ops added one by one become valid() when they are what IdRuns(w) makes of a workload of
+  /// `ops` ops, those ops: every one of them added, in runs no more than it allows.
+  void complete(std::size_t ops) noexcept {
+    if (added_ == ops && runs_.size() <= max_runs_of(ops)) valid_ = true;
   }
 
   enum class Added { yes, no_number, refused };
@@ -904,11 +909,13 @@ class IdRuns {
       Run& run = runs_.back();
       if (parts->first == run.prefix && parts->second == run.first_number + run.count && i == run.first_op + run.count) {
         ++run.count;
+        ++added_;
         return Added::yes;
       }
     }
     if (runs_.size() >= max_runs_ || !by_prefix_.try_emplace(parts->first, runs_.size()).second) return Added::refused;
     runs_.push_back(Run{parts->first, parts->second, i, 1});
+    ++added_;
     return Added::yes;
   }
 
@@ -956,6 +963,8 @@ class IdRuns {
 
  private:
   static constexpr std::size_t kMaxDigits = 18;  // below 2^64
+  /// Past this many runs they are no smaller than an IdIndex.
+  static constexpr std::size_t max_runs_of(std::size_t ops) noexcept { return 16 + ops / 8; }
 
   struct Run {
     std::string_view prefix;  ///< a view of the first op's interned id
@@ -967,6 +976,7 @@ class IdRuns {
   std::vector<Run> runs_;  ///< in op order
   std::unordered_map<std::string_view, std::size_t> by_prefix_;
   mutable std::size_t last_ = 0;  ///< the run the last lookup found
+  std::size_t added_ = 0;         ///< ops added (Added::yes)
   bool valid_ = false;
 };
 
@@ -1319,122 +1329,35 @@ void check_acyclic(const Workload& w, Reader& r) {
   if (visited != n) report_cycles(w, indegree, r);
 }
 
-}  // namespace
-
-void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits& limits) {
-  Reader r(source);
-  if (w.ops.size() > kMaxOps)
-    r.fail("/ops", "too many ops (" + std::to_string(w.ops.size()) + "; at most " + std::to_string(kMaxOps) + ")");
-  double serial = 0;
-  bool program_parts = false;  // what only a program may have, seen while the ops are read for check_op
-  for (std::size_t i = 0; i < w.ops.size(); ++i) {
-    const Op& op = w.ops[i];
-    check_op(op, i, limits, r);
-    program_parts |= is_program_call(op.kind) || op.host_gap_ns != 0 || op.blocking;
-    serial += serial_ns(op);
-    if (serial > kMaxWorkloadSerialNs)
+/// resolve_and_check's checks of each op in turn (check_op, the serial time so far, what only a program
+/// may have). The line reader makes them as it adds each op, while the op is still in the cache: a pass
+/// of their own over ten million ops (1.7 GB) read the ops back from memory, one miss after another.
+class OpChecks {
+ public:
+  explicit OpChecks(const ShapeLimits& limits) : limits_(limits) {}
+  /// Checks op `i`, the next one (ops are checked in order, from the first).
+  void check(const Op& op, std::size_t i, Reader& r) {
+    check_op(op, i, limits_, r);
+    program_parts_ |= is_program_call(op.kind) || op.host_gap_ns != 0 || op.blocking;
+    serial_ += serial_ns(op);
+    if (serial_ > kMaxWorkloadSerialNs)
       r.fail("/ops/" + std::to_string(i),
              "the ops up to this one add up to more than 2^58 ns (about 9 years) of work run serially at the "
              "slowest rates a device profile allows; times this large would overflow the simulated clock");
+    checked_ = i + 1;
   }
-  r.set_op("");
-  if (w.program)
-    check_program(w, r);
-  else if (program_parts || !w.streams.empty())  // a second pass over the ops only to say where
-    check_dag_has_no_program_parts(w, r);
+  /// Whether every op of `w` was checked here.
+  [[nodiscard]] bool covers(const Workload& w) const noexcept { return checked_ == w.ops.size(); }
+  [[nodiscard]] bool program_parts() const noexcept { return program_parts_; }
 
-  // Ids that number the ops resolve without an index (IdRuns); others through an IdIndex, which also
-  // finds a repeated id (IdRuns' ids cannot repeat).
-  const IdRuns runs(w);
-  std::optional<IdIndex> index;
-  if (!runs.valid()) {
-    index.emplace(w);
-    if (const auto twice = index->first_duplicate()) {
-      const auto [first, i] = *twice;
-      r.set_op(w.ops[i].id);
-      r.fail("/ops/" + std::to_string(i) + "/id", "duplicate op id (already used by /ops/" + std::to_string(first) + ")");
-    }
-  }
+ private:
+  const ShapeLimits& limits_;
+  double serial_ = 0;
+  bool program_parts_ = false;
+  std::size_t checked_ = 0;
+};
 
-  w.pad_deps();
-  const std::size_t n = w.ops.size();
-  const bool named = !w.dep_name_.empty();
-  // The id an edge was written with: its name until resolved, then its op's id.
-  const auto dep_id = [&](std::size_t e) -> std::string_view {
-    const OpIndex d = w.dep_index_[e];
-    if (d == Workload::kUnresolved) return w.dep_name_[e];
-    return d < n ? std::string_view(w.ops[d].id) : std::string_view();
-  };
-  // Unresolved deps are looked up kAhead edges after their slot starts loading: the hashes of the
-  // edges in between wait in a ring.
-  constexpr std::size_t kAhead = 16;
-  std::array<std::uint64_t, kAhead> ahead{};
-  const std::size_t edges = w.dep_index_.size();
-  const auto start_loading = [&](std::size_t e) {
-    if (!index || !named || e >= edges || w.dep_index_[e] != Workload::kUnresolved) return;
-    ahead[e % kAhead] = IdIndex::hash(w.dep_name_[e]);
-    index->prefetch(ahead[e % kAhead]);
-  };
-  for (std::size_t e = 0; e < kAhead; ++e) start_loading(e);
-  // Whether every dep names an earlier op: then the ops' order is a topological order and there is no
-  // cycle to look for (generated and saved workloads list ops after their deps). At ten million ops the
-  // search below costs seconds of cache misses; this costs one comparison per edge.
-  bool backward = true;
-  for (OpIndex i = 0; i < n; ++i) {
-    const std::uint32_t begin = w.dep_begin_[i];
-    const std::uint32_t end = w.dep_begin_[i + 1];
-    if (begin == end) continue;
-    r.set_op(w.ops[i].id);
-    for (std::uint32_t e = begin; e < end; ++e) {
-      const auto ptr = [&] { return "/ops/" + std::to_string(i) + "/deps/" + std::to_string(e - begin); };
-      OpIndex dep = w.dep_index_[e];
-      if (dep == Workload::kUnresolved) {
-        dep = index ? index->find(w.dep_name_[e], ahead[e % kAhead]) : runs.find(w.dep_name_[e]);
-        start_loading(e + kAhead);
-        if (dep == IdIndex::kNone)
-          r.fail(ptr(), "dep '" + w.dep_name_[e] + "' names no op of this workload" + did_you_mean(w, w.dep_name_[e]));
-        w.dep_index_[e] = dep;
-      } else {
-        start_loading(e + kAhead);
-        if (dep >= n)
-          r.fail(ptr(), "dep index " + std::to_string(dep) + " names no op (the workload has " + std::to_string(n) +
-                          " ops)");
-      }
-      if (dep == i) r.fail(ptr(), "op depends on itself");
-      backward = backward && dep < i;
-    }
-    // A dep listed twice: pairwise for the usual handful, sorted for a wide join.
-    const std::span<const OpIndex> deps = std::span<const OpIndex>(w.dep_index_).subspan(begin, end - begin);
-    std::optional<std::pair<std::size_t, std::size_t>> twice;
-    if (deps.size() <= 32) {
-      for (std::size_t k = 1; k < deps.size() && !twice; ++k)
-        for (std::size_t m = 0; m < k; ++m)
-          if (deps[m] == deps[k]) {
-            twice = std::pair{m, k};
-            break;
-          }
-    } else {
-      std::vector<std::pair<OpIndex, std::size_t>> sorted;
-      sorted.reserve(deps.size());
-      for (std::size_t k = 0; k < deps.size(); ++k) sorted.emplace_back(deps[k], k);
-      std::sort(sorted.begin(), sorted.end());
-      for (std::size_t k = 1; k < sorted.size(); ++k)
-        if (sorted[k].first == sorted[k - 1].first) {
-          twice = std::pair{sorted[k - 1].second, sorted[k].second};
-          break;
-        }
-    }
-    if (twice) {
-      const std::string base = "/ops/" + std::to_string(i) + "/deps/";
-      r.fail(base + std::to_string(twice->second), "dep '" + std::string(dep_id(begin + twice->second)) +
-                                                     "' is listed twice (also at " + base +
-                                                     std::to_string(twice->first) + ")");
-    }
-  }
-  // Every id is resolved: the names (views of a reader's buffers, or interned) are no longer needed.
-  std::vector<Text>().swap(w.dep_name_);
-  if (!backward) check_acyclic(w, r);
-}
+}  // namespace
 
 /// A reader's look-up of the ops read so far by numbered ids (IdRuns' runs, made as the ops come): a dep
 /// that names such an op is resolved as it is read, so its name is neither copied nor kept (at ten
@@ -1450,6 +1373,12 @@ class EarlierIds {
   }
   /// The op read so far whose id is `name`, or IdRuns::kNone.
   [[nodiscard]] OpIndex find(std::string_view name) const { return runs_.find(name); }
+  /// Once every op is added: the runs IdRuns(w) would make of them, or null when those are not these
+  /// (resolve_and_check then makes its own; reading them again from the ops was a pass of its own).
+  [[nodiscard]] const IdRuns* runs_of_all(std::size_t ops) {
+    runs_.complete(ops);
+    return runs_.valid() ? &runs_ : nullptr;
+  }
 
  private:
   IdRuns runs_{std::size_t{1} << 20};  // a table that stays small next to the ops
@@ -1458,6 +1387,11 @@ class EarlierIds {
 
 /// The readers' access to a workload under construction.
 struct WorkloadBuilder {
+  /// resolve_and_check, its checks of each op skipped where `checked` made them all (a reader's, as it
+  /// added the ops).
+  /// `runs`, when given, are IdRuns(w) (EarlierIds::runs_of_all).
+  static void resolve(Workload& w, const std::string& source, const ShapeLimits& limits, const OpChecks* checked,
+                      const IdRuns* runs);
   static void reserve(Workload& w, std::size_t ops) {
     w.ops.reserve(ops);
     w.dep_begin_.reserve(ops + 1);
@@ -1501,6 +1435,129 @@ struct WorkloadBuilder {
     }
   }
 };
+
+
+void resolve_and_check(Workload& w, const std::string& source, const ShapeLimits& limits) {
+  WorkloadBuilder::resolve(w, source, limits, nullptr, nullptr);
+}
+
+void WorkloadBuilder::resolve(Workload& w, const std::string& source, const ShapeLimits& limits,
+                              const OpChecks* checked, const IdRuns* read_runs) {
+  Reader r(source);
+  if (w.ops.size() > kMaxOps)
+    r.fail("/ops", "too many ops (" + std::to_string(w.ops.size()) + "; at most " + std::to_string(kMaxOps) + ")");
+  std::optional<OpChecks> here;
+  if (checked == nullptr || !checked->covers(w)) {
+    here.emplace(limits);
+    for (std::size_t i = 0; i < w.ops.size(); ++i) here->check(w.ops[i], i, r);
+    checked = &*here;
+  }
+  const bool program_parts = checked->program_parts();
+  r.set_op("");
+  if (w.program)
+    check_program(w, r);
+  else if (program_parts || !w.streams.empty())  // a second pass over the ops only to say where
+    check_dag_has_no_program_parts(w, r);
+
+  // Ids that number the ops resolve without an index (IdRuns); others through an IdIndex, which also
+  // finds a repeated id (IdRuns' ids cannot repeat).
+  std::optional<IdRuns> made;
+  const IdRuns& runs = read_runs != nullptr ? *read_runs : made.emplace(w);
+  std::optional<IdIndex> index;
+  if (!runs.valid()) {
+    index.emplace(w);
+    if (const auto twice = index->first_duplicate()) {
+      const auto [first, i] = *twice;
+      r.set_op(w.ops[i].id);
+      r.fail("/ops/" + std::to_string(i) + "/id", "duplicate op id (already used by /ops/" + std::to_string(first) + ")");
+    }
+  }
+
+  w.pad_deps();
+  const std::size_t n = w.ops.size();
+  const bool named = !w.dep_name_.empty();
+  // The id an edge was written with: its name until resolved, then its op's id.
+  const auto dep_id = [&](std::size_t e) -> std::string_view {
+    const OpIndex d = w.dep_index_[e];
+    if (d == Workload::kUnresolved) return w.dep_name_[e];
+    return d < n ? std::string_view(w.ops[d].id) : std::string_view();
+  };
+  // Unresolved deps are looked up kAhead edges after their slot starts loading: the hashes of the
+  // edges in between wait in a ring.
+  constexpr std::size_t kAhead = 16;
+  std::array<std::uint64_t, kAhead> ahead{};
+  const std::size_t edges = w.dep_index_.size();
+  const auto start_loading = [&](std::size_t e) {
+    if (!index || !named || e >= edges || w.dep_index_[e] != Workload::kUnresolved) return;
+    ahead[e % kAhead] = IdIndex::hash(w.dep_name_[e]);
+    index->prefetch(ahead[e % kAhead]);
+  };
+  for (std::size_t e = 0; e < kAhead; ++e) start_loading(e);
+  // Whether every dep names an earlier op: then the ops' order is a topological order and there is no
+  // cycle to look for (generated and saved workloads list ops after their deps). At ten million ops the
+  // search below costs seconds of cache misses; this costs one comparison per edge.
+  bool backward = true;
+  for (OpIndex i = 0; i < n; ++i) {
+    const std::uint32_t begin = w.dep_begin_[i];
+    const std::uint32_t end = w.dep_begin_[i + 1];
+    if (begin == end) continue;
+    // The op's id goes into the messages only when there is one: reading every op's id here was one
+    // more pass over the ops (at ten million of them, each read a miss).
+    const auto fail = [&](const std::string& at, const std::string& why) {
+      r.set_op(w.ops[i].id);
+      r.fail(at, why);
+    };
+    for (std::uint32_t e = begin; e < end; ++e) {
+      const auto ptr = [&] { return "/ops/" + std::to_string(i) + "/deps/" + std::to_string(e - begin); };
+      OpIndex dep = w.dep_index_[e];
+      if (dep == Workload::kUnresolved) {
+        dep = index ? index->find(w.dep_name_[e], ahead[e % kAhead]) : runs.find(w.dep_name_[e]);
+        start_loading(e + kAhead);
+        if (dep == IdIndex::kNone)
+          fail(ptr(), "dep '" + w.dep_name_[e] + "' names no op of this workload" + did_you_mean(w, w.dep_name_[e]));
+        w.dep_index_[e] = dep;
+      } else {
+        start_loading(e + kAhead);
+        if (dep >= n)
+          fail(ptr(), "dep index " + std::to_string(dep) + " names no op (the workload has " + std::to_string(n) +
+                          " ops)");
+      }
+      if (dep == i) fail(ptr(), "op depends on itself");
+      backward = backward && dep < i;
+    }
+    // A dep listed twice: pairwise for the usual handful, sorted for a wide join.
+    const std::span<const OpIndex> deps = std::span<const OpIndex>(w.dep_index_).subspan(begin, end - begin);
+    std::optional<std::pair<std::size_t, std::size_t>> twice;
+    if (deps.size() <= 32) {
+      for (std::size_t k = 1; k < deps.size() && !twice; ++k)
+        for (std::size_t m = 0; m < k; ++m)
+          if (deps[m] == deps[k]) {
+            twice = std::pair{m, k};
+            break;
+          }
+    } else {
+      std::vector<std::pair<OpIndex, std::size_t>> sorted;
+      sorted.reserve(deps.size());
+      for (std::size_t k = 0; k < deps.size(); ++k) sorted.emplace_back(deps[k], k);
+      std::sort(sorted.begin(), sorted.end());
+      for (std::size_t k = 1; k < sorted.size(); ++k)
+        if (sorted[k].first == sorted[k - 1].first) {
+          twice = std::pair{sorted[k - 1].second, sorted[k].second};
+          break;
+        }
+    }
+    if (twice) {
+      const std::string base = "/ops/" + std::to_string(i) + "/deps/";
+      fail(base + std::to_string(twice->second), "dep '" + std::string(dep_id(begin + twice->second)) +
+                                                   "' is listed twice (also at " + base +
+                                                   std::to_string(twice->first) + ")");
+    }
+  }
+  // Every id is resolved: the names (views of a reader's buffers, or interned) are no longer needed.
+  std::vector<Text>().swap(w.dep_name_);
+  if (!backward) check_acyclic(w, r);
+}
+
 
 namespace {
 
@@ -1644,6 +1701,7 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
     StringTable dep_ids;  // outlives resolve_and_check below
     EarlierIds earlier;
     detail::Reader r(source);
+    OpChecks checks(limits);
     detail::JsonDocument doc(std::string_view(), source);
     detail::JsonArena arena;
     std::vector<Text> names;
@@ -1667,6 +1725,7 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
             WorkloadBuilder::reserve_more(w, 0, std::max(estimate(edges, 1.05), WorkloadBuilder::edge_capacity(w) / 4 * 5));
           // The texts are copied into the workload's table (the line's, or the parse's, go away).
           WorkloadBuilder::add_named(w, op, names, dep_ids, earlier);
+          checks.check(w.ops.back(), op_index, r);  // while the op is in the cache
         });
 
     // The rest of the document with an empty ops array: its top level read and checked as always.
@@ -1679,7 +1738,7 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
     w.description = top.description;
     w.program = top.program;
     w.streams = top.streams;
-    resolve_and_check(w, source, limits);
+    WorkloadBuilder::resolve(w, source, limits, &checks, earlier.runs_of_all(w.ops.size()));
     if (progress != nullptr) progress->set_done(t.size());
     return w;
   } catch (const NotByLines&) {
