@@ -1387,9 +1387,8 @@ class EarlierIds {
 
 /// The readers' access to a workload under construction.
 struct WorkloadBuilder {
-  /// resolve_and_check, its checks of each op skipped where `checked` made them all (a reader's, as it
-  /// added the ops).
-  /// `runs`, when given, are IdRuns(w) (EarlierIds::runs_of_all).
+  /// resolve_and_check, without its checks of each op where `checked` made them all (a reader's, as it
+  /// added the ops), and with `runs`, when given, as IdRuns(w) (EarlierIds::runs_of_all).
   static void resolve(Workload& w, const std::string& source, const ShapeLimits& limits, const OpChecks* checked,
                       const IdRuns* runs);
   static void reserve(Workload& w, std::size_t ops) {
