@@ -4,6 +4,7 @@
 
 #include "json_view.hpp"
 #include "readers.hpp"
+#include "streamlab/model/input_limits.hpp"
 
 namespace streamlab::model {
 
@@ -12,11 +13,13 @@ AnyFile load_any(const std::filesystem::path& file, const ShapeLimits& limits, s
   // A workload as streamlab writes it is read piece by piece; anything else (or any problem) by one
   // parse of the whole file.
   if (!kind || *kind == FileKind::workload) {
+    std::uint64_t work_items = 0;
     if (auto w = with_step(file.string(), "parsing",
-                           [&] { return detail::read_workload_file_by_lines(file, limits, progress); })) {
+                           [&] { return detail::read_workload_file_by_lines(file, limits, progress, &work_items); })) {
       AnyFile out;
       out.kind = FileKind::workload;
       out.workload = std::move(*w);
+      out.work_items = work_items;
       return out;
     }
   }
@@ -33,7 +36,10 @@ AnyFile load_any(const std::filesystem::path& file, const ShapeLimits& limits, s
                                                 : FileKind::workload;
     }
     switch (out.kind) {
-      case FileKind::workload: out.workload = detail::read_workload(doc, limits, progress); break;
+      case FileKind::workload:
+        out.workload = detail::read_workload(doc, limits, progress);
+        out.work_items = simulation_work_items(*out.workload);
+        break;
       case FileKind::trace: out.trace = detail::read_trace(doc, progress); break;
       case FileKind::profile: out.profile = detail::read_device_profile(doc); break;
     }

@@ -1340,6 +1340,7 @@ class OpChecks {
     check_op(op, i, limits_, r);
     program_parts_ |= is_program_call(op.kind) || op.host_gap_ns != 0 || op.blocking;
     serial_ += serial_ns(op);
+    work_items_ = add_work_items(work_items_, op_work_items(op));
     if (serial_ > kMaxWorkloadSerialNs)
       r.fail("/ops/" + std::to_string(i),
              "the ops up to this one add up to more than 2^58 ns (about 9 years) of work run serially at the "
@@ -1349,10 +1350,13 @@ class OpChecks {
   /// Whether every op of `w` was checked here.
   [[nodiscard]] bool covers(const Workload& w) const noexcept { return checked_ == w.ops.size(); }
   [[nodiscard]] bool program_parts() const noexcept { return program_parts_; }
+  /// simulation_work_items of the ops checked.
+  [[nodiscard]] std::uint64_t work_items() const noexcept { return work_items_; }
 
  private:
   const ShapeLimits& limits_;
   double serial_ = 0;
+  std::uint64_t work_items_ = 0;
   bool program_parts_ = false;
   std::size_t checked_ = 0;
 };
@@ -1672,7 +1676,8 @@ bool read_op_line(std::string_view line, Op& op, std::vector<Text>& deps) {
 namespace detail {
 
 std::optional<Workload> read_workload_by_lines(std::string_view t, const std::string& source, const PaddedText* mapped,
-                                               const ShapeLimits& limits, ProgressCounter* progress) {
+                                               const ShapeLimits& limits, ProgressCounter* progress,
+                                               std::uint64_t* work_items) {
   try {
     // The line opening the ops array: `"ops": [` alone on its line (a raw newline is never inside a
     // string, so this is structure; that it is the top level's "ops" the head's own parse confirms).
@@ -1738,6 +1743,7 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
     w.program = top.program;
     w.streams = top.streams;
     WorkloadBuilder::resolve(w, source, limits, &checks, earlier.runs_of_all(w.ops.size()));
+    if (work_items != nullptr) *work_items = checks.work_items();
     if (progress != nullptr) progress->set_done(t.size());
     return w;
   } catch (const NotByLines&) {
@@ -1748,11 +1754,11 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
 }
 
 std::optional<Workload> read_workload_file_by_lines(const std::filesystem::path& file, const ShapeLimits& limits,
-                                                    ProgressCounter* progress) {
+                                                    ProgressCounter* progress, std::uint64_t* work_items) {
   const auto mapped = PaddedText::map(file, /*populate=*/false);
   if (!mapped) return std::nullopt;
   return read_workload_by_lines(std::string_view(mapped->data(), mapped->size()), file.string(), &*mapped, limits,
-                                progress);
+                                progress, work_items);
 }
 
 Workload read_workload(JsonDocument& doc, const ShapeLimits& limits, ProgressCounter* progress) {

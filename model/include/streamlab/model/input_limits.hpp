@@ -58,6 +58,12 @@ inline constexpr std::uint64_t kDefaultMaxSimEvents = std::uint64_t{1} << 28;
 /// A workload's simulation work items: blocks of every kernel and task pool, tasks, and ops (each at
 /// least one event). Saturates instead of wrapping.
 [[nodiscard]] std::uint64_t simulation_work_items(const Workload& w) noexcept;
+/// One op's simulation work items: the op, and its blocks and tasks.
+[[nodiscard]] std::uint64_t op_work_items(const Op& op) noexcept;
+/// `total` + `items`, saturating (simulation_work_items' sum).
+[[nodiscard]] constexpr std::uint64_t add_work_items(std::uint64_t total, std::uint64_t items) noexcept {
+  return items > UINT64_MAX - total ? UINT64_MAX : total + items;
+}
 
 /// Throws InputError naming `source`, the op that crosses the bound and the option, when the workload
 /// would place more than `max_events` work items in a simulation. `sim` checks it before simulating and
