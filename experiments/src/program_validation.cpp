@@ -29,6 +29,12 @@ std::string ms(double ns) {
   return b;
 }
 std::string opt_pct(const std::optional<double>& r) { return r ? pct(*r) : "n/a"; }
+std::string p_cell(const std::optional<double>& p) {
+  if (!p) return "n/a";
+  char b[16];
+  std::snprintf(b, sizeof b, "%.2f", *p);
+  return b;
+}
 
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -312,19 +318,14 @@ std::string program_validation_section(const ProgramValidation& v, const std::fi
     }
     const auto r = cfg.variants.find("run");
     const auto run_spread = r == cfg.variants.end() ? std::nullopt : r->second.spread();
-    const auto p_value = cfg.run_plain_p();
-    char p_text[16] = "n/a";
-    if (p_value) std::snprintf(p_text, sizeof p_text, "%.2f", *p_value);
     os << "| `" << cfg.label << "` | " << cfg.connections << " | " << med("plain") << " | "
        << (spread ? pct(*spread).substr(1) : "n/a") << " | " << med("run") << " | "
-       << (run_spread ? pct(*run_spread).substr(1) : "n/a") << " | " << opt_pct(cfg.run_error()) << " | " << p_text
-       << " | ";
+       << (run_spread ? pct(*run_spread).substr(1) : "n/a") << " | " << opt_pct(cfg.run_error()) << " | "
+       << p_cell(cfg.run_plain_p()) << " | ";
     if (c.has_untimed) {
       if (cfg.variants.count("run-gpu-timer") > 0) {
-        const auto up = cfg.run_plain_p("run-gpu-timer");
-        char up_text[16] = "n/a";
-        if (up) std::snprintf(up_text, sizeof up_text, "%.2f", *up);
-        os << med("run-gpu-timer") << " | " << opt_pct(cfg.run_error("run-gpu-timer")) << " | " << up_text << " | ";
+        os << med("run-gpu-timer") << " | " << opt_pct(cfg.run_error("run-gpu-timer")) << " | "
+           << p_cell(cfg.run_plain_p("run-gpu-timer")) << " | ";
       } else {
         os << (cfg.variants.count("run") > 0 ? "= run | | | " : "n/a | | | ");
       }
