@@ -6,15 +6,16 @@
       writes DIR/<label>.json (the program workload each plain program makes) and DIR/suite.json.
   program_suite.py measure --plain BIN --streamlab BIN --dir DIR --out FILE [--repeats 5]
                            [--variants plain,run,records] [--only SUBSTR]
-                           [--keep-traces DIR] [--plain-call-times]
+                           [--keep-traces DIR] [--plain-call-times] [--streamlab-b BIN]
       on the GPU: `repeats` rounds, each running every configuration once per variant, each run a fresh
       process under the configuration's CUDA_DEVICE_MAX_CONNECTIONS; the variants alternate their order
       from round to round. plain = the hand-written program; run = `streamlab run` of its workload (replay,
       CUPTI tracing on); run-TIMING = the same with `--timing TIMING` (run-none: no CUPTI and no events,
       what measuring costs the program; run-gpu-timer: copies left untimed, measured only for programs
       with copies, as `run` already runs the others so); records = the plain program plus a completion event recorded after
-      every work call (what the Dispatcher adds for its non-replay policies). Writes FILE (JSON) with every
-      run's metric.
+      every work call (what the Dispatcher adds for its non-replay policies). A run variant ending in "@b"
+      (run@b, run-none@b, ...) is the same run made by the --streamlab-b build: two builds side by side in
+      one measurement, their runs interleaved. Writes FILE (JSON) with every run's metric.
   program_suite.py predict --streamlab BIN --dir DIR --measured FILE --out FILE [--device PROFILE]
       runs `streamlab sim` per configuration (at its connections) and writes the results file the report
       reads: per configuration the median and range of every variant, the prediction, and errors; with a
@@ -138,6 +139,8 @@ def cmd_measure(a):
     if a.only:
         cfgs = [c for c in cfgs if any(s in c["label"] for s in a.only.split(","))]
     variants = a.variants.split(",")
+    if any(v.endswith("@b") for v in variants) and not a.streamlab_b:
+        sys.exit("program_suite.py measure: a variant ending in @b needs --streamlab-b")
     runs = {c["label"]: {v: [] for v in variants} for c in cfgs}
     extra = {c["label"]: {v: [] for v in variants} for c in cfgs}
     failures = []
@@ -152,15 +155,16 @@ def cmd_measure(a):
             env = dict(os.environ, CUDA_DEVICE_MAX_CONNECTIONS=str(cfg["connections"]))
             for v in order:
                 label = cfg["label"]
-                if v == "run-gpu-timer" and not has_copies(a.dir, label):
+                kind, build = (v[:-2], a.streamlab_b) if v.endswith("@b") else (v, a.streamlab)
+                if kind == "run-gpu-timer" and not has_copies(a.dir, label):
                     continue  # without copies `streamlab run` already runs it so: the "run" variant
-                if v == "run" or v.startswith("run-"):
+                if kind == "run" or kind.startswith("run-"):
                     # run-TIMING: `streamlab run --timing TIMING` (e.g. run-none: no CUPTI, no events: what the
                     # measurement itself costs the program).
                     trace = os.path.join(tmp, label + ".trace.json")
-                    argv = [a.streamlab, "run", os.path.join(a.dir, label + ".json"), "-o", trace]
-                    if v.startswith("run-"):
-                        argv += ["--timing", v[len("run-"):]]
+                    argv = [build, "run", os.path.join(a.dir, label + ".json"), "-o", trace]
+                    if kind.startswith("run-"):
+                        argv += ["--timing", kind[len("run-"):]]
                     if a.policy:
                         argv += ["--policy", a.policy]
                     p, wall = run_once(argv, env)
@@ -405,6 +409,7 @@ def main():
     m.add_argument("--repeats", type=int, default=5)
     m.add_argument("--variants", default="plain,run,records")
     m.add_argument("--only", default="")
+    m.add_argument("--streamlab-b", default="", help="a second streamlab build, for the variants ending in @b")
     m.add_argument("--policy", default="")
     m.add_argument("--keep-traces", default="", help="copy every run's trace here (LABEL-VARIANT-rN.json)")
     m.add_argument("--plain-call-times", action="store_true",

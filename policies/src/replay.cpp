@@ -59,15 +59,22 @@ class Replay {
                                 " waiting for the device before the program's first call");
 
     // Trace time 0 is the start of the program: after its streams and events exist, before its first
-    // host gap and call. Two clock reads per call and nothing else; spans and log entries are made after
-    // the last call.
-    const Nanos origin = be_.now();
+    // host gap and call. One clock read per call and nothing else: the read after a call is also the
+    // next call's start unless a host gap lies between them (then the gap's end is read too), so a call's
+    // span includes the loop's few instructions that fetch it. Spans and log entries are made after the
+    // last call.
+    Nanos t = be_.now();
+    const Nanos origin = t;
     for (OpIndex i = 0; i < n; ++i) {
       const model::Op& op = w_.ops[i];
-      if (op.host_gap_ns > 0) be_.host_work(op.host_gap_ns);
-      times[i].start = be_.now();
+      if (op.host_gap_ns > 0) {
+        be_.host_work(op.host_gap_ns);
+        t = be_.now();
+      }
+      times[i].start = t;
       call(i, events.of_op[i]);
-      times[i].end = be_.now();
+      t = be_.now();
+      times[i].end = t;
     }
     auto& st = result_.stats;
     for (OpIndex i = 0; i < n; ++i) {
