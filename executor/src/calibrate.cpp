@@ -881,7 +881,43 @@ void Calibrator::sync_wakeup(model::DeviceProfile& p) {
     check(cudaMemcpy(&end, end_buf.data(), sizeof end, cudaMemcpyDeviceToHost), "calibrate (sync wake-up)");
     if (r >= 0) samples.push_back({woke, seen.load(std::memory_order_acquire), end});
   }
+  // The same wake-up after waits of other lengths, by a stream and by a device synchronize (a diagnostic:
+  // whether how long the host waited changes how soon it resumes; E8 waits 1 ms, a program's final
+  // synchronize often only the last few microseconds of its work).
+  constexpr std::array<std::uint64_t, 6> kWaitUs{2, 10, 50, 200, 1000, 5000};
+  struct ByWait {
+    std::int64_t woke;
+    std::uint64_t end;
+  };
+  std::array<std::array<std::vector<ByWait>, 2>, kWaitUs.size()> by_wait;
+  for (int r = 0; r < reps_; ++r) {
+    for (std::size_t w = 0; w < kWaitUs.size(); ++w) {
+      for (int device_wide = 0; device_wide < 2; ++device_wide) {
+        flag.clear();
+        check(kernels::launch_spin_then_signal(s.get(), kWaitUs[w] * 1000, end_buf.as<std::uint64_t>(), f),
+              "calibrate (sync wake-up by wait)");
+        if (device_wide != 0) check(cudaDeviceSynchronize(), "calibrate (sync wake-up by wait)");
+        else s.sync("calibrate (sync wake-up by wait)");
+        const std::int64_t woke = steady_now_ns();
+        std::uint64_t end = 0;
+        check(cudaMemcpy(&end, end_buf.data(), sizeof end, cudaMemcpyDeviceToHost), "calibrate (sync wake-up by wait)");
+        by_wait[w][static_cast<std::size_t>(device_wide)].push_back({woke, end});
+      }
+    }
+  }
   end_clock_span(clocks);
+  std::string by_wait_text;
+  for (std::size_t w = 0; w < kWaitUs.size(); ++w) {
+    by_wait_text += (w == 0 ? "" : ", ") + std::to_string(kWaitUs[w]) + " us:";
+    for (int device_wide = 0; device_wide < 2; ++device_wide) {
+      std::vector<double> v;
+      for (const ByWait& x : by_wait[w][static_cast<std::size_t>(device_wide)])
+        v.push_back(static_cast<double>(x.woke) - clocks.in_host(static_cast<double>(x.end), x.woke));
+      by_wait_text += (device_wide == 0 ? " " : "/") + fmt(median(std::move(v)), 0);
+    }
+  }
+  note("sync wake-up after the kernel's end by the kernel's length (median ns, stream / device synchronize, " +
+       std::to_string(reps_) + " runs each): " + by_wait_text);
   std::vector<double> wake, after_flag;
   for (const Sample& x : samples) {
     wake.push_back(static_cast<double>(x.woke) - clocks.in_host(static_cast<double>(x.end), x.woke));
