@@ -342,6 +342,49 @@ double ramp_slope(stream& a, int sms, unsigned threads, unsigned per_sm, int run
   return median(std::move(slopes));
 }
 
+/// What CUPTI's copy records cost (medians over `runs` batches each way, ns per copy): `engine_*` the GPU's
+/// time per copy, `issue_*` the host's per copy call, with the tracer's copy records off and on.
+struct CopyRecordCosts {
+  double engine_off = 0, engine_on = 0, issue_off = 0, issue_on = 0;
+};
+
+/// With `tracer` attached: 64 pinned 64 KiB H2D copies back to back on `a`, queued behind a 1 ms spin kernel
+/// (so the host is never what they wait for), timed by two events around them and on the host clock
+/// around their calls; batches with copy records off and on alternate, each after one untimed copy (a
+/// switch's own set-up is not charged to the batch). H100, 2026-11-24 (bench_tracer, validation runs
+/// 85-86): about 1.3 us more per copy on the engine and 0.9-1.0 us more per call on the host with records.
+CopyRecordCosts copy_record_costs(stream& a, CuptiTracer& tracer, int runs) {
+  constexpr int kCopies = 64;
+  constexpr std::size_t kBytes = 64u << 10;
+  const char* op = "calibrate (traced copies)";
+  buffer dev = device_buffer(kBytes, op);
+  buffer pin = pinned_buffer(kBytes, op);
+  timed_event e0, e1;
+  std::array<std::vector<double>, 2> engine, issue;
+  const bool was_on = tracer.copy_records();
+  for (int r = -1; r < runs; ++r) {
+    for (int on = 0; on < 2; ++on) {
+      tracer.set_copy_records(on != 0);
+      check(cudaMemcpyAsync(dev.data(), pin.data(), kBytes, cudaMemcpyHostToDevice, a.get()), op);
+      check(kernels::launch_spin(dim3(1), dim3(32), 0, a.get(), 1'000'000), op);
+      e0.record(a, op);
+      const auto t0 = Clock::now();
+      for (int k = 0; k < kCopies; ++k)
+        check(cudaMemcpyAsync(dev.data(), pin.data(), kBytes, cudaMemcpyHostToDevice, a.get()), op);
+      const auto t1 = Clock::now();
+      e1.record(a, op);
+      e1.sync(op);
+      if (r < 0) continue;
+      const auto k = static_cast<std::size_t>(on);
+      engine[k].push_back(static_cast<double>((e1 - e0).count()) / kCopies);
+      issue[k].push_back(static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count()) / kCopies);
+    }
+  }
+  (void)tracer.take();
+  tracer.set_copy_records(was_on);
+  return {median(engine[0]), median(engine[1]), median(issue[0]), median(issue[1])};
+}
+
 /// With `tracer` on: chains of `kChain` kernels of `blocks` x `threads` spinning `block_ns` on one stream
 /// (all issued, then one sync), after one warm-up chain. Per kernel after the first: `pad` gets CUPTI's
 /// span minus the kernel's own span (first block start to last block end, %globaltimer), `gap` the
@@ -2069,6 +2112,7 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
   constexpr std::uint64_t kShortNs = 25'000, kLongNs = 100'000;
   double ramp_traced = 0, wave_traced = 0, median_traced = 0, wave_short = 0, wave_long = 0;
   double median_plain = 0, ramp_half = 0, span_pad = 0, traced_gap = 0, cupti_pad = 0;
+  CopyRecordCosts copies;
   const unsigned half = std::max(32u, big / 2);
   const double wave_plain = wave_gap(s, sms, big, per_sm, kLongNs, kWaves, runs, median_plain);
   if (why.empty()) {
@@ -2090,6 +2134,7 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
       traced_chain(s, tracer, static_cast<unsigned>(sms), 128, 20'000, runs, cupti_pad, records_gap);
       (void)tracer.take();
       tracer.set_kernel_records(false);
+      copies = copy_record_costs(s, tracer, runs);
     } catch (const CuptiUnavailable& e) {
       why = e.what();
     }
@@ -2106,6 +2151,8 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
     p.traced_span_pad_ns = measured(0, "CUPTI unavailable (" + why + "): not measured, 0 charged");
     p.cupti_kernel_pad_ns = measured(0, "CUPTI unavailable (" + why + "): not measured, 0 charged");
     p.traced_same_stream_gap_ns = measured(p.same_stream_gap_ns.value, none);
+    p.traced_copy_record_ns = measured(0, "CUPTI unavailable (" + why + "): not measured, 0 charged");
+    p.traced_copy_issue_overhead_ns = measured(0, "CUPTI unavailable (" + why + "): not measured, 0 charged");
     note("traced launch overhead: CUPTI unavailable (" + why + ")");
     return;
   }
@@ -2160,6 +2207,20 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
        fmt(wave_traced, 0) + " ns (" + fmt(wave_short, 0) + " at 25 us, " + fmt(wave_long, 0) + " at 100 us) vs " +
        fmt(wave_plain, 0) + " ns untraced (median same-SM gap " +
        fmt(median_traced, 0) + " vs " + fmt(median_plain, 0) + " ns, " + std::to_string(big) + " threads)");
+  const std::string copy_probe = "median over " + std::to_string(runs) + " batches each way of 64 pinned 64 KiB H2D "
+                                 "copies back to back on one stream behind a 1 ms spin kernel, CUPTI attached, its "
+                                 "copy records off and on in alternate batches";
+  p.traced_copy_record_ns = measured(
+      std::max(0.0, copies.engine_on - copies.engine_off),
+      "GPU time per copy with CUPTI's copy records on minus off (two timed events around the batch), " + copy_probe +
+          ": " + fmt(copies.engine_on, 0) + " vs " + fmt(copies.engine_off, 0) + " ns; the simulator charges it to "
+          "every copy and memset of a traced run, after the transfer");
+  p.traced_copy_issue_overhead_ns = measured(
+      std::max(0.0, copies.issue_on - copies.issue_off),
+      "host time per cudaMemcpyAsync call with CUPTI's copy records on minus off (host clock around the calls), " +
+          copy_probe + ": " + fmt(copies.issue_on, 0) + " vs " + fmt(copies.issue_off, 0) + " ns");
+  note("traced copies: " + fmt(copies.engine_on, 0) + " vs " + fmt(copies.engine_off, 0) + " ns of GPU time per 64 KiB "
+       "copy, " + fmt(copies.issue_on, 0) + " vs " + fmt(copies.issue_off, 0) + " ns per call (copy records on vs off)");
   const double extra = std::max(0.0, traced - plain);
   p.traced_launch_overhead_ns = measured(
       extra, traced_launch_method() + ", minus this round's untraced kernel_launch_ns (measured before CUPTI was "

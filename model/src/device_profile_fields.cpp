@@ -72,6 +72,8 @@ std::span<const ParamField> device_profile_fields() noexcept {
       ParamField{"event_destroy_ns", "ns", &DeviceProfile::event_destroy_ns, true, false, true},
       ParamField{"h2d_bidirectional_streaming_factor", "ratio", &DeviceProfile::h2d_bidirectional_streaming_factor, false, false, true, true},
       ParamField{"d2h_bidirectional_streaming_factor", "ratio", &DeviceProfile::d2h_bidirectional_streaming_factor, false, false, true, true},
+      ParamField{"traced_copy_record_ns", "ns", &DeviceProfile::traced_copy_record_ns, false, false, true},
+      ParamField{"traced_copy_issue_overhead_ns", "ns", &DeviceProfile::traced_copy_issue_overhead_ns, false, false, true},
       ParamField{"shared_mem_alloc_unit_bytes", "bytes", &DeviceProfile::shared_mem_alloc_unit_bytes, false, false, true},
       ParamField{"carveout_32_threads_bytes", "bytes", &DeviceProfile::carveout_32_threads_bytes, false, false, true},
       ParamField{"carveout_64_threads_bytes", "bytes", &DeviceProfile::carveout_64_threads_bytes, false, false, true},

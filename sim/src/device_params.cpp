@@ -174,6 +174,8 @@ DeviceParams derive_params(const model::DeviceProfile& p) {
   if (r.has("same_stream_gap_per_busy_queue_ns")) d.same_stream_gap_per_busy_queue = r.ns("same_stream_gap_per_busy_queue_ns");
   d.task_fetch = r.ns("task_fetch_ns");
   d.traced_launch_overhead = r.ns("traced_launch_overhead_ns");
+  if (r.has("traced_copy_record_ns")) d.traced_copy_record = r.ns("traced_copy_record_ns");
+  if (r.has("traced_copy_issue_overhead_ns")) d.traced_copy_issue_overhead = r.ns("traced_copy_issue_overhead_ns");
   d.traced_warp_launch_ns = r.per_warp("traced_warp_launch_ns");
   d.traced_block_dispatch_per_warp_ns = r.per_warp("traced_block_dispatch_per_warp_ns");
   d.traced_block_dispatch_per_warp_long_ns = r.per_warp("traced_block_dispatch_per_warp_long_ns");

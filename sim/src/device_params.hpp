@@ -85,6 +85,10 @@ struct DeviceParams {
   Nanos task_fetch = 0;
   /// Extra host time per kernel launch while CUPTI tracing is on; charged only when SimOptions::traced.
   Nanos traced_launch_overhead = 0;
+  /// Copy-engine time after each copy or memset (a traced run's timestamp write; 0 untraced), and the
+  /// traced value with_options puts there.
+  Nanos copy_record = 0, traced_copy_record = 0;
+  Nanos traced_copy_issue_overhead = 0;
 
   // Copies: bytes per ns (= GB/s).
   std::uint32_t copy_engines = 0;

@@ -1163,7 +1163,7 @@ bool GpuModel::opposite_busy(std::uint8_t dir) const noexcept {
   const std::uint32_t other = engine_of_dir_[1 - dir];
   if (mine == other) return false;
   const CopyEngine& e = engines_[other];
-  return e.running != kNone && e.dir == 1 - dir;
+  return e.running != kNone && !e.recording && e.dir == 1 - dir;
 }
 
 void GpuModel::copy_enqueue(std::uint32_t c) {
@@ -1241,6 +1241,7 @@ void GpuModel::copy_schedule(std::uint32_t ei) {
 
 void GpuModel::copy_rerate(std::uint32_t ei) {
   CopyEngine& e = engines_[ei];
+  if (e.recording) return;  // its bytes are moved: no rate left to change
   const double rate = opposite_busy(e.dir) ? e.base_rate * p_.bidirectional_factor[e.dir] : e.base_rate;
   if (rate == e.rate) return;
   if (now_ > e.last_update) {  // past the latency phase: account the bytes moved at the old rate
@@ -1256,9 +1257,28 @@ void GpuModel::copy_done(std::uint32_t ei, std::uint32_t gen) {
   if (gen != e.gen || e.running == kNone) return;  // superseded by a re-rate
   const std::uint32_t c = e.running;
   const std::uint8_t dir = e.dir;
+  const bool records = p_.copy_record > 0 && w_->ops[cmds_[c].payload].kind != model::OpKind::prefetch;
+  if (records && !e.recording) {
+    // A traced run: the bytes are moved (the copy's span ends here), then the engine writes the copy's
+    // completion record; the link is free for the other direction meanwhile.
+    e.recording = true;
+    e.transfer_end = now_;
+    queue_.push(now_ + p_.copy_record, kCopyDone, ei, ++e.gen);
+    if (dir != 2) {
+      const std::uint32_t other = engine_of_dir_[1 - dir];
+      if (other != ei && engines_[other].running != kNone) copy_rerate(other);
+    }
+    return;
+  }
+  const bool recorded = e.recording;
+  e.recording = false;
   e.running = kNone;
   e.last_op = cmds_[c].payload;
   complete(c);
+  if (recorded && cmds_[c].kind == CmdKind::op) {
+    slot_times_[cmds_[c].aux].end = e.transfer_end;
+    if (OpExplanation* x = exp(c)) x->ended = e.transfer_end;
+  }
   if (e.running == kNone && e.head != kNone) copy_start(ei);
   if (dir != 2) {
     const std::uint32_t other = engine_of_dir_[1 - dir];

@@ -210,6 +210,10 @@ struct CopyEngine {
   std::uint32_t gen = 0;                     ///< bumps when the finish time moves; older events are stale
   std::uint32_t last_op = kNoRef;            ///< the copy that ran before (explanations)
   std::uint32_t last_queue = kNone;          ///< the copy queue it served last
+  /// The running copy's bytes are moved and the engine writes its completion record (a traced run's
+  /// copy_record time): the copy's span ended at transfer_end, the engine and the stream wait.
+  bool recording = false;
+  Nanos transfer_end = 0;
 };
 
 struct HostWorker {

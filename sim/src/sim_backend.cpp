@@ -73,6 +73,7 @@ struct SimBackend::Impl {
       p.block_dispatch_per_warp_long_ns = p.traced_block_dispatch_per_warp_long_ns;
       p.dispatch_short_block = p.traced_dispatch_short_block;
       p.dispatch_long_block = p.traced_dispatch_long_block;
+      p.copy_record = p.traced_copy_record;
     }
     if (o.warp_launch_ns) p.warp_launch_ns = p.warp_launch_half_fill_ns = *o.warp_launch_ns;
     if (!(o.host_cost_scale > 0) || o.host_cost_scale > 100)
@@ -81,7 +82,7 @@ struct SimBackend::Impl {
     if (o.host_cost_scale != 1.0) {
       for (Nanos* c : {&p.kernel_launch, &p.memcpy_issue, &p.event_create, &p.event_destroy, &p.record_timed, &p.record_untimed,
                        &p.event_query, &p.stream_query, &p.stream_wait, &p.host_func_issue, &p.stream_first_use,
-                       &p.traced_launch_overhead, &p.first_call_after_sync, &p.kernel_launch_per_busy_queue,
+                       &p.traced_launch_overhead, &p.traced_copy_issue_overhead, &p.first_call_after_sync, &p.kernel_launch_per_busy_queue,
                        &p.kernel_launch_queue_switch, &p.queue_first_use})
         *c = static_cast<Nanos>(std::llround(static_cast<double>(*c) * o.host_cost_scale));
       if (p.program_first_call)
@@ -283,9 +284,9 @@ void SimBackend::enqueue(StreamId stream, model::OpIndex op) {
     case model::OpKind::d2h:
     case model::OpKind::d2d:
     case model::OpKind::memset:
-    case model::OpKind::prefetch:
-      cost = m.params.memcpy_issue;
+      cost = m.params.memcpy_issue + (m.options.traced ? m.params.traced_copy_issue_overhead : 0);
       break;
+    case model::OpKind::prefetch: cost = m.params.memcpy_issue; break;  // no copy record of its own
     case model::OpKind::host_func: cost = m.params.host_func_issue; break;
     case model::OpKind::barrier: break;  // a position in the stream; no API call of its own
     case model::OpKind::event_record:

@@ -712,6 +712,44 @@ TEST(SimBackend, TracedRunsPayTheTracedLaunchOverhead) {
   }
 }
 
+TEST(SimBackend, TracedRunsPayTheCopyRecords) {
+  // CUPTI's copy records: every copy call costs the host 300 ns more, and after its transfer the engine
+  // writes the record for 500 ns, which its stream's next op and the engine's next copy wait for; the
+  // copy's span is the transfer. up: H2D 100 000 B (1000 + 10 000 ns); k: a kernel behind it on the same
+  // stream; up2: an H2D on another stream, queued on the same engine.
+  //   untraced: up host 1000 [1000, 12000]; k host 2000 [12000, 13000]; up2 host 3000 [12000, 23000]
+  //   traced:   up host 1300 [1300, 12300] + record to 12800; k host 2300 [12800, 13800];
+  //             up2 host 3600 [12800, 23800] + record to 24300
+  const model::Workload w = workload({copy("up", model::OpKind::h2d, 100000), kernel("k", 1, 64, 1000),
+                                      copy("up2", model::OpKind::h2d, 100000)});
+  model::DeviceProfile p = golden::test_profile();
+  p.traced_copy_record_ns = golden::p(500);
+  p.traced_copy_issue_overhead_ns = golden::p(300);
+  for (const bool traced : {false, true}) {
+    sim::SimOptions o;
+    o.traced = traced;
+    sim::SimBackend b(p, o);
+    b.prepare(w);
+    const auto s1 = b.create_stream(StreamDesc{}), s2 = b.create_stream(StreamDesc{});
+    b.enqueue(s1, 0);
+    b.enqueue(s1, 1);
+    b.enqueue(s2, 2);
+    EXPECT_EQ(b.now(), traced ? 3600 : 3000);
+    EXPECT_EQ(b.synchronize_device(kForever), WaitStatus::ready);
+    const Nanos done = b.now();
+    const model::Trace t = b.finish();
+    auto span = [&](model::OpIndex op) {
+      return *std::find_if(t.spans.begin(), t.spans.end(), [&](const model::Span& x) { return x.op == op; });
+    };
+    EXPECT_EQ(span(0).start_ns, traced ? 1300 : 1000);
+    EXPECT_EQ(span(0).end_ns, traced ? 12300 : 12000) << "the span is the transfer";
+    EXPECT_EQ(span(1).start_ns, traced ? 12800 : 12000) << "the stream waits for the record";
+    EXPECT_EQ(span(2).start_ns, traced ? 12800 : 12000) << "so does the engine";
+    EXPECT_EQ(span(2).end_ns, traced ? 23800 : 23000);
+    EXPECT_EQ(done, (traced ? 24300 : 23000) + 5000) << "the host wakes after the last record";
+  }
+}
+
 TEST(SimBackend, TracedReplacementGapFollowsTheBlockTime) {
   // As BlockReplacementGapGrowsWithTheBlocksWarps, traced: 10 ns/warp for blocks up to 20 us, 30 ns/warp
   // from 60 us, linear in between. Nine 1024-thread blocks on 8 slots: the ninth starts 32 warps x rate

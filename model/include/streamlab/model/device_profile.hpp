@@ -191,6 +191,11 @@ struct DeviceProfile {
   /// in place of h2d_/d2h_bidirectional_factor where present.
   Param h2d_bidirectional_streaming_factor;
   Param d2h_bidirectional_streaming_factor;
+  /// Optional, for runs traced with CUPTI's copy and memset activity records (streamlab run's default):
+  /// the copy engine's extra time per copy or memset (the record's timestamp write after the transfer,
+  /// which the stream's next op waits for), and the host's extra time per copy or memset call. Absent: 0.
+  Param traced_copy_record_ns;
+  Param traced_copy_issue_overhead_ns;
 
   // Optional: the shared-memory carveout (profiles from before it was measured have none, and the
   // simulator then lets any kernel share an SM that has room). An SM's L1/shared storage is split by a
