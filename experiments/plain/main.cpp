@@ -3,6 +3,8 @@
 //   streamlab-plain SCENARIO [key=value ...]               run it once; print when each synchronize returned
 //   ... --completion-records   also record an event after every work call (the Dispatcher's completion
 //                              tracking for non-replay policies), to measure whether that changes the run
+//   ... --block-records        kernels write their blocks' start and end, as `streamlab run`'s self-timed
+//                              kernels do, to measure what that costs the run
 //   ... --call-times           also print when each call started (a clock read per call; diagnostic)
 //   ... --carveout PCT         set the spin kernel's preferred shared-memory carveout first (diagnostic)
 //   ... --streams-after-sync   make the streams after the set-up's synchronize, not before (diagnostic)
@@ -65,19 +67,20 @@ int main(int argc, char** argv) {
   }
   if (argc < 2 || scenarios.count(argv[1]) == 0) {
     std::fprintf(stderr, "usage: streamlab-plain {chunked|chains|triple-buffer|legacy-null|priority|task-pool|beside} "
-                         "[key=value ...] [--emit FILE] [--name NAME] [--completion-records] [--call-times] [--carveout PCT] [--streams-after-sync]\n"
+                         "[key=value ...] [--emit FILE] [--name NAME] [--completion-records] [--block-records] [--call-times] [--carveout PCT] [--streams-after-sync]\n"
                          "       streamlab-plain occupancy [shared=BYTES]\n");
     return 2;
   }
   const std::string scenario = argv[1];
   Params params;
   std::string emit, name = scenario;
-  bool records = false, call_times = false, streams_after_sync = false;
+  bool records = false, call_times = false, streams_after_sync = false, block_records = false;
   int carveout = -1;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--emit" && i + 1 < argc) emit = argv[++i];
     else if (a == "--completion-records") records = true;
+    else if (a == "--block-records") block_records = true;
     else if (a == "--call-times") call_times = true;
     else if (a == "--streams-after-sync") streams_after_sync = true;
     else if (a == "--carveout" && i + 1 < argc) carveout = std::stoi(argv[++i]);
@@ -98,6 +101,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   p.set_completion_records(records);
+  p.set_block_records(block_records);
   p.set_call_times(call_times);
   p.set_streams_after_sync(streams_after_sync);
   p.set_carveout(carveout);

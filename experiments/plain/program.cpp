@@ -47,6 +47,7 @@ struct Program::Call {
   cudaEvent_t ev = nullptr;
   kernels::TaskPoolState* state = nullptr;
   cudaEvent_t done = nullptr;  ///< completion record (set_completion_records)
+  kernels::BlockRecord* records = nullptr;  ///< the kernel's block records (set_block_records)
 };
 
 void Program::completed(Call& c, int s) {
@@ -63,6 +64,7 @@ Program::~Program() {
     if (c.done != nullptr) (void)cudaEventDestroy(c.done);
     if (c.device != nullptr) (void)cudaFree(c.device);
     if (c.host != nullptr) (void)cudaFreeHost(c.host);
+    if (c.records != nullptr) (void)cudaFree(c.records);
   }
   for (auto& [name, e] : events_) (void)cudaEventDestroy(e);
   for (auto& s : streams_) (void)cudaStreamDestroy(s.handle);
@@ -156,7 +158,8 @@ void Program::kernel(int s, unsigned grid, unsigned block, std::int64_t ns_per_b
     return;
   }
   start();
-  check(kernels::launch_spin(dim3(grid), dim3(block), c.shared, handle(s), static_cast<std::uint64_t>(ns_per_block)),
+  check(kernels::launch_spin(dim3(grid), dim3(block), c.shared, handle(s), static_cast<std::uint64_t>(ns_per_block),
+                            c.records),
         "kernel launch");
   completed(c, s);
 }
@@ -232,6 +235,11 @@ void Program::prepare_run() {
   for (auto& c : calls_) {
     if (completion_records_ && (c.kind == kH2d || c.kind == kD2h || c.kind == kKernel || c.kind == kTaskPool))
       check(cudaEventCreateWithFlags(&c.done, cudaEventDisableTiming), "cudaEventCreate");
+    if (block_records_ && c.kind == kKernel) {
+      const std::size_t bytes = std::size_t{c.grid} * sizeof(kernels::BlockRecord);
+      check(cudaMalloc(reinterpret_cast<void**>(&c.records), bytes), "cudaMalloc");
+      check(cudaMemset(c.records, 0, bytes), "cudaMemset");
+    }
     switch (c.kind) {
       case kH2d:
       case kD2h:

@@ -67,6 +67,10 @@ class Program {
   /// them (the order a backend that is prepared before its streams are made has), with no synchronize
   /// after. Off for the baseline.
   void set_streams_after_sync(bool on) { streams_after_sync_ = on; }
+  /// Experiment switch: every kernel's blocks write their start and end (%globaltimer) into a device
+  /// buffer of the call's own, as `streamlab run`'s self-timed kernels do (one cudaMalloc'd, zeroed record
+  /// per block, made before time 0). Measures what that self-timing costs a program; off for the baseline.
+  void set_block_records(bool on) { block_records_ = on; }
   /// With set_call_times: when each call started, ns since time 0, in call order.
   [[nodiscard]] std::vector<std::int64_t> call_times() const;
 
@@ -96,6 +100,7 @@ class Program {
   std::map<std::string, cudaEvent_t> events_;
   void* task_state_ = nullptr;
   bool completion_records_ = false;
+  bool block_records_ = false;
   int carveout_ = -1;
   bool streams_after_sync_ = false;
   void completed(Call& c, int s);

@@ -13,7 +13,8 @@
       CUPTI tracing on); run-TIMING = the same with `--timing TIMING` (run-none: no CUPTI and no events,
       what measuring costs the program; run-gpu-timer: copies left untimed, measured only for programs
       with copies, as `run` already runs the others so); records = the plain program plus a completion event recorded after
-      every work call (what the Dispatcher adds for its non-replay policies). A run variant ending in "@b"
+      every work call (what the Dispatcher adds for its non-replay policies); block-records = the plain program
+      with its kernels writing their blocks' start and end as `streamlab run`'s do. A run variant ending in "@b"
       (run@b, run-none@b, ...) is the same run made by the --streamlab-b build: two builds side by side in
       one measurement, their runs interleaved. Writes FILE (JSON) with every run's metric.
   program_suite.py predict --streamlab BIN --dir DIR --measured FILE --out FILE [--device PROFILE]
@@ -183,7 +184,8 @@ def cmd_measure(a):
                     extra[label][v].append({"device_makespan_ns": dev_end, "first_device_start_ns": dev_start,
                                             "process_s": round(wall, 3)})
                 else:
-                    argv = [a.plain] + plain_args(cfg) + (["--completion-records"] if v == "records" else [])
+                    argv = [a.plain] + plain_args(cfg) + {"records": ["--completion-records"],
+                                                          "block-records": ["--block-records"]}.get(v, [])
                     if a.plain_call_times:
                         argv.append("--call-times")
                     p, wall = run_once(argv, env)
