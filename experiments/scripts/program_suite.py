@@ -22,7 +22,9 @@
       reads: per configuration the median and range of every variant, the prediction, and errors; with a
       profile whose host API costs carry measured ranges, also the prediction for a host in a fast and in a
       slow spell (`sim --host-speed fast|slow`), each with the copy engines' queues shared by streams s and
-      s + 4 and with one per stream (`sim --copy-queues`; which one a machine has varies): the predicted range.
+      s + 4 and with one per stream (`sim --copy-queues`), each with the engines taking the oldest copy's queue
+      next and the queues in bit-reversed order (`sim --copy-queue-order`; which a machine has varies): the
+      predicted range.
 
   program_suite.py sensitivity --streamlab BIN --dir DIR --measured FILE --a PROFILE --b PROFILE
                                [--threshold 5] [--markdown FILE]
@@ -284,18 +286,22 @@ def cmd_predict(a):
         # The machine's own spread: the same prediction for a host in a fast and in a slow spell (the
         # profile's host API costs at the ends of their measured ranges), where the profile has ranges, each
         # with the copy engines' queues shared by streams s and s + 4 (the simulator's default) and with a
-        # queue per stream: which of the two a machine has varies (H100 runs 5 and 62 against run 71).
+        # queue per stream, and each with the engines taking the oldest waiting copy's queue next and taking
+        # the queues in bit-reversed order: which a machine has varies (H100 runs 5 and 62 against runs 71
+        # and 80 for the queues, run 84 for the order).
         if with_range and predicted is not None:
             ends = []
-            for speed in ("fast", "slow"):
-                for queues in ([], ["--copy-queues", str(kQueuePerStream)]):
-                    q = subprocess.run(argv + ["--host-speed", speed] + queues, capture_output=True, text=True)
-                    if q.returncode != 0:
-                        print(f"sim --host-speed {speed} {' '.join(queues)} failed for {label}: "
-                              f"{q.stderr.strip()[-300:]}", file=sys.stderr)
-                        break
-                    ends.append(trace_metric(trace, cfg["metric"])[0])
-            if len(ends) == 4:
+            variants = [(speed, queues, order) for speed in ("fast", "slow")
+                        for queues in ([], ["--copy-queues", str(kQueuePerStream)])
+                        for order in ([], ["--copy-queue-order", "bit-reversed"])]
+            for speed, queues, order in variants:
+                q = subprocess.run(argv + ["--host-speed", speed] + queues + order, capture_output=True, text=True)
+                if q.returncode != 0:
+                    print(f"sim --host-speed {speed} {' '.join(queues + order)} failed for {label}: "
+                          f"{q.stderr.strip()[-300:]}", file=sys.stderr)
+                    break
+                ends.append(trace_metric(trace, cfg["metric"])[0])
+            if len(ends) == len(variants):
                 row["predicted_range_ns"] = [min(ends), max(ends)]
         for v in measured["variants"]:
             vals = measured["runs"][label].get(v) or []
@@ -306,7 +312,8 @@ def cmd_predict(a):
     meta.update({"profile": a.profile_label or a.device or "bundled H100 SXM profile",
                  "predicted_with": "streamlab sim (replay; untraced, as the plain program runs)" +
                                    ("; range: the same with --host-speed fast and slow, each with the default "
-                                    "copy queues and with --copy-queues %d (a copy queue per stream)" % kQueuePerStream
+                                    "copy queues and with --copy-queues %d (a copy queue per stream), each with "
+                                    "the default and with --copy-queue-order bit-reversed" % kQueuePerStream
                                     if with_range else ""),
                  "repeats": measured["repeats"], "failures": measured["failures"]})
     with open(a.out, "w") as f:

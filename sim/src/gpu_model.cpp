@@ -23,6 +23,13 @@ constexpr std::int32_t kRegisterUnit = 256;    // registers per warp are allocat
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
+/// The power of two at or above `pool`: the bit-reversed order's slots (copy_queue_rank).
+std::uint32_t copy_queue_rank_slots(std::uint32_t pool) noexcept {
+  std::uint32_t slots = 1;
+  while (slots < pool) slots <<= 1;
+  return slots;
+}
+
 std::uint8_t copy_dir(model::OpKind k) noexcept {
   switch (k) {
     case model::OpKind::d2h: return 1;
@@ -1184,12 +1191,27 @@ void GpuModel::copy_start(std::uint32_t ei) {
   // The engine stays with the copy queue it served last while that queue has a copy waiting (run 5: the
   // copies of one queue back to back, then the next queue's), else takes the longest waiting.
   std::uint32_t c = e.head, before = kNone;
+  bool stays = false;
   for (std::uint32_t p = kNone, y = e.head; y != kNone; p = y, y = cmds_[y].next_in_queue)
     if (cmds_[y].queue == e.last_queue) {
       c = y;
       before = p;
+      stays = true;
       break;
     }
+  if (!stays && bit_reversed_copy_queues_ && e.last_queue != kNone) {
+    // The next queue after the last one served in the arbitration order, its oldest copy first.
+    const std::uint32_t last = copy_queue_rank(e.last_queue), slots = copy_queue_rank_slots(copy_pool_);
+    std::uint32_t best = slots;
+    for (std::uint32_t p = kNone, y = e.head; y != kNone; p = y, y = cmds_[y].next_in_queue) {
+      const std::uint32_t d = (copy_queue_rank(cmds_[y].queue) + slots - last - 1) % slots;
+      if (d < best) {
+        best = d;
+        c = y;
+        before = p;
+      }
+    }
+  }
   if (before == kNone) {
     e.head = cmds_[c].next_in_queue;
   } else {
@@ -1231,6 +1253,17 @@ void GpuModel::copy_start(std::uint32_t ei) {
     const std::uint32_t other = engine_of_dir_[1 - dir];
     if (other != ei && engines_[other].running != kNone) copy_rerate(other);
   }
+}
+
+std::uint32_t GpuModel::copy_queue_rank(std::uint32_t queue) const noexcept {
+  // A copy queue is connections_ + engine * copy_pool_ + stream % copy_pool_, and the first stream made
+  // (stream 1) is the one the arbitration starts from: its slot is (stream - 1) % copy_pool_.
+  const std::uint32_t slot = ((queue - connections_) % copy_pool_ + copy_pool_ - 1) % copy_pool_;
+  const std::uint32_t slots = copy_queue_rank_slots(copy_pool_);
+  std::uint32_t rank = 0;
+  for (std::uint32_t bit = 1, from = slots >> 1; bit < slots; bit <<= 1, from >>= 1)
+    if ((slot & bit) != 0) rank |= from;
+  return rank;
 }
 
 void GpuModel::copy_schedule(std::uint32_t ei) {

@@ -246,6 +246,10 @@ class GpuModel {
   /// Kernels with a fixed block time get their numbers from their shape's class (SimOptions::kernel_classes;
   /// call before prepare()).
   void kernel_classes(bool on) noexcept { kernel_classes_on_ = on; }
+  /// Which copy queue an engine serves next when the one it served last has no copy waiting: false, the
+  /// queue of the longest-waiting copy; true, the next queue in bit-reversed round-robin order (queues
+  /// 0, 2, 1, 3 of four, counted from the first stream's), as some H100 machines arbitrate.
+  void bit_reversed_copy_queues(bool on) noexcept { bit_reversed_copy_queues_ = on; }
 
   /// Binds the workload and precomputes per-op block needs and durations. Throws InputError when a
   /// kernel's block can never fit on an SM, naming the op and the limit.
@@ -429,6 +433,9 @@ class GpuModel {
   std::uint32_t explain_only_ = kNone;  ///< the one op explained (kNone: every op)
   bool trim_heap_ = false;
   bool kernel_classes_on_ = true;
+  bool bit_reversed_copy_queues_ = false;
+  /// A copy queue's place in the bit-reversed arbitration order (bit_reversed_copy_queues).
+  [[nodiscard]] std::uint32_t copy_queue_rank(std::uint32_t queue) const noexcept;
   bool merge_waves_;
   model::ProgressCounter* progress_ = nullptr;
   static constexpr std::uint32_t kProgressBatch = 4096;

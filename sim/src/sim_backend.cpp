@@ -59,6 +59,7 @@ struct SimBackend::Impl {
     if (options.explain_only) gpu.explain_only(*options.explain_only);
     gpu.trim_heap(options.trim_heap);
     gpu.kernel_classes(options.kernel_classes);
+    gpu.bit_reversed_copy_queues(options.bit_reversed_copy_queues);
   }
 
   static detail::DeviceParams with_options(detail::DeviceParams p, const SimOptions& o) {

@@ -438,10 +438,11 @@ TEST(SimBackend, CopyQueuesPerEngineDecideWhichStreamsCopiesGoNext) {
   std::vector<model::Op> ops;
   for (const std::string& id : ids) ops.push_back(copy(model::Text::borrow(id), model::OpKind::h2d, 100000));
   const model::Workload w = workload(std::move(ops));
-  auto order = [&](std::optional<std::uint32_t> queues) {
+  auto order = [&](std::optional<std::uint32_t> queues, bool bit_reversed = false) {
     sim::SimOptions o;
     o.connections = 8;
     o.copy_queues_per_engine = queues;
+    o.bit_reversed_copy_queues = bit_reversed;
     sim::SimBackend b(golden::test_profile(), o);
     b.prepare(w);
     std::vector<policies::StreamId> st;
@@ -458,6 +459,11 @@ TEST(SimBackend, CopyQueuesPerEngineDecideWhichStreamsCopiesGoNext) {
   EXPECT_EQ(order(std::nullopt), "0a 4a 0b 4b 1a 5a 1b 5b 2a 6a 2b 6b 3a 7a 3b 7b ");
   EXPECT_EQ(order(8), "0a 0b 1a 1b 2a 2b 3a 3b 4a 4b 5a 5b 6a 6b 7a 7b ");
   EXPECT_EQ(order(32), order(8)) << "capped at the connections";
+  // Bit-reversed arbitration (H100 run 84's machine): once a queue is empty the engine goes on with the
+  // next queue in the order 0, 2, 1, 3 (of four; 0, 4, 2, 6, 1, 5, 3, 7 of eight), counted from the first
+  // stream's queue.
+  EXPECT_EQ(order(std::nullopt, true), "0a 4a 0b 4b 2a 6a 2b 6b 1a 5a 1b 5b 3a 7a 3b 7b ");
+  EXPECT_EQ(order(8, true), "0a 0b 4a 4b 2a 2b 6a 6b 1a 1b 5a 5b 3a 3b 7a 7b ");
   sim::SimOptions bad;
   bad.copy_queues_per_engine = 0;
   EXPECT_THROW(sim::SimBackend(golden::test_profile(), bad), model::InputError);
