@@ -70,10 +70,9 @@ Analysis analyze(const std::string& file, const std::string& profile_file, Progr
   Analysis a;
   a.file = file;
   a.profile_name = profile_file.empty() ? profile.name + " (bundled)" : profile.name + " (" + profile_file + ")";
-  a.w = model::load_workload(file, model::shape_limits(profile), &bar.phase("reading " + file));
+  // The hash comes with the reading (computed as the ops are read, or after, for other layouts).
+  a.w = model::load_workload(file, model::shape_limits(profile), &bar.phase("reading " + file), &a.hash);
   times.end("read");
-  a.hash = a.w.hash();
-  times.end("hash");
   if (a.w.program) {
     // What the program's ordering allows: its DAG view (stream order, event pairs, host syncs).
     const std::size_t calls = a.w.ops.size(), streams = a.w.streams.size();
@@ -248,7 +247,7 @@ const bool registered = register_command(
                       "Device profile for duration estimates and shape limits (default: bundled H100 SXM)");
        add_quiet_flag(app, o->quiet);
        app.add_flag("--timing", o->timing,
-                    "Print the CPU time (user and system), peak memory and page faults of each phase (read, hash, "
+                    "Print the CPU time (user and system), peak memory and page faults of each phase (read, "
                     "estimate, csr, critical, width, profile, print) on stderr");
        app.callback([o] {
          model::keep_freed_memory_for_reuse();  // the DAG passes' temporary arrays (heap_reuse.hpp)

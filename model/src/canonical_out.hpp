@@ -24,7 +24,9 @@ inline constexpr std::uint64_t kFnvPrime = 0x100000001b3ULL;
 /// h * P^k + add[h & 0xff], for a table `add` that the text alone fixes.
 class FnvLiteral {
  public:
-  consteval explicit FnvLiteral(std::string_view text) : text_(text) {
+  /// At compile time for the fixed texts of the writer; at run time for names known only then
+  /// (`text` must outlive the literal).
+  constexpr explicit FnvLiteral(std::string_view text) : text_(text) {
     std::uint64_t pk = 1;
     for (std::size_t i = 0; i < text.size(); ++i) pk *= kFnvPrime;
     mul_ = pk;
@@ -67,7 +69,11 @@ class TextOut {
 class HashOut {
  public:
   void lit(const FnvLiteral& l) noexcept { h_ = l.hash(h_); }
-  void text(std::string_view v) noexcept { h_ = fnv1a64(v, h_); }
+  void text(std::string_view v) noexcept {  // inline: most values are a few bytes (a call would cost more)
+    std::uint64_t h = h_;
+    for (const char c : v) h = (h ^ static_cast<unsigned char>(c)) * kFnvPrime;
+    h_ = h;
+  }
   void chr(char c) noexcept { h_ = (h_ ^ static_cast<unsigned char>(c)) * kFnvPrime; }
   void str(std::string_view v) {
     if (plain(v)) {

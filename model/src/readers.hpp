@@ -15,14 +15,18 @@ namespace streamlab::model::detail {
 /// time with the file's pages given back behind the reader; nothing for any other layout or for any
 /// problem, which the whole-file reader (read_workload) then reads and reports as always. With
 /// `work_items`, a workload read also gets its simulation_work_items there (counted as its ops came).
+/// With `hash`, its Workload::hash() goes there, computed as the ops came, where it can be (left as it
+/// was otherwise: the caller then asks the workload).
 [[nodiscard]] std::optional<Workload> read_workload_by_lines(std::string_view text, const std::string& source,
                                                              const PaddedText* mapped, const ShapeLimits& limits,
                                                              ProgressCounter* progress,
-                                                             std::uint64_t* work_items = nullptr);
+                                                             std::uint64_t* work_items = nullptr,
+                                                             std::string* hash = nullptr);
 /// read_workload_by_lines of a file, mapped (pages read in as the reader goes).
 [[nodiscard]] std::optional<Workload> read_workload_file_by_lines(const std::filesystem::path& file,
                                                                   const ShapeLimits& limits, ProgressCounter* progress,
-                                                                  std::uint64_t* work_items = nullptr);
+                                                                  std::uint64_t* work_items = nullptr,
+                                                                  std::string* hash = nullptr);
 [[nodiscard]] Trace read_trace(JsonDocument& doc, ProgressCounter* progress, const TraceReadOptions& options = {});
 /// A trace as write_chrome_json lays it out (one event per line), its span events read straight from
 /// their lines and the text's pages given back behind the reader (`mapped`, when the text is a mapped

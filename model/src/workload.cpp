@@ -760,20 +760,45 @@ constexpr FnvLiteral kDeps(R"(,"deps":[)");
 constexpr FnvLiteral kNoDeps(R"(,"deps":[]})");
 constexpr FnvLiteral kDepsEnd(R"(]})");
 
-/// `dep_ids`: op i's deps as the ids to write (the ids of the ops they name).
-template <class Out>
-void append_op(Out& out, const Workload& w, OpIndex i, std::span<const std::string_view> dep_ids) {
-  const Op& op = w.ops[i];
+/// The quoted name of each of an enum's `N` values (`"kernel"`), as FnvLiterals made on first use: a
+/// name hashes in one step instead of one per byte. nullptr for a value past the table.
+template <class Enum, std::size_t N>
+const FnvLiteral* quoted_name(Enum v) {
+  static const std::vector<FnvLiteral> table = [] {
+    static std::array<std::string, N> texts;  // the literals' text, kept for the program's life
+    std::vector<FnvLiteral> t;
+    t.reserve(N);
+    for (std::size_t i = 0; i < N; ++i) {
+      texts[i] = '"' + std::string(to_string(static_cast<Enum>(i))) + '"';
+      t.emplace_back(texts[i]);
+    }
+    return t;
+  }();
+  const auto i = static_cast<std::size_t>(v);
+  return i < N ? &table[i] : nullptr;
+}
+
+/// An enum value as a JSON string (the names need no escaping): a literal where the table has it.
+template <std::size_t N, class Out, class Enum>
+void append_name(Out& out, Enum v) {
+  if (const FnvLiteral* l = quoted_name<Enum, N>(v)) return out.lit(*l);
+  out.str(to_string(v));
+}
+
+/// `dep_ids`: the op's deps as the ids to write (the ids of the ops they name), each a string_view or
+/// a Text.
+template <class Out, class Id>
+void append_op(Out& out, const Op& op, std::span<const Id> dep_ids) {
   out.lit(kOpId);
   out.str(op.id);
   out.lit(kName);
   out.str(op.name);
   out.lit(kKind);
-  out.str(to_string(op.kind));
+  append_name<14>(out, op.kind);
   out.lit(kPriority);
-  out.str(to_string(op.priority));
+  append_name<5>(out, op.priority);
   out.lit(kType);
-  out.str(to_string(op.type));
+  append_name<4>(out, op.type);
   if (op.stream_hint) {
     out.lit(kStream);
     out.integer(*op.stream_hint);
@@ -814,7 +839,7 @@ void append_op(Out& out, const Workload& w, OpIndex i, std::span<const std::stri
         out.lit(kTasks);
         append_ns_list(out, t.task_ns);
         out.lit(kAssignment);
-        out.str(to_string(t.assignment));
+        append_name<2>(out, t.assignment);
         out.chr('}');
       }
       break;
@@ -824,7 +849,7 @@ void append_op(Out& out, const Workload& w, OpIndex i, std::span<const std::stri
       out.lit(kBytes);
       out.integer(op.bytes);
       out.lit(kHostMemory);
-      out.str(to_string(op.host_memory));
+      append_name<2>(out, op.host_memory);
       break;
     case OpKind::d2d:
     case OpKind::memset:
@@ -851,7 +876,7 @@ void append_op(Out& out, const Workload& w, OpIndex i, std::span<const std::stri
   out.lit(kDeps);
   for (std::size_t k = 0; k < dep_ids.size(); ++k) {
     if (k != 0) out.chr(',');
-    out.str(dep_ids[k]);
+    out.str(std::string_view(dep_ids[k]));
   }
   out.lit(kDepsEnd);
 }
@@ -980,55 +1005,74 @@ class IdRuns {
   bool valid_ = false;
 };
 
-/// Writes the canonical text to `out`; indent < 0 gives the compact form.
-template <class Out>
-void write_canonical(const Workload& w, int indent, Out& out) {
-  const int version = written_version(w);
-  // Compact: no whitespace at all. Indented: the top-level keys one per line, each stream and each op
-  // on one line (a workload of thousands of ops stays readable and diffs line by line).
-  const std::string pad = indent < 0 ? std::string() : std::string(static_cast<std::size_t>(indent), ' ');
-  const std::string nl = indent < 0 ? std::string() : "\n";
-  const std::string colon = indent < 0 ? ":" : ": ";
-  const auto key = [&](std::string& s, std::string_view k, bool first = false) {
+/// The whitespace of the canonical text: none at all (compact, indent < 0), or the top-level keys one
+/// per line, each stream and each op on one line (a workload of thousands of ops stays readable and
+/// diffs line by line).
+struct CanonicalLayout {
+  std::string pad, nl, colon;
+  explicit CanonicalLayout(int indent)
+      : pad(indent < 0 ? std::string() : std::string(static_cast<std::size_t>(indent), ' ')),
+        nl(indent < 0 ? std::string() : "\n"),
+        colon(indent < 0 ? ":" : ": ") {}
+  void key(std::string& s, std::string_view k, bool first = false) const {
     s += first ? "{" + nl : "," + nl;
     s += pad;
     s += '"';
     s += k;
     s += '"';
     s += colon;
-  };
-  const auto item = [&](std::string& s, std::size_t i) {
+  }
+  void item(std::string& s, std::size_t i) const {
     s += i == 0 ? nl : "," + nl;
     s += pad;
     s += pad;
-  };
-  const auto close_list = [&](std::string& s, bool empty) { s += empty ? "]" : nl + pad + "]"; };
+  }
+  void close_list(std::string& s, bool empty) const { s += empty ? "]" : nl + pad + "]"; }
+};
 
-  // The document around the ops (small) is built as text; the ops go to `out` one by one.
+/// The canonical text before the first op: the top level's other members, then `"ops":[`.
+std::string canonical_head(const Workload& w, const CanonicalLayout& l) {
+  const int version = written_version(w);
   std::string head;
-  key(head, "format_version", true);
+  l.key(head, "format_version", true);
   head += std::to_string(version);
-  key(head, "name");
+  l.key(head, "name");
   append_string(head, w.name);
-  key(head, "description");
+  l.key(head, "description");
   append_string(head, w.description);
   if (version >= 2) {
-    key(head, "program");
+    l.key(head, "program");
     head += w.program ? "true" : "false";
-    key(head, "streams");
+    l.key(head, "streams");
     head += '[';
     for (std::size_t i = 0; i < w.streams.size(); ++i) {
-      item(head, i);
+      l.item(head, i);
       append_stream(head, w.streams[i]);
     }
-    close_list(head, w.streams.empty());
+    l.close_list(head, w.streams.empty());
   }
-  key(head, "ops");
+  l.key(head, "ops");
   head += '[';
-  out.text(head);
+  return head;
+}
+
+/// The canonical text after the last op.
+std::string canonical_tail(const Workload& w, const CanonicalLayout& l) {
+  std::string tail;
+  l.close_list(tail, w.ops.empty());
+  tail += l.nl + "}" + l.nl;
+  return tail;
+}
+
+/// Writes the canonical text to `out`; indent < 0 gives the compact form.
+template <class Out>
+void write_canonical(const Workload& w, int indent, Out& out) {
+  const CanonicalLayout layout(indent);
+  // The document around the ops (small) is built as text; the ops go to `out` one by one.
+  out.text(canonical_head(w, layout));
   std::string first_sep, sep;
-  item(first_sep, 0);
-  item(sep, 1);
+  layout.item(first_sep, 0);
+  layout.item(sep, 1);
   // A resolved workload writes each dep as its op's id (the id it was written as). Those ops lie
   // anywhere in the workload: looked up one dep at a time, nearly every one is a cache miss (most of the
   // time of hashing a million-op random DAG). So the ids are gathered a window of ops at a time, in the
@@ -1091,7 +1135,7 @@ void write_canonical(const Workload& w, int indent, Out& out) {
       op_deps.resize(deps.size());
       for (std::size_t k = 0, begin = 0; k < deps.size(); begin = dep_ends[k++])
         op_deps[k] = std::string_view(dep_texts).substr(begin, dep_ends[k] - begin);
-      append_op(out, w, v, op_deps);
+      append_op(out, w.ops[v], std::span<const std::string_view>(op_deps));
     } else if (w.resolved()) {
       if (i == window_end) gather(i);
       const std::size_t count = w.deps(v).size();
@@ -1100,17 +1144,14 @@ void write_canonical(const Workload& w, int indent, Out& out) {
         const DepId& slot = slots[edge_base + k];
         op_deps[k] = slot.size == kLong ? long_ids[edge_base + k] : std::string_view(slot.chars.data(), slot.size);
       }
-      append_op(out, w, v, op_deps);
+      append_op(out, w.ops[v], std::span<const std::string_view>(op_deps));
       edge_base += count;
     } else {
       unresolved = w.dep_ids(v);
-      append_op(out, w, v, unresolved);
+      append_op(out, w.ops[v], std::span<const std::string_view>(unresolved));
     }
   }
-  std::string tail;
-  close_list(tail, w.ops.empty());
-  tail += nl + "}" + nl;
-  out.text(tail);
+  out.text(canonical_tail(w, layout));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -1677,7 +1718,7 @@ namespace detail {
 
 std::optional<Workload> read_workload_by_lines(std::string_view t, const std::string& source, const PaddedText* mapped,
                                                const ShapeLimits& limits, ProgressCounter* progress,
-                                               std::uint64_t* work_items) {
+                                               std::uint64_t* work_items, std::string* hash) {
   try {
     // The line opening the ops array: `"ops": [` alone on its line (a raw newline is never inside a
     // string, so this is structure; that it is the top level's "ops" the head's own parse confirms).
@@ -1709,6 +1750,25 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
     detail::JsonDocument doc(std::string_view(), source);
     detail::JsonArena arena;
     std::vector<Text> names;
+    // Workload::hash() of what is read, fed as the ops come (each op while it is in the cache; its deps
+    // as their text, which is the id of the op each names: ids resolve only by equal text), from the
+    // canonical head of the members before the ops. Kept only when the members read in the end give
+    // that same head (a member after the ops, say, does not: hash() then runs as always).
+    std::optional<HashOut> fused;
+    const CanonicalLayout compact(-1);
+    std::string hashed_head;
+    if (hash != nullptr) {
+      try {
+        std::string head_text(t.substr(0, head_end));
+        head_text += "]}";
+        detail::JsonDocument head_doc(head_text, source);
+        hashed_head = canonical_head(detail::read_workload(head_doc, limits, nullptr), compact);
+        fused.emplace();
+        fused->text(hashed_head);
+      } catch (const InputError&) {
+        // the head alone is not a workload (a member it needs comes after the ops): no fused hash
+      }
+    }
     const std::size_t close = for_each_element_line(
         t, lines, mapped, progress, [&](std::string_view element, std::size_t op_index, std::size_t next) {
           Op op;
@@ -1727,6 +1787,10 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
           if (op_index + 1 == 4096) WorkloadBuilder::reserve_more(w, estimate(4096, 1.02), 0);
           if (const std::size_t edges = w.edge_count() + names.size(); edges > WorkloadBuilder::edge_capacity(w))
             WorkloadBuilder::reserve_more(w, 0, std::max(estimate(edges, 1.05), WorkloadBuilder::edge_capacity(w) / 4 * 5));
+          if (fused) {
+            if (op_index != 0) fused->chr(',');
+            append_op(*fused, op, std::span<const Text>(names));
+          }
           // The texts are copied into the workload's table (the line's, or the parse's, go away).
           WorkloadBuilder::add_named(w, op, names, dep_ids, earlier);
           checks.check(w.ops.back(), op_index, r);  // while the op is in the cache
@@ -1744,6 +1808,10 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
     w.streams = top.streams;
     WorkloadBuilder::resolve(w, source, limits, &checks, earlier.runs_of_all(w.ops.size()));
     if (work_items != nullptr) *work_items = checks.work_items();
+    if (fused && canonical_head(w, compact) == hashed_head) {
+      fused->text(canonical_tail(w, compact));
+      *hash = hex64(fused->value());
+    }
     if (progress != nullptr) progress->set_done(t.size());
     return w;
   } catch (const NotByLines&) {
@@ -1754,11 +1822,12 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
 }
 
 std::optional<Workload> read_workload_file_by_lines(const std::filesystem::path& file, const ShapeLimits& limits,
-                                                    ProgressCounter* progress, std::uint64_t* work_items) {
+                                                    ProgressCounter* progress, std::uint64_t* work_items,
+                                                    std::string* hash) {
   const auto mapped = PaddedText::map(file, /*populate=*/false);
   if (!mapped) return std::nullopt;
   return read_workload_by_lines(std::string_view(mapped->data(), mapped->size()), file.string(), &*mapped, limits,
-                                progress, work_items);
+                                progress, work_items, hash);
 }
 
 Workload read_workload(JsonDocument& doc, const ShapeLimits& limits, ProgressCounter* progress) {
@@ -1832,11 +1901,16 @@ Workload parse_workload(std::string_view json_text, const std::string& source, c
   return detail::read_workload(doc, limits, nullptr);
 }
 
-Workload load_workload(const std::filesystem::path& file, const ShapeLimits& limits, ProgressCounter* progress) {
-  if (auto w = with_step(file.string(), "parsing", [&] { return detail::read_workload_file_by_lines(file, limits, progress); }))
-    return std::move(*w);
-  return detail::read_json_file(file,
-                                [&](detail::JsonDocument& doc) { return detail::read_workload(doc, limits, progress); });
+Workload load_workload(const std::filesystem::path& file, const ShapeLimits& limits, ProgressCounter* progress,
+                       std::string* hash) {
+  std::string fused;
+  auto w = with_step(file.string(), "parsing", [&] {
+    return detail::read_workload_file_by_lines(file, limits, progress, nullptr, hash != nullptr ? &fused : nullptr);
+  });
+  if (!w)
+    w = detail::read_json_file(file, [&](detail::JsonDocument& doc) { return detail::read_workload(doc, limits, progress); });
+  if (hash != nullptr) *hash = fused.empty() ? w->hash() : std::move(fused);
+  return std::move(*w);
 }
 
 std::string workload_to_json(const Workload& w, int indent) {

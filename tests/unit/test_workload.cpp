@@ -374,6 +374,54 @@ TEST(Workload, OpPerLineFilesReadInPiecesAsTheWholeTextDoes) {
   std::filesystem::remove(file);
 }
 
+// load_workload's hash, computed as a file's ops are read (one op per line, members before the ops) or
+// after (any other file), is the workload's hash(): for every kind and escape, programs, ops the line
+// reader hands to the JSON parser, and members placed after the ops.
+TEST(Workload, HashReadWithTheOpsIsTheWorkloadsHash) {
+  const auto file = std::filesystem::temp_directory_path() / ("streamlab_hash_" + std::to_string(::getpid()) + ".json");
+  const auto corpus = std::filesystem::path(STREAMLAB_SOURCE_DIR) / "tests" / "fuzz" / "corpus" / "workload";
+  std::vector<std::string> texts;
+  for (const Workload& w : {parse_workload(kAllKinds, "all.json"), load_workload(corpus / "imported-multistream.json"),
+                            load_workload(corpus / "program-fg-after-bg.json"), gen::random_dag(gen::RandomDag{.ops = 3000})})
+    texts.push_back(workload_to_json(w));
+  Workload odd;
+  odd.name = "quote \" backslash \\ tab \t é";
+  Op a;
+  a.id = odd.intern("a \"quoted\" id");
+  a.name = odd.intern("naïve ☃");
+  a.kind = OpKind::barrier;
+  odd.add(a);
+  Op b;
+  b.id = "b";
+  b.kind = OpKind::barrier;
+  odd.add(b, {std::string_view("a \"quoted\" id")});
+  texts.push_back(workload_to_json(odd));
+  std::string spaced = texts[0];  // an op line with spaces: read by the JSON parser, the others by lines
+  spaced.replace(spaced.find("{\"id\":"), 6, "{ \"id\" :");
+  texts.push_back(spaced);
+  const auto move_after_ops = [](std::string text, const std::string& key) {
+    const std::size_t at = text.find("\n  \"" + key + "\":");
+    const std::size_t end = text.find("\n  \"", at + 1);  // the next member
+    std::string member = text.substr(at + 1, end - at - 1);
+    if (member.back() == ',') member.pop_back();
+    text.erase(at, end - at);
+    text.insert(text.rfind('}'), ",\n" + member + "\n");
+    return text;
+  };
+  texts.push_back(move_after_ops(texts[0], "description"));
+  texts.push_back(move_after_ops(texts[0], "name"));
+  texts.push_back(move_after_ops(texts[2], "streams"));
+  for (const std::string& text : texts) {
+    SCOPED_TRACE(text.substr(0, 200));
+    write_file_atomically(file, text);
+    std::string hash;
+    const Workload w = load_workload(file, {}, nullptr, &hash);
+    EXPECT_EQ(hash, w.hash());
+    EXPECT_EQ(hash, parse_workload(text, "text").hash());
+  }
+  std::filesystem::remove(file);
+}
+
 // Files are mapped with simdjson's padding after their last byte: sizes at and around page boundaries
 // (the padding then falls in the next page) read like any other, and a text cut short there is still
 // refused with its place.

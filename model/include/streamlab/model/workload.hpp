@@ -150,8 +150,10 @@ struct ShapeLimits {
                                       const ShapeLimits& limits = {});
 /// Reads a file and parses it; a missing or unreadable file is an InputError too.
 /// Reads the file in one pass (no document tree of the whole file); `progress` counts bytes read.
+/// With `hash`, also the workload's hash() there (a file laid out one op per line, as streamlab writes
+/// them, has it computed as its ops are read, without a second pass over the ops).
 [[nodiscard]] Workload load_workload(const std::filesystem::path& file, const ShapeLimits& limits = {},
-                                     ProgressCounter* progress = nullptr);
+                                     ProgressCounter* progress = nullptr, std::string* hash = nullptr);
 /// Canonical JSON (format_version first, keys in a fixed order, defaults written out). With indent >= 0
 /// the document is indented and each op sits on one line (diff-friendly); indent < 0 gives one line.
 [[nodiscard]] std::string workload_to_json(const Workload& w, int indent = 2);
