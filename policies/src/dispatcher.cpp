@@ -8,9 +8,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <limits>
-#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -19,10 +17,9 @@
 #include "streamlab/model/prefetch.hpp"
 #include "streamlab/model/program.hpp"
 #include "streamlab/model/stream_program.hpp"
+#include "streamlab/policies/huge_page_allocator.hpp"
 #include "streamlab/policies/registry.hpp"
 #include "replay.hpp"
-
-#include <sys/mman.h>
 
 namespace streamlab::policies {
 
@@ -43,36 +40,6 @@ std::string op_label(const model::Workload& w, OpIndex op) {
   if (!o.name.empty() && o.name != o.id) s += " (" + o.name + ")";
   return s;
 }
-
-/// Storage in 2 MiB pages where the kernel offers them (transparent huge pages, madvise): for per-op
-/// state that the loop reaches in no index order. At ten million ops the Dispatcher's slots (320 MB) are
-/// a TLB miss per touch whose page walk itself misses the cache (the walks, not the lines, are what the
-/// prefetches stall on); one TLB entry per 2 MiB covers them. First touches cost more system time (the
-/// kernel clears 2 MiB at once; on this VM a huge page costs more to back than its 512 small ones).
-template <class T>
-struct HugeAlloc {
-  using value_type = T;
-  HugeAlloc() = default;
-  template <class U>
-  explicit HugeAlloc(const HugeAlloc<U>&) noexcept {}
-  /// Below this, ordinary pages (a small workload's state would round up to a 2 MiB page cleared whole).
-  static constexpr std::size_t kMinBytes = std::size_t{16} << 20;
-  T* allocate(std::size_t count) {
-    constexpr std::size_t kHuge = std::size_t{2} << 20;
-    void* p = nullptr;
-    if (count * sizeof(T) < kMinBytes) {
-      p = std::malloc(count * sizeof(T));
-    } else {
-      const std::size_t bytes = (count * sizeof(T) + kHuge - 1) / kHuge * kHuge;
-      p = std::aligned_alloc(kHuge, bytes);
-      if (p != nullptr) madvise(p, bytes, MADV_HUGEPAGE);
-    }
-    if (p == nullptr) throw std::bad_alloc();
-    return static_cast<T*>(p);
-  }
-  void deallocate(T* p, std::size_t) noexcept { std::free(p); }
-  friend bool operator==(const HugeAlloc&, const HugeAlloc&) = default;
-};
 
 std::string ms_text(Nanos ns) {
   char buf[32];
@@ -121,7 +88,7 @@ struct Dispatcher::State {
     bool completed = false;      // observed complete
   };
   static_assert(sizeof(Slot) == 32, "two slots per cache line");
-  std::vector<Slot, HugeAlloc<Slot>> slot;  // in huge pages: see HugeAlloc
+  std::vector<Slot, HugePageAllocator<Slot>> slot;  // in huge pages: touched for the op, each dep, its completion
   /// Hinted ops ready to issue, in the order they became ready: [hinted_head, end) (taking the first,
   /// the usual case, only moves the head).
   std::vector<OpIndex> hinted_ready;
