@@ -56,6 +56,29 @@ double ConfigResult::metric_error() const noexcept {
   return measured ? rel_error(predicted.metric, measured->metric) : kNone;
 }
 
+namespace {
+bool within(double v, double low, double high) { return has_value(v) && has_value(low) && has_value(high) && v >= low && v <= high; }
+void widen(double v, double& low, double& high) {
+  if (!has_value(v)) return;
+  low = has_value(low) ? std::min(low, v) : v;
+  high = has_value(high) ? std::max(high, v) : v;
+}
+}  // namespace
+
+bool PredictedRange::makespan_contains(double v) const noexcept { return within(v, makespan_low_ns, makespan_high_ns); }
+bool PredictedRange::metric_contains(double v) const noexcept { return within(v, metric_low, metric_high); }
+void PredictedRange::add(const Measurement& m) noexcept {
+  widen(m.makespan_ns, makespan_low_ns, makespan_high_ns);
+  widen(m.metric, metric_low, metric_high);
+  ++variants;
+}
+
+bool ConfigResult::measured_inside_predicted_range(bool makespan) const noexcept {
+  if (!measured || !predicted_range) return false;
+  return makespan ? predicted_range->makespan_contains(measured->makespan_ns)
+                  : predicted_range->metric_contains(measured->metric);
+}
+
 bool ExperimentResult::measured() const noexcept {
   return std::any_of(configs.begin(), configs.end(), [](const ConfigResult& c) { return c.measured.has_value(); });
 }
@@ -74,6 +97,12 @@ ordered_json measurement_json(const Measurement& m) {
   for (const auto& [k, v] : m.extra) extra[k] = num(v);
   j["extra"] = extra;
   return j;
+}
+
+ordered_json range_json(const std::optional<PredictedRange>& r) {
+  if (!r) return nullptr;
+  return {{"variants", r->variants}, {"makespan_low_ns", num(r->makespan_low_ns)}, {"makespan_high_ns", num(r->makespan_high_ns)},
+          {"metric_low", num(r->metric_low)}, {"metric_high", num(r->metric_high)}};
 }
 
 ordered_json diagnosis_json(const Diagnosis& d) {
@@ -133,6 +162,24 @@ struct Reader {
     for (auto it = extra.begin(); it != extra.end(); ++it) m.extra[it.key()] = number(it.value(), ptr + "/extra/" + it.key());
     return m;
   }
+  // `j` null = no range; low above high is a wrong file.
+  std::optional<PredictedRange> range(const ordered_json& j, const std::string& ptr) const {
+    if (j.is_null()) return std::nullopt;
+    PredictedRange r;
+    const auto& n = at(j, "variants", ptr);
+    if (!n.is_number_unsigned() || n.get<std::uint64_t>() == 0 || n.get<std::uint64_t>() > 64)
+      fail(ptr + "/variants", "expected the number of simulated variants (1 to 64)");
+    r.variants = n.get<std::uint32_t>();
+    r.makespan_low_ns = num(j, "makespan_low_ns", ptr);
+    r.makespan_high_ns = num(j, "makespan_high_ns", ptr);
+    r.metric_low = num(j, "metric_low", ptr);
+    r.metric_high = num(j, "metric_high", ptr);
+    if (has_value(r.makespan_low_ns) != has_value(r.makespan_high_ns) || r.makespan_low_ns > r.makespan_high_ns)
+      fail(ptr + "/makespan_low_ns", "a predicted range has both ends, low <= high, or neither");
+    if (has_value(r.metric_low) != has_value(r.metric_high) || r.metric_low > r.metric_high)
+      fail(ptr + "/metric_low", "a predicted range has both ends, low <= high, or neither");
+    return r;
+  }
   Verdict verdict(const ordered_json& j, const std::string& ptr) const {
     Verdict v;
     const std::string o = str(j, "outcome", ptr);
@@ -173,6 +220,7 @@ std::string result_to_json(const ExperimentResult& r) {
     for (const auto& [k, v] : c.params) params[k] = v;
     cj["params"] = params;
     cj["predicted"] = measurement_json(c.predicted);
+    cj["predicted_range"] = range_json(c.predicted_range);
     cj["measured"] = c.measured ? measurement_json(*c.measured) : ordered_json(nullptr);
     cj["measured_runs"] = c.measured_runs;
     cj["measured_spread"] = num(c.measured_spread);
@@ -265,6 +313,8 @@ ExperimentResult parse_result_json(std::string_view text, const std::string& sou
       c.params.emplace_back(it.key(), it.value().get<std::string>());
     }
     c.predicted = rd.measurement(rd.at(cj, "predicted", ptr), ptr + "/predicted");
+    // Results written before ranges were predicted have no key.
+    if (const auto it = cj.find("predicted_range"); it != cj.end()) c.predicted_range = rd.range(*it, ptr + "/predicted_range");
     const auto& meas = rd.at(cj, "measured", ptr);
     if (!meas.is_null()) c.measured = rd.measurement(meas, ptr + "/measured");
     c.measured_runs = static_cast<std::uint32_t>(rd.num(cj, "measured_runs", ptr));
@@ -345,7 +395,8 @@ std::string result_to_csv(const ExperimentResult& r) {
   for (const auto& k : param_keys) os << ',' << csv_cell(k);
   const std::string& m = r.metric.name;
   os << ",predicted_makespan_ns,measured_makespan_ns,makespan_error,predicted_" << m << ",measured_" << m
-     << ",metric_error,measured_runs,measured_spread";
+     << ",metric_error,measured_runs,measured_spread,predicted_makespan_low_ns,predicted_makespan_high_ns,predicted_" << m
+     << "_low,predicted_" << m << "_high";
   for (const auto& e : extras) os << ",predicted_" << e << ",measured_" << e;
   os << '\n';
   for (const auto& c : r.configs) {
@@ -356,6 +407,9 @@ std::string result_to_csv(const ExperimentResult& r) {
        << csv_num(c.makespan_error()) << ',' << csv_num(c.predicted.metric) << ','
        << csv_num(meas ? meas->metric : kNone) << ',' << csv_num(c.metric_error()) << ',' << c.measured_runs << ','
        << csv_num(c.measured_spread);
+    const PredictedRange range = c.predicted_range.value_or(PredictedRange{});
+    os << ',' << csv_num(range.makespan_low_ns) << ',' << csv_num(range.makespan_high_ns) << ','
+       << csv_num(range.metric_low) << ',' << csv_num(range.metric_high);
     for (const auto& e : extras) {
       auto get = [&e](const Measurement* x) {
         if (!x) return kNone;

@@ -195,6 +195,41 @@ double host_cost_scale(double measured_probe_ns, double simulated_probe_ns) {
   return std::clamp(measured_probe_ns / simulated_probe_ns, 1.0 / kMaxHostCostScale, kMaxHostCostScale);
 }
 
+// Whether the profile's host API costs carry the ranges calibrate measured (fast and slow hosts).
+bool has_host_ranges(const model::DeviceProfile& p) {
+  try {
+    (void)model::at_host_speed(p, model::HostSpeed::fast);
+    return true;
+  } catch (const model::InputError&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+std::vector<sim::SimOptions> range_variants(const model::DeviceProfile& profile, const sim::SimOptions& point) {
+  // The point's own host speed too: the simulator is not monotonic in the host's speed (a polling wait
+  // polls more often on a fast host, a dynamic policy places work differently), so the ends of the host's
+  // range alone need not enclose what it predicts between them.
+  std::vector<model::HostSpeed> speeds = {point.host_speed};
+  if (has_host_ranges(profile))
+    for (const model::HostSpeed s : {model::HostSpeed::fast, model::HostSpeed::slow})
+      if (s != point.host_speed) speeds.push_back(s);
+  std::vector<sim::SimOptions> out;
+  for (const model::HostSpeed speed : speeds)
+    for (const std::optional<std::uint32_t> queues : {point.copy_queues_per_engine, std::optional<std::uint32_t>(kCopyQueuePerStream)})
+      for (const bool bit_reversed : {false, true}) {
+        sim::SimOptions so = point;
+        so.host_speed = speed;
+        so.copy_queues_per_engine = queues;
+        so.bit_reversed_copy_queues = bit_reversed;
+        out.push_back(std::move(so));
+      }
+  return out;
+}
+
+namespace {
+
 // The simulator's side of one configuration: its prediction, with host costs scaled by `scale`.
 struct Predictor {
   const SuiteOptions& opt;
@@ -214,9 +249,19 @@ struct Predictor {
     return so;
   }
   RunOutput predict(const Configuration& c, const model::Workload& w, double scale = 1.0) const {
-    sim::SimBackend be(opt.profile, options(c, scale));
+    return predict_with(c, w, options(c, scale));
+  }
+  RunOutput predict_with(const Configuration& c, const model::Workload& w, const sim::SimOptions& so) const {
+    sim::SimBackend be(opt.profile, so);
     auto api = make_backend_host_api(be);
     return run_configuration(c, w, be, api.get(), opt.profile);
+  }
+  // The range over the machine and run spread the simulator models (PredictedRange); only the makespan and
+  // the metric of each variant are kept.
+  PredictedRange range(const Configuration& c, const model::Workload& w) const {
+    PredictedRange r;
+    for (const sim::SimOptions& so : range_variants(opt.profile, options(c, 1.0))) r.add(predict_with(c, w, so).measurement);
+    return r;
   }
   double issue_probe_ns(const Configuration& c, const model::Workload& probe) const {
     sim::SimBackend be(opt.profile, options(c, 1.0));
@@ -351,7 +396,14 @@ std::string explain_miss(const ConfigResult& c, const model::DeviceProfile* prof
   };
   if (c.measured) {
     os << "predicted makespan " << us(c.predicted.makespan_ns) << " vs measured " << us(c.measured->makespan_ns) << " ("
-       << format_percent(err) << "). ";
+       << format_percent(err) << ")";
+    if (c.predicted_range && has_value(c.predicted_range->makespan_low_ns)) {
+      const PredictedRange& pr = *c.predicted_range;
+      const double v = c.measured->makespan_ns;
+      os << "; predicted range " << us(pr.makespan_low_ns) << " to " << us(pr.makespan_high_ns) << ", the measured median "
+         << (pr.makespan_contains(v) ? "inside it" : v < pr.makespan_low_ns ? "below it" : "above it");
+    }
+    os << ". ";
   }
   const Diagnosis& d = c.diagnosis;
   if (!d.available) {
@@ -493,6 +545,7 @@ ExperimentResult repredict(const Experiment& exp, const ExperimentResult& old, c
                                       : kNone;
     RunOutput predicted = has_value(probe) ? predictor.predict_for_host(*c, w, probe) : predictor.predict(*c, w);
     row.predicted = predicted.measurement;
+    row.predicted_range = predictor.range(*c, w);
     // With the measured run's trace at hand the whole diagnosis, per-op start error included, is made again;
     // the predicted trace beside it is replaced so the folder's traces match the result.
     const std::filesystem::path measured_file =
@@ -708,6 +761,7 @@ ExperimentResult run_experiment(const Experiment& exp, const SuiteOptions& opt, 
       measured_trace = &p.runs[med].trace;
     }
     cr.predicted = p.predicted.measurement;
+    cr.predicted_range = predictor.range(c, p.workload);
     // Configurations deferred to a child get their files written (again) by the child.
     if (!opt.traces_dir.empty())
       save_config_traces(opt.traces_dir, exp.name, c.label, p.workload, p.predicted.trace, measured_trace);

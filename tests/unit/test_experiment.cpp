@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,9 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
 
 #include "streamlab/experiments/catalog.hpp"
 #include "streamlab/experiments/charts.hpp"
@@ -663,6 +667,7 @@ TEST(ExperimentReport, AMetricOtherThanTheMakespanIsNotHiddenByAMakespanWithin5P
     c.measured_runs = 3;
   }
   r.configs[0].measured->metric *= 1.2;
+  for (auto& c : r.configs) c.predicted_range.reset();  // as in a result from before ranges were predicted
   ex::judge(get("E7"), r);
   const fs::path dir = temp_dir("report_metric");
   std::vector<ex::LoadedResult> loaded;
@@ -670,8 +675,15 @@ TEST(ExperimentReport, AMetricOtherThanTheMakespanIsNotHiddenByAMakespanWithin5P
   const std::string md = ex::generate_report(loaded, dir);
   const std::string line = "*5% target:* every measured configuration's makespan is within 5%. Its metric, foreground "
                            "latency, is over 5% in 1 of " + std::to_string(r.configs.size()) + ": `" + r.configs[0].label +
-                           "` -16.7%.";
-  EXPECT_NE(md.find(line), std::string::npos) << md;
+                           "` -16.7%";
+  EXPECT_NE(md.find(line + "."), std::string::npos) << md;
+  // With a range that holds the measured latency, the line says so.
+  r.configs[0].predicted_range = ex::PredictedRange{12, ex::kNone, ex::kNone, r.configs[0].predicted.metric,
+                                                    r.configs[0].measured->metric};
+  loaded[0].result = r;
+  const std::string with_range = ex::generate_report(loaded, dir);
+  EXPECT_NE(with_range.find(line + " (1 of 1 with the measured median inside the predicted range)."), std::string::npos)
+      << with_range;
 }
 
 TEST(ExperimentReport, TraceReplaySectionAndItsVerdictRow) {
@@ -713,4 +725,142 @@ TEST(ExperimentCli, ListPrintsEveryExperiment) {
   const std::string text = streamlab::model::read_text_file(out);
   for (std::size_t i = 1; i <= 9; ++i) EXPECT_NE(text.find(experiment_name(i) + " "), std::string::npos) << text;
   EXPECT_NE(text.find("claim"), std::string::npos);
+}
+
+namespace {
+
+// The makespan of one configuration simulated with `so` (as the runner's predictions are).
+double simulated_makespan(const ex::Configuration& c, const model::Workload& w, const streamlab::sim::SimOptions& so) {
+  const DeviceProfile profile = model::bundled_h100_profile();
+  streamlab::sim::SimBackend be(profile, so);
+  auto api = ex::make_backend_host_api(be);
+  return ex::run_configuration(c, w, be, api.get(), profile).measurement.makespan_ns;
+}
+
+}  // namespace
+
+TEST(ExperimentRange, VariantsAreHostSpeedTimesCopyQueuesTimesQueueOrder) {
+  streamlab::sim::SimOptions point;
+  point.connections = 8;
+  const auto v = ex::range_variants(model::bundled_h100_profile(), point);
+  ASSERT_EQ(v.size(), 12u);
+  std::set<std::tuple<int, std::uint32_t, bool>> seen;
+  for (const auto& so : v) {
+    EXPECT_EQ(so.connections, point.connections);
+    seen.emplace(static_cast<int>(so.host_speed), so.copy_queues_per_engine.value_or(0), so.bit_reversed_copy_queues);
+  }
+  EXPECT_EQ(seen.size(), 12u) << "every variant differs";
+  EXPECT_TRUE(seen.count({static_cast<int>(model::HostSpeed::typical), 0, false})) << "the point itself";
+  EXPECT_TRUE(seen.count({static_cast<int>(model::HostSpeed::slow), ex::kCopyQueuePerStream, true}));
+  // A profile whose host costs have no measured range cannot predict a fast or slow host: the 4 queue
+  // variants at the profile's host.
+  DeviceProfile flat = model::bundled_h100_profile();
+  for (const auto& f : model::device_profile_fields()) (flat.*f.member).range.reset();
+  const auto q = ex::range_variants(flat, point);
+  ASSERT_EQ(q.size(), 4u);
+  for (const auto& so : q) EXPECT_EQ(so.host_speed, model::HostSpeed::typical);
+}
+
+TEST(ExperimentRange, CoversThePointPredictionAndTheBitReversedQueueOrder) {
+  // E3's copy-bound 3/3/3 ms pipeline over 3 buffers (full size): which buffer's upload the copy engine
+  // takes next moves the makespan, and with the bit-reversed order (H100 run 84's machine) a slow host's
+  // makespan is longer than any default-order variant's: the range reaches up to it.
+  const ex::Experiment e = get("E3");
+  ex::SuiteOptions o = quick_options();
+  o.quick = false;
+  const ex::ExperimentResult r = ex::run_experiment(e, o, nullptr, "sim-only");
+  for (const auto& c : r.configs) {
+    ASSERT_TRUE(c.predicted_range) << c.label;
+    EXPECT_EQ(c.predicted_range->variants, 12u);
+    EXPECT_TRUE(c.predicted_range->makespan_contains(c.predicted.makespan_ns)) << c.label;
+    EXPECT_TRUE(c.predicted_range->metric_contains(c.predicted.metric)) << c.label;
+  }
+  const DeviceProfile profile = model::bundled_h100_profile();
+  const ex::ConfigContext ctx{false, &profile};
+  const auto configs = e.configurations(ctx);
+  const auto it = std::find_if(configs.begin(), configs.end(),
+                               [](const ex::Configuration& c) { return c.label == "stages=3/3/3 buffers=3"; });
+  ASSERT_NE(it, configs.end());
+  const model::Workload w = it->workload();
+  streamlab::sim::SimOptions point;
+  point.connections = it->connections;
+  // Over the default-order variants and over the bit-reversed ones.
+  std::vector<double> in_order, bit_reversed;
+  for (const auto& so : ex::range_variants(profile, point))
+    (so.bit_reversed_copy_queues ? bit_reversed : in_order).push_back(simulated_makespan(*it, w, so));
+  ASSERT_EQ(in_order.size(), 6u);
+  ASSERT_EQ(bit_reversed.size(), 6u);
+  const double high = *std::max_element(in_order.begin(), in_order.end());
+  const double reversed_high = *std::max_element(bit_reversed.begin(), bit_reversed.end());
+  const double low = std::min(*std::min_element(in_order.begin(), in_order.end()),
+                              *std::min_element(bit_reversed.begin(), bit_reversed.end()));
+  // At the profile's host the order alone moves it too.
+  streamlab::sim::SimOptions reversed = point;
+  reversed.bit_reversed_copy_queues = true;
+  EXPECT_NE(simulated_makespan(*it, w, reversed), simulated_makespan(*it, w, point));
+  const ex::ConfigResult& row = *std::find_if(r.configs.begin(), r.configs.end(),
+                                              [&](const ex::ConfigResult& c) { return c.label == it->label; });
+  EXPECT_GT(reversed_high, high) << "the bit-reversed order is not what decides the range here";
+  EXPECT_EQ(row.predicted_range->makespan_high_ns, reversed_high);
+  EXPECT_EQ(row.predicted_range->makespan_low_ns, low);
+}
+
+TEST(ExperimentRange, ResultFilesKeepItAndOlderFilesWithoutItStillLoad) {
+  const ex::ExperimentResult r = ex::run_experiment(get("E1"), quick_options(), nullptr, "sim-only");
+  ASSERT_TRUE(r.configs[0].predicted_range);
+  const std::string json = ex::result_to_json(r);
+  const auto back = ex::parse_result_json(json, "E1.json");
+  EXPECT_EQ(back.configs[0].predicted_range, r.configs[0].predicted_range);
+  const std::string csv = ex::result_to_csv(r);
+  EXPECT_NE(csv.find(",measured_spread,predicted_makespan_low_ns,predicted_makespan_high_ns,predicted_makespan_low,"
+                     "predicted_makespan_high,"),
+            std::string::npos);
+  // A file from before ranges were predicted: no key at all.
+  auto j = nlohmann::json::parse(json);
+  for (auto& c : j["configurations"]) c.erase("predicted_range");
+  const auto old = ex::parse_result_json(j.dump(), "old.json");
+  for (const auto& c : old.configs) EXPECT_FALSE(c.predicted_range);
+  // A range whose low end is above its high end is a wrong file.
+  auto bad = nlohmann::json::parse(json);
+  bad["configurations"][0]["predicted_range"]["makespan_low_ns"] = 2 * r.configs[0].predicted_range->makespan_high_ns;
+  try {
+    (void)ex::parse_result_json(bad.dump(), "bad.json");
+    FAIL();
+  } catch (const streamlab::model::InputError& err) {
+    EXPECT_EQ(err.place(), "/configurations/0/predicted_range/makespan_low_ns");
+  }
+}
+
+TEST(ExperimentReport, PredictedRangeColumnAndHowManyMissesAreInsideIt) {
+  // E1 "measured" as predicted, except two configurations 10% off: one inside a range set around it, one
+  // outside a range that is its point.
+  auto r = ex::run_experiment(get("E1"), quick_options(), nullptr, "sim-only");
+  ASSERT_EQ(r.configs.size(), 5u);
+  r.meta.measured = true;
+  r.meta.device_name = "Test GPU";
+  for (auto& c : r.configs) {
+    c.measured = c.predicted;
+    c.measured_runs = 3;
+  }
+  auto scale = [](ex::ConfigResult& c, double f, double low, double high) {
+    c.measured->makespan_ns = c.measured->metric = c.predicted.makespan_ns * f;
+    c.predicted_range = ex::PredictedRange{12, c.predicted.makespan_ns * low, c.predicted.makespan_ns * high,
+                                           c.predicted.makespan_ns * low, c.predicted.makespan_ns * high};
+  };
+  scale(r.configs[0], 1.1, 0.9, 1.2);
+  scale(r.configs[1], 0.9, 1.0, 1.0);
+  ex::judge(get("E1"), r);
+  const fs::path dir = temp_dir("report_range");
+  std::vector<ex::LoadedResult> loaded;
+  loaded.push_back({dir / "x", r});
+  const std::string md = ex::generate_report(loaded, dir);
+  EXPECT_NE(md.find("| error | predicted range (ms) | runs | spread |"), std::string::npos) << md;
+  EXPECT_NE(md.find("*5% target:* 2 of 5 configurations miss it; 1 of them has the measured median inside the predicted "
+                    "range (the fix"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("; 2/5 over 5% (1 inside the predicted range) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("The measured median makespan is inside it for 4 of 5 configurations."), std::string::npos) << md;
+  EXPECT_NE(md.find("the measured median inside it."), std::string::npos) << md;
+  EXPECT_NE(md.find("the measured median below it."), std::string::npos) << md;
 }

@@ -135,11 +135,35 @@ struct Diagnosis {
   friend bool operator==(const Diagnosis&, const Diagnosis&) = default;
 };
 
+/// What the simulator predicts over the spread it models between machines and between runs: the same
+/// workload, Dispatcher and policy simulated with the host at the profile's speed and in a fast and in a
+/// slow spell (every host API cost at the end of the range calibrate measured, model::at_host_speed),
+/// each with the copy engines' queues shared by streams s and s + 4 (the default) and with a queue per
+/// stream, each with the engines taking the oldest copy's queue next and taking the queues in bit-reversed
+/// order: 12 variants (runner.hpp's range_variants); with a profile whose host costs have no ranges, the 4
+/// queue variants at the profile's host. The typical-host, default-queue variant is the point prediction
+/// (ConfigResult::predicted), so the range holds it. Low and high are the least and the greatest value over
+/// the variants (kNone where no variant has one, e.g. the makespan of a probe).
+struct PredictedRange {
+  std::uint32_t variants = 0;  ///< simulated variants the range is over
+  double makespan_low_ns = kNone, makespan_high_ns = kNone;
+  double metric_low = kNone, metric_high = kNone;
+  /// Whether `v` lies in [low, high] of the makespan / the metric (false where either is missing).
+  [[nodiscard]] bool makespan_contains(double v) const noexcept;
+  [[nodiscard]] bool metric_contains(double v) const noexcept;
+  /// Widens the range to take in one variant's makespan and metric (NaNs are skipped) and counts it.
+  void add(const Measurement& variant) noexcept;
+  friend bool operator==(const PredictedRange&, const PredictedRange&) = default;
+};
+
 /// One configuration's numbers.
 struct ConfigResult {
   std::string label;
   Params params;
   Measurement predicted;
+  /// The prediction's range over the modelled machine and run spread; unset in results from before it
+  /// was predicted (and for configurations a re-prediction no longer defines).
+  std::optional<PredictedRange> predicted_range;
   std::optional<Measurement> measured;
   std::uint32_t measured_runs = 0;
   double measured_spread = kNone;  ///< (max - min) / median of the measured metric over the runs
@@ -153,6 +177,9 @@ struct ConfigResult {
   /// (predicted - measured) / measured of the makespan / metric; NaN without a measurement.
   [[nodiscard]] double makespan_error() const noexcept;
   [[nodiscard]] double metric_error() const noexcept;
+  /// Whether the measured median lies inside the predicted range: its makespan (`makespan` true) or its
+  /// metric; false without a measurement or a range.
+  [[nodiscard]] bool measured_inside_predicted_range(bool makespan) const noexcept;
   friend bool operator==(const ConfigResult&, const ConfigResult&) = default;
 };
 

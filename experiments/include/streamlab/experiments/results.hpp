@@ -10,7 +10,8 @@
 ///    "meta":{device_slug, device_name, driver, cuda_version, date, profile, version, git_commit,
 ///            command_line, measured, quick, repeats, note, profile_data (the profile, optional)},
 ///    "configurations":[{"label", "params":{..} (ordered as defined), "predicted":{makespan_ns, metric,
-///            extra:{..}}, "measured":{..}|null, "measured_runs", "measured_spread", "makespan_error",
+///            extra:{..}}, "predicted_range":{variants, makespan_low_ns, makespan_high_ns, metric_low,
+///            metric_high}|null (absent in older files: no range), "measured":{..}|null, "measured_runs", "measured_spread", "makespan_error",
 ///            "metric_error", "diagnosis":{..}|null}],
 ///    "verdict":{"predicted":{"outcome","why"}, "measured":{"outcome","why"}}}
 /// Numbers are raw (ns, ratios); missing ones are null.
@@ -63,7 +64,9 @@ struct ExperimentResult {
 /// Strict enough to catch a wrong file: throws model::InputError naming `source` and the JSON pointer.
 [[nodiscard]] ExperimentResult parse_result_json(std::string_view text, const std::string& source);
 /// Header: config, the parameters, predicted_makespan_ns, measured_makespan_ns, makespan_error,
-/// predicted_<metric>, measured_<metric>, metric_error, measured_runs, measured_spread, then
+/// predicted_<metric>, measured_<metric>, metric_error, measured_runs, measured_spread,
+/// predicted_makespan_low_ns, predicted_makespan_high_ns, predicted_<metric>_low, predicted_<metric>_high
+/// (PredictedRange; empty without one), then
 /// predicted_/measured_ columns for each extra (sorted by name). Empty cell = no value.
 [[nodiscard]] std::string result_to_csv(const ExperimentResult& r);
 

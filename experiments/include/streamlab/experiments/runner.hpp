@@ -22,6 +22,7 @@
 #include "streamlab/experiments/results.hpp"
 #include "streamlab/model/device_profile.hpp"
 #include "streamlab/sim/budget.hpp"
+#include "streamlab/sim/sim_backend.hpp"
 
 namespace streamlab::experiments {
 
@@ -127,6 +128,15 @@ struct RunOutput {
 [[nodiscard]] RunOutput run_configuration(const Configuration& config, const model::Workload& workload,
                                           policies::Backend& backend, HostApi* api,
                                           const model::DeviceProfile& profile);
+
+/// `SimOptions::copy_queues_per_engine` for "every stream's copies have a queue of their own" (the
+/// simulator caps it at the connections).
+inline constexpr std::uint32_t kCopyQueuePerStream = 32;
+/// The simulator options a configuration's PredictedRange is over: `point` (the point prediction's) with
+/// the host fast and slow (only `point`'s host speed when `profile`'s host costs have no ranges), each with
+/// `point`'s copy queues and with kCopyQueuePerStream, each in the default and in bit-reversed queue order.
+[[nodiscard]] std::vector<sim::SimOptions> range_variants(const model::DeviceProfile& profile,
+                                                          const sim::SimOptions& point);
 
 /// Predicted vs measured, per op kind and overall, from the two traces of one configuration.
 [[nodiscard]] Diagnosis diagnose(const model::Workload& workload, const model::Trace& predicted,
