@@ -83,8 +83,9 @@ void run(const SimCommandOptions& o) {
   PhaseTimes times(o.timing);
   const model::DeviceProfile profile =
       o.device.empty() ? model::bundled_h100_profile() : model::load_device_profile(o.device);
-  model::Workload w =
-      model::load_workload(o.workload, model::shape_limits(profile), &bar.phase("reading " + o.workload));
+  std::string workload_hash;  // computed as the ops are read: the Dispatcher then makes no pass of its own
+  model::Workload w = model::load_workload(o.workload, model::shape_limits(profile),
+                                           &bar.phase("reading " + o.workload), &workload_hash);
   // What reading freed stays with the process: the simulation's arrays take it instead of fresh pages (10M
   // random DAG: 30k fewer page faults, the peak the same; the simulation needs far more than it).
   times.end("read");
@@ -133,6 +134,7 @@ void run(const SimCommandOptions& o) {
   d.profile = &profile;
   if (!w.program) d.estimates = estimates;
   d.source = o.workload;
+  d.workload_hash = workload_hash;
   // A wait can last at most as long as all the work run one after another, so by default no workload that
   // validate accepts (durations up to 2^40 ns each) ends in a simulated-time timeout.
   d.timeout_ns = o.timeout_ms > 0 ? static_cast<model::Nanos>(std::min(o.timeout_ms, 9.2e12) * 1e6)
