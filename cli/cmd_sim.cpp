@@ -47,7 +47,7 @@ struct SimCommandOptions {
   double host_cost_scale = 1.0;
   std::string host_speed = "typical";
   std::uint32_t copy_queues = 0;  // 0 = the simulator's default (4 per engine)
-  std::string copy_queue_order = "oldest";
+  std::string copy_queue_order;  // empty: the profile's (absent: oldest)
   bool quiet = false;
   bool timing = false;
   sim::SimBudget budget;
@@ -114,7 +114,7 @@ void run(const SimCommandOptions& o) {
                   : o.host_speed == "slow" ? model::HostSpeed::slow
                                            : model::HostSpeed::typical;
   if (o.copy_queues != 0) so.copy_queues_per_engine = o.copy_queues;
-  so.bit_reversed_copy_queues = o.copy_queue_order == "bit-reversed";
+  if (!o.copy_queue_order.empty()) so.bit_reversed_copy_queues = o.copy_queue_order == "bit-reversed";
   so.progress = &bar.phase("simulating", w.size());
   so.budget = o.budget;
   sim::SimBackend backend(profile, so);
@@ -162,7 +162,7 @@ void run(const SimCommandOptions& o) {
   result.trace.meta.extra["connections"] = std::to_string(backend.connections());
   if (so.host_speed != model::HostSpeed::typical) result.trace.meta.extra["host_speed"] = o.host_speed;
   if (o.copy_queues != 0) result.trace.meta.extra["copy_queues_per_engine"] = std::to_string(o.copy_queues);
-  if (so.bit_reversed_copy_queues) result.trace.meta.extra["copy_queue_order"] = o.copy_queue_order;
+  if (!o.copy_queue_order.empty()) result.trace.meta.extra["copy_queue_order"] = o.copy_queue_order;
 
   // The summary's metrics, before the ops go: their temporaries then take pages the simulation has just
   // handed back (finish() trims the heap) rather than fresh ones, and are handed back with the ops before
@@ -228,7 +228,7 @@ const bool registered = register_command(
            ->check(CLI::IsMember({"typical", "fast", "slow"}))
            ->capture_default_str();
        app.add_option("--copy-queues", o->copy_queues,
-                      "hardware copy queues per copy engine, 1..32 (default 4: streams s and s + 4 share one at 8 "
+                      "hardware copy queues per copy engine, 1..32 (default: the profile's copy_queues_per_engine, else 4: streams s and s + 4 share one at 8 "
                       "connections, as on some H100 machines; 8 or more: every stream's copies queue on their own, "
                       "as on others; the engine serves one queue's copies back to back)")
            ->check(CLI::Range(1, 32));
@@ -236,9 +236,8 @@ const bool registered = register_command(
                       "which copy queue an engine serves next when the last one it served has no copy waiting: "
                       "oldest (the queue of the longest-waiting copy, as on some H100 machines) or bit-reversed "
                       "(round robin in bit-reversed order from the first stream's queue: 0, 2, 1, 3 of four, as "
-                      "on others)")
-           ->check(CLI::IsMember({"oldest", "bit-reversed"}))
-           ->capture_default_str();
+                      "on others); default: the profile's copy_queue_bit_reversed, else oldest")
+           ->check(CLI::IsMember({"oldest", "bit-reversed"}));
        add_budget_options(app, o->budget);
        app.add_option("--timeout-ms", o->timeout_ms,
                       "Simulated-time limit of every blocking wait (default: 60 s or twice the workload's serial "

@@ -30,6 +30,7 @@
 #include "streamlab/executor/kernels.hpp"
 #include "streamlab/executor/stream.hpp"
 #include "streamlab/executor/tracer.hpp"
+#include "streamlab/model/copy_arbitration.hpp"
 #include "streamlab/model/errors.hpp"
 
 namespace streamlab::executor {
@@ -385,6 +386,52 @@ CopyRecordCosts copy_record_costs(stream& a, CuptiTracer& tracer, int runs) {
   return {median(engine[0]), median(engine[1]), median(issue[0]), median(issue[1])};
 }
 
+/// Which copy queue the H2D engine takes next (model/copy_arbitration.hpp), with `tracer` attached and its
+/// copy records on: eight fresh streams, two rounds of one pinned H2D copy per stream issued breadth-first
+/// (the first 32 MiB, so every other copy is queued before it ends; the rest 256 KiB), the order the engine
+/// ran them from CUPTI's records (calls known by their correlation ids). Per run, the model that explains
+/// the order (nullopt where none does, or where the records are incomplete).
+std::vector<std::optional<model::CopyArbitration>> copy_arbitration_runs(CuptiTracer& tracer, int runs) {
+  constexpr std::uint32_t kStreams = 8;
+  constexpr std::size_t kBig = 32u << 20, kSmall = 256u << 10;
+  const char* op = "calibrate (copy queues)";
+  buffer dev = device_buffer(kBig, op);
+  buffer pin = pinned_buffer(kBig, op);
+  std::vector<stream> streams;
+  for (std::uint32_t k = 0; k < kStreams; ++k) streams.emplace_back(StreamFlags::non_blocking, 0);
+  std::vector<std::uint32_t> issued;
+  for (std::uint32_t round = 0; round < 2; ++round)
+    for (std::uint32_t k = 0; k < kStreams; ++k) issued.push_back(k);
+  const bool was_on = tracer.copy_records();
+  tracer.set_copy_records(true);
+  std::vector<std::optional<model::CopyArbitration>> out;
+  for (int r = -1; r < runs; ++r) {
+    check(cudaDeviceSynchronize(), op);
+    (void)tracer.take();
+    for (std::size_t i = 0; i < issued.size(); ++i)
+      check(cudaMemcpyAsync(dev.data(), pin.data(), i == 0 ? kBig : kSmall, cudaMemcpyHostToDevice,
+                            streams[issued[i]].get()),
+            op);
+    check(cudaDeviceSynchronize(), op);
+    std::vector<ActivityRecord> recs;
+    for (ActivityRecord& a : tracer.take())
+      if (a.kind == ActivityRecord::Kind::memcpy) recs.push_back(std::move(a));
+    if (r < 0) continue;
+    if (recs.size() != issued.size()) {
+      out.emplace_back();
+      continue;
+    }
+    std::sort(recs.begin(), recs.end(), [](const ActivityRecord& x, const ActivityRecord& y) { return x.correlation < y.correlation; });
+    std::vector<std::uint32_t> observed(issued.size());
+    for (std::uint32_t i = 0; i < observed.size(); ++i) observed[i] = i;
+    std::stable_sort(observed.begin(), observed.end(),
+                     [&](std::uint32_t x, std::uint32_t y) { return recs[x].start_ns < recs[y].start_ns; });
+    out.push_back(model::classify_copy_arbitration(issued, observed));
+  }
+  tracer.set_copy_records(was_on);
+  return out;
+}
+
 /// With `tracer` on: chains of `kChain` kernels of `blocks` x `threads` spinning `block_ns` on one stream
 /// (all issued, then one sync), after one warm-up chain. Per kernel after the first: `pad` gets CUPTI's
 /// span minus the kernel's own span (first block start to last block end, %globaltimer), `gap` the
@@ -622,6 +669,10 @@ class Calibrator {
   double traced_launch_cost(stream& s, std::string& why);
   [[nodiscard]] std::string traced_launch_method() const;
   void traced_launch_overhead(model::DeviceProfile& p);
+  /// copy_queues_per_engine and copy_queue_bit_reversed from every round's copy arbitration runs: the model
+  /// a majority of them read; left absent without one.
+  void copy_arbitration(model::DeviceProfile& p) const;
+  std::vector<std::optional<model::CopyArbitration>> arbitration_runs_;
   /// offset such that device_globaltimer ~= host_steady_ns + offset; returns the uncertainty (ns).
   double correlate_clocks(std::int64_t& offset);
   ClockSpan begin_clock_span() {
@@ -2086,6 +2137,30 @@ double Calibrator::traced_launch_cost(stream& s, std::string& why) {
   return median(std::move(traced_v));
 }
 
+void Calibrator::copy_arbitration(model::DeviceProfile& p) const {
+  p.copy_queues_per_engine = model::Param{};
+  p.copy_queue_bit_reversed = model::Param{};
+  std::string seen;
+  std::optional<model::CopyArbitration> pick;
+  std::size_t best = 0;
+  for (const auto& a : arbitration_runs_) {
+    seen += seen.empty() ? "" : ", ";
+    seen += a ? std::to_string(a->queues) + (a->bit_reversed ? " bit-reversed" : " oldest") : std::string("none");
+    if (!a) continue;
+    const auto n = static_cast<std::size_t>(std::count(arbitration_runs_.begin(), arbitration_runs_.end(), a));
+    if (n > best) best = n, pick = a;
+  }
+  note("copy queues (per run: queues per engine, order): " + (seen.empty() ? std::string("not measured") : seen));
+  if (!pick || 2 * best <= arbitration_runs_.size()) return;
+  const std::string how = "the model (model/copy_arbitration.hpp) that explains the order the H2D engine ran 16 "
+                          "queued pinned copies in (8 fresh streams, 2 each, issued breadth-first, the first 32 MiB; "
+                          "CUPTI copy records) in " + std::to_string(best) + " of " + std::to_string(arbitration_runs_.size()) +
+                          " runs (" + seen + ")";
+  p.copy_queues_per_engine = measured(pick->queues, how + ": copy queues per engine (8: one per stream)");
+  p.copy_queue_bit_reversed =
+      measured(pick->bit_reversed ? 1 : 0, how + ": 1 = the next queue in bit-reversed order, 0 = the oldest copy's");
+}
+
 void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
   // Host cost of a kernel launch with CUPTI attached, as `streamlab run` traces a program with copies
   // (copy and memset activity on, kernel records off): batches of launches of the spin kernel, each batch
@@ -2113,6 +2188,7 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
   double ramp_traced = 0, wave_traced = 0, median_traced = 0, wave_short = 0, wave_long = 0;
   double median_plain = 0, ramp_half = 0, span_pad = 0, traced_gap = 0, cupti_pad = 0;
   CopyRecordCosts copies;
+  std::vector<std::optional<model::CopyArbitration>> arbitration;
   const unsigned half = std::max(32u, big / 2);
   const double wave_plain = wave_gap(s, sms, big, per_sm, kLongNs, kWaves, runs, median_plain);
   if (why.empty()) {
@@ -2135,6 +2211,7 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
       (void)tracer.take();
       tracer.set_kernel_records(false);
       copies = copy_record_costs(s, tracer, runs);
+      arbitration = copy_arbitration_runs(tracer, runs);
     } catch (const CuptiUnavailable& e) {
       why = e.what();
     }
@@ -2221,6 +2298,7 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
           copy_probe + ": " + fmt(copies.issue_on, 0) + " vs " + fmt(copies.issue_off, 0) + " ns");
   note("traced copies: " + fmt(copies.engine_on, 0) + " vs " + fmt(copies.engine_off, 0) + " ns of GPU time per 64 KiB "
        "copy, " + fmt(copies.issue_on, 0) + " vs " + fmt(copies.issue_off, 0) + " ns per call (copy records on vs off)");
+  arbitration_runs_.insert(arbitration_runs_.end(), arbitration.begin(), arbitration.end());
   const double extra = std::max(0.0, traced - plain);
   p.traced_launch_overhead_ns = measured(
       extra, traced_launch_method() + ", minus this round's untraced kernel_launch_ns (measured before CUPTI was "
@@ -2396,6 +2474,7 @@ model::DeviceProfile Calibrator::run() {
   }
   round_.clear();
   p = combine_rounds(measured, opt_.log);
+  copy_arbitration(p);
   combine_host_samples(p, measured);
   combine_contention_samples(p, rounds);
   combine_per_process(p);

@@ -292,8 +292,8 @@ def cmd_predict(a):
         if with_range and predicted is not None:
             ends = []
             variants = [(speed, queues, order) for speed in ("fast", "slow")
-                        for queues in ([], ["--copy-queues", str(kQueuePerStream)])
-                        for order in ([], ["--copy-queue-order", "bit-reversed"])]
+                        for queues in (["--copy-queues", "4"], ["--copy-queues", str(kQueuePerStream)])
+                        for order in (["--copy-queue-order", "oldest"], ["--copy-queue-order", "bit-reversed"])]
             for speed, queues, order in variants:
                 q = subprocess.run(argv + ["--host-speed", speed] + queues + order, capture_output=True, text=True)
                 if q.returncode != 0:
@@ -311,9 +311,9 @@ def cmd_predict(a):
     meta = dict(measured.get("meta", {}))
     meta.update({"profile": a.profile_label or a.device or "bundled H100 SXM profile",
                  "predicted_with": "streamlab sim (replay; untraced, as the plain program runs)" +
-                                   ("; range: the same with --host-speed fast and slow, each with the default "
-                                    "copy queues and with --copy-queues %d (a copy queue per stream), each with "
-                                    "the default and with --copy-queue-order bit-reversed" % kQueuePerStream
+                                   ("; range: the same with --host-speed fast and slow, each with --copy-queues 4 "
+                                    "and %d (a copy queue per stream), each with --copy-queue-order oldest and "
+                                    "bit-reversed" % kQueuePerStream
                                     if with_range else ""),
                  "repeats": measured["repeats"], "failures": measured["failures"]})
     with open(a.out, "w") as f:

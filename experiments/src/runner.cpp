@@ -217,7 +217,7 @@ std::vector<sim::SimOptions> range_variants(const model::DeviceProfile& profile,
       if (s != point.host_speed) speeds.push_back(s);
   std::vector<sim::SimOptions> out;
   for (const model::HostSpeed speed : speeds)
-    for (const std::optional<std::uint32_t> queues : {point.copy_queues_per_engine, std::optional<std::uint32_t>(kCopyQueuePerStream)})
+    for (const std::optional<std::uint32_t> queues : {std::optional<std::uint32_t>(kCopyQueuesShared), std::optional<std::uint32_t>(kCopyQueuePerStream)})
       for (const bool bit_reversed : {false, true}) {
         sim::SimOptions so = point;
         so.host_speed = speed;

@@ -13,6 +13,7 @@
 #endif
 
 #include "streamlab/model/errors.hpp"
+#include "streamlab/model/copy_arbitration.hpp"
 #include "streamlab/model/prefetch.hpp"
 
 namespace streamlab::sim::detail {
@@ -22,13 +23,6 @@ constexpr std::int32_t kWarp = 32;             // threads are allocated in whole
 constexpr std::int32_t kRegisterUnit = 256;    // registers per warp are allocated in units of 256 (sm_50..sm_90)
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
-/// The power of two at or above `pool`: the bit-reversed order's slots (copy_queue_rank).
-std::uint32_t copy_queue_rank_slots(std::uint32_t pool) noexcept {
-  std::uint32_t slots = 1;
-  while (slots < pool) slots <<= 1;
-  return slots;
-}
 
 std::uint8_t copy_dir(model::OpKind k) noexcept {
   switch (k) {
@@ -1201,7 +1195,9 @@ void GpuModel::copy_start(std::uint32_t ei) {
     }
   if (!stays && bit_reversed_copy_queues_ && e.last_queue != kNone) {
     // The next queue after the last one served in the arbitration order, its oldest copy first.
-    const std::uint32_t last = copy_queue_rank(e.last_queue), slots = copy_queue_rank_slots(copy_pool_);
+    std::uint32_t slots = 1;
+    while (slots < copy_pool_) slots <<= 1;
+    const std::uint32_t last = copy_queue_rank(e.last_queue);
     std::uint32_t best = slots;
     for (std::uint32_t p = kNone, y = e.head; y != kNone; p = y, y = cmds_[y].next_in_queue) {
       const std::uint32_t d = (copy_queue_rank(cmds_[y].queue) + slots - last - 1) % slots;
@@ -1259,11 +1255,7 @@ std::uint32_t GpuModel::copy_queue_rank(std::uint32_t queue) const noexcept {
   // A copy queue is connections_ + engine * copy_pool_ + stream % copy_pool_, and the first stream made
   // (stream 1) is the one the arbitration starts from: its slot is (stream - 1) % copy_pool_.
   const std::uint32_t slot = ((queue - connections_) % copy_pool_ + copy_pool_ - 1) % copy_pool_;
-  const std::uint32_t slots = copy_queue_rank_slots(copy_pool_);
-  std::uint32_t rank = 0;
-  for (std::uint32_t bit = 1, from = slots >> 1; bit < slots; bit <<= 1, from >>= 1)
-    if ((slot & bit) != 0) rank |= from;
-  return rank;
+  return model::bit_reversed_rank(slot, copy_pool_);
 }
 
 void GpuModel::copy_schedule(std::uint32_t ei) {

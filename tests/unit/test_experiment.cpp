@@ -747,10 +747,12 @@ TEST(ExperimentRange, VariantsAreHostSpeedTimesCopyQueuesTimesQueueOrder) {
   std::set<std::tuple<int, std::uint32_t, bool>> seen;
   for (const auto& so : v) {
     EXPECT_EQ(so.connections, point.connections);
-    seen.emplace(static_cast<int>(so.host_speed), so.copy_queues_per_engine.value_or(0), so.bit_reversed_copy_queues);
+    seen.emplace(static_cast<int>(so.host_speed), so.copy_queues_per_engine.value_or(0),
+                 so.bit_reversed_copy_queues.value_or(false));
   }
   EXPECT_EQ(seen.size(), 12u) << "every variant differs";
-  EXPECT_TRUE(seen.count({static_cast<int>(model::HostSpeed::typical), 0, false})) << "the point itself";
+  EXPECT_TRUE(seen.count({static_cast<int>(model::HostSpeed::typical), ex::kCopyQueuesShared, false}))
+      << "the point itself (the simulator's defaults, named)";
   EXPECT_TRUE(seen.count({static_cast<int>(model::HostSpeed::slow), ex::kCopyQueuePerStream, true}));
   // A profile whose host costs have no measured range cannot predict a fast or slow host: the 4 queue
   // variants at the profile's host.
@@ -787,7 +789,7 @@ TEST(ExperimentRange, CoversThePointPredictionAndTheBitReversedQueueOrder) {
   // Over the default-order variants and over the bit-reversed ones.
   std::vector<double> in_order, bit_reversed;
   for (const auto& so : ex::range_variants(profile, point))
-    (so.bit_reversed_copy_queues ? bit_reversed : in_order).push_back(simulated_makespan(*it, w, so));
+    (so.bit_reversed_copy_queues.value_or(false) ? bit_reversed : in_order).push_back(simulated_makespan(*it, w, so));
   ASSERT_EQ(in_order.size(), 6u);
   ASSERT_EQ(bit_reversed.size(), 6u);
   const double high = *std::max_element(in_order.begin(), in_order.end());

@@ -132,9 +132,12 @@ struct RunOutput {
 /// `SimOptions::copy_queues_per_engine` for "every stream's copies have a queue of their own" (the
 /// simulator caps it at the connections).
 inline constexpr std::uint32_t kCopyQueuePerStream = 32;
+/// `SimOptions::copy_queues_per_engine` for "streams k and k + 4 share a queue" (the simulator's default).
+inline constexpr std::uint32_t kCopyQueuesShared = 4;
 /// The simulator options a configuration's PredictedRange is over: `point` (the point prediction's) with
 /// the host fast and slow (only `point`'s host speed when `profile`'s host costs have no ranges), each with
-/// `point`'s copy queues and with kCopyQueuePerStream, each in the default and in bit-reversed queue order.
+/// kCopyQueuesShared and kCopyQueuePerStream copy queues, each oldest-first and in bit-reversed queue order
+/// (explicitly: a profile that says how its machine queues copies does not narrow the range).
 [[nodiscard]] std::vector<sim::SimOptions> range_variants(const model::DeviceProfile& profile,
                                                           const sim::SimOptions& point);
 
