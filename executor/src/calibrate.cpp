@@ -13,6 +13,7 @@
 #include <cstring>
 #include <memory>
 #include <numeric>
+#include <functional>
 #include <optional>
 #include <map>
 #include <set>
@@ -391,7 +392,8 @@ CopyRecordCosts copy_record_costs(stream& a, CuptiTracer& tracer, int runs) {
 /// (the first 32 MiB, so every other copy is queued before it ends; the rest 256 KiB), the order the engine
 /// ran them from CUPTI's records (calls known by their correlation ids). Per run, the model that explains
 /// the order (nullopt where none does, or where the records are incomplete).
-std::vector<std::optional<model::CopyArbitration>> copy_arbitration_runs(CuptiTracer& tracer, int runs) {
+std::vector<std::optional<model::CopyArbitration>> copy_arbitration_runs(CuptiTracer& tracer, int runs,
+                                                                         const std::function<void(const std::string&)>& log) {
   constexpr std::uint32_t kStreams = 8;
   constexpr std::size_t kBig = 32u << 20, kSmall = 256u << 10;
   const char* op = "calibrate (copy queues)";
@@ -427,6 +429,11 @@ std::vector<std::optional<model::CopyArbitration>> copy_arbitration_runs(CuptiTr
     std::stable_sort(observed.begin(), observed.end(),
                      [&](std::uint32_t x, std::uint32_t y) { return recs[x].start_ns < recs[y].start_ns; });
     out.push_back(model::classify_copy_arbitration(issued, observed));
+    if (!out.back() && log) {
+      std::string order;
+      for (const std::uint32_t i : observed) order += (order.empty() ? "" : " ") + std::to_string(issued[i]);
+      log("copy queues: an order no model explains (streams in service order): " + order);
+    }
   }
   tracer.set_copy_records(was_on);
   return out;
@@ -2211,7 +2218,7 @@ void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
       (void)tracer.take();
       tracer.set_kernel_records(false);
       copies = copy_record_costs(s, tracer, runs);
-      arbitration = copy_arbitration_runs(tracer, runs);
+      arbitration = copy_arbitration_runs(tracer, runs, [this](const std::string& line) { note(line); });
     } catch (const CuptiUnavailable& e) {
       why = e.what();
     }
