@@ -47,7 +47,7 @@ struct SimCommandOptions {
   double host_cost_scale = 1.0;
   std::string host_speed = "typical";
   std::uint32_t copy_queues = 0;  // 0 = the simulator's default (4 per engine)
-  std::string copy_queue_order;  // empty: the profile's (absent: oldest)
+  std::string copy_queue_order;  // empty: oldest
   bool quiet = false;
   bool timing = false;
   sim::SimBudget budget;
@@ -228,7 +228,7 @@ const bool registered = register_command(
            ->check(CLI::IsMember({"typical", "fast", "slow"}))
            ->capture_default_str();
        app.add_option("--copy-queues", o->copy_queues,
-                      "hardware copy queues per copy engine, 1..32 (default: the profile's copy_queues_per_engine, else 4: streams s and s + 4 share one at 8 "
+                      "hardware copy queues per copy engine, 1..32 (default 4: streams s and s + 4 share one at 8 "
                       "connections, as on some H100 machines; 8 or more: every stream's copies queue on their own, "
                       "as on others; the engine serves one queue's copies back to back)")
            ->check(CLI::Range(1, 32));
@@ -236,7 +236,7 @@ const bool registered = register_command(
                       "which copy queue an engine serves next when the last one it served has no copy waiting: "
                       "oldest (the queue of the longest-waiting copy, as on some H100 machines) or bit-reversed "
                       "(round robin in bit-reversed order from the first stream's queue: 0, 2, 1, 3 of four, as "
-                      "on others); default: the profile's copy_queue_bit_reversed, else oldest")
+                      "on others; which one a run sees depends on its process's streams); default: oldest")
            ->check(CLI::IsMember({"oldest", "bit-reversed"}));
        add_budget_options(app, o->budget);
        app.add_option("--timeout-ms", o->timeout_ms,

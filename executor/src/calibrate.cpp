@@ -389,13 +389,16 @@ CopyRecordCosts copy_record_costs(stream& a, CuptiTracer& tracer, int runs) {
 
 /// Which copy queue the H2D engine takes next (model/copy_arbitration.hpp), with `tracer` attached and its
 /// copy records on: eight fresh streams, two rounds of one pinned H2D copy per stream issued breadth-first
-/// (the first 32 MiB, so every other copy is queued before it ends; the rest 256 KiB), the order the engine
+/// (the first 256 MiB, so every other copy is queued before it ends; the rest 256 KiB), the order the engine
 /// ran them from CUPTI's records (calls known by their correlation ids). Per run, the model that explains
 /// the order (nullopt where none does, or where the records are incomplete).
 std::vector<std::optional<model::CopyArbitration>> copy_arbitration_runs(CuptiTracer& tracer, int runs,
                                                                          const std::function<void(const std::string&)>& log) {
   constexpr std::uint32_t kStreams = 8;
-  constexpr std::size_t kBig = 32u << 20, kSmall = 256u << 10;
+  // The first copy must outlast the host's issue of the other 15 (with CUPTI attached a fresh stream's
+  // first calls cost tens of microseconds): 256 MiB, about 5 ms (H100 run 97: behind a 32 MiB one, the
+  // later copies of some runs were not queued yet when the engine chose).
+  constexpr std::size_t kBig = 256u << 20, kSmall = 256u << 10;
   const char* op = "calibrate (copy queues)";
   buffer dev = device_buffer(kBig, op);
   buffer pin = pinned_buffer(kBig, op);
@@ -676,9 +679,8 @@ class Calibrator {
   double traced_launch_cost(stream& s, std::string& why);
   [[nodiscard]] std::string traced_launch_method() const;
   void traced_launch_overhead(model::DeviceProfile& p);
-  /// copy_queues_per_engine and copy_queue_bit_reversed from every round's copy arbitration runs: the model
-  /// a majority of them read; left absent without one.
-  void copy_arbitration(model::DeviceProfile& p) const;
+  /// Notes every round's copy arbitration runs (model/copy_arbitration.hpp: queues per engine and order).
+  void copy_arbitration() const;
   std::vector<std::optional<model::CopyArbitration>> arbitration_runs_;
   /// offset such that device_globaltimer ~= host_steady_ns + offset; returns the uncertainty (ns).
   double correlate_clocks(std::int64_t& offset);
@@ -2144,28 +2146,16 @@ double Calibrator::traced_launch_cost(stream& s, std::string& why) {
   return median(std::move(traced_v));
 }
 
-void Calibrator::copy_arbitration(model::DeviceProfile& p) const {
-  p.copy_queues_per_engine = model::Param{};
-  p.copy_queue_bit_reversed = model::Param{};
+void Calibrator::copy_arbitration() const {
+  // A diagnostic, not a profile field: which order a run's copies see depends on the process's streams
+  // (H100 run 98: each quick calibrate's first round read oldest-first, its second bit-reversed, every run
+  // of a round alike), so the simulator predicts both (sim --copy-queue-order) rather than one per machine.
   std::string seen;
-  std::optional<model::CopyArbitration> pick;
-  std::size_t best = 0;
   for (const auto& a : arbitration_runs_) {
     seen += seen.empty() ? "" : ", ";
     seen += a ? std::to_string(a->queues) + (a->bit_reversed ? " bit-reversed" : " oldest") : std::string("none");
-    if (!a) continue;
-    const auto n = static_cast<std::size_t>(std::count(arbitration_runs_.begin(), arbitration_runs_.end(), a));
-    if (n > best) best = n, pick = a;
   }
   note("copy queues (per run: queues per engine, order): " + (seen.empty() ? std::string("not measured") : seen));
-  if (!pick || 2 * best <= arbitration_runs_.size()) return;
-  const std::string how = "the model (model/copy_arbitration.hpp) that explains the order the H2D engine ran 16 "
-                          "queued pinned copies in (8 fresh streams, 2 each, issued breadth-first, the first 32 MiB; "
-                          "CUPTI copy records) in " + std::to_string(best) + " of " + std::to_string(arbitration_runs_.size()) +
-                          " runs (" + seen + ")";
-  p.copy_queues_per_engine = measured(pick->queues, how + ": copy queues per engine (8: one per stream)");
-  p.copy_queue_bit_reversed =
-      measured(pick->bit_reversed ? 1 : 0, how + ": 1 = the next queue in bit-reversed order, 0 = the oldest copy's");
 }
 
 void Calibrator::traced_launch_overhead(model::DeviceProfile& p) {
@@ -2481,7 +2471,7 @@ model::DeviceProfile Calibrator::run() {
   }
   round_.clear();
   p = combine_rounds(measured, opt_.log);
-  copy_arbitration(p);
+  copy_arbitration();
   combine_host_samples(p, measured);
   combine_contention_samples(p, rounds);
   combine_per_process(p);

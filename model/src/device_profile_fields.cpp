@@ -74,8 +74,6 @@ std::span<const ParamField> device_profile_fields() noexcept {
       ParamField{"d2h_bidirectional_streaming_factor", "ratio", &DeviceProfile::d2h_bidirectional_streaming_factor, false, false, true, true},
       ParamField{"traced_copy_record_ns", "ns", &DeviceProfile::traced_copy_record_ns, false, false, true},
       ParamField{"traced_copy_issue_overhead_ns", "ns", &DeviceProfile::traced_copy_issue_overhead_ns, false, false, true},
-      ParamField{"copy_queues_per_engine", "queues", &DeviceProfile::copy_queues_per_engine, false, false, true},
-      ParamField{"copy_queue_bit_reversed", "flag", &DeviceProfile::copy_queue_bit_reversed, false, false, true},
       ParamField{"shared_mem_alloc_unit_bytes", "bytes", &DeviceProfile::shared_mem_alloc_unit_bytes, false, false, true},
       ParamField{"carveout_32_threads_bytes", "bytes", &DeviceProfile::carveout_32_threads_bytes, false, false, true},
       ParamField{"carveout_64_threads_bytes", "bytes", &DeviceProfile::carveout_64_threads_bytes, false, false, true},

@@ -176,10 +176,6 @@ DeviceParams derive_params(const model::DeviceProfile& p) {
   d.traced_launch_overhead = r.ns("traced_launch_overhead_ns");
   if (r.has("traced_copy_record_ns")) d.traced_copy_record = r.ns("traced_copy_record_ns");
   if (r.has("traced_copy_issue_overhead_ns")) d.traced_copy_issue_overhead = r.ns("traced_copy_issue_overhead_ns");
-  if (r.has("copy_queues_per_engine"))
-    d.copy_queues = static_cast<std::uint32_t>(r.integer("copy_queues_per_engine", 1, 32));
-  if (r.has("copy_queue_bit_reversed"))
-    d.copy_bit_reversed = r.integer("copy_queue_bit_reversed", 0, 1) != 0;
   d.traced_warp_launch_ns = r.per_warp("traced_warp_launch_ns");
   d.traced_block_dispatch_per_warp_ns = r.per_warp("traced_block_dispatch_per_warp_ns");
   d.traced_block_dispatch_per_warp_long_ns = r.per_warp("traced_block_dispatch_per_warp_long_ns");

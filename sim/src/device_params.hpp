@@ -89,9 +89,6 @@ struct DeviceParams {
   /// traced value with_options puts there.
   Nanos copy_record = 0, traced_copy_record = 0;
   Nanos traced_copy_issue_overhead = 0;
-  /// The profile's copy queues per engine (0: not measured) and queue order (copy_arbitration.hpp).
-  std::uint32_t copy_queues = 0;
-  bool copy_bit_reversed = false;
 
   // Copies: bytes per ns (= GB/s).
   std::uint32_t copy_engines = 0;

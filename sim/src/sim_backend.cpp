@@ -55,13 +55,11 @@ struct SimBackend::Impl {
         params(with_options(detail::derive_params(model::at_host_speed(profile, options.host_speed)), options)),
         connections(checked_connections(options.connections.value_or(params.connections))),
         gpu(params, connections, options.record_blocks, options.explain, options.merge_block_waves,
-            checked_copy_queues(options.copy_queues_per_engine ? options.copy_queues_per_engine
-                                : params.copy_queues != 0 ? std::optional<std::uint32_t>(params.copy_queues)
-                                                          : std::nullopt)) {
+            checked_copy_queues(options.copy_queues_per_engine)) {
     if (options.explain_only) gpu.explain_only(*options.explain_only);
     gpu.trim_heap(options.trim_heap);
     gpu.kernel_classes(options.kernel_classes);
-    gpu.bit_reversed_copy_queues(options.bit_reversed_copy_queues.value_or(params.copy_bit_reversed));
+    gpu.bit_reversed_copy_queues(options.bit_reversed_copy_queues.value_or(false));
   }
 
   static detail::DeviceParams with_options(detail::DeviceParams p, const SimOptions& o) {

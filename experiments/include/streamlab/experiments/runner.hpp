@@ -136,8 +136,7 @@ inline constexpr std::uint32_t kCopyQueuePerStream = 32;
 inline constexpr std::uint32_t kCopyQueuesShared = 4;
 /// The simulator options a configuration's PredictedRange is over: `point` (the point prediction's) with
 /// the host fast and slow (only `point`'s host speed when `profile`'s host costs have no ranges), each with
-/// kCopyQueuesShared and kCopyQueuePerStream copy queues, each oldest-first and in bit-reversed queue order
-/// (explicitly: a profile that says how its machine queues copies does not narrow the range).
+/// kCopyQueuesShared and kCopyQueuePerStream copy queues, each oldest-first and in bit-reversed queue order.
 [[nodiscard]] std::vector<sim::SimOptions> range_variants(const model::DeviceProfile& profile,
                                                           const sim::SimOptions& point);
 

@@ -1,11 +1,12 @@
 #pragma once
-// Which hardware copy queue a copy engine serves next: the models the simulator offers and calibrate tells
-// apart. A stream's copies go to one of `queues` copy queues of their engine (stream k, counted from 0 in
+// Which hardware copy queue a copy engine serves next: the models the simulator offers and calibrate's
+// diagnostic tells apart. A stream's copies go to one of `queues` copy queues of their engine (stream k, counted from 0 in
 // the order the streams were made: queue (k + offset) % queues); the engine runs a queue's copies back to
 // back while that queue has one waiting; then it takes either the queue of the longest-waiting copy, or the
 // next queue in bit-reversed round-robin order (0, 2, 1, 3 of four; 0, 4, 2, 6, 1, 5, 3, 7 of eight).
 // H100 machines showed all of these: four queues taken oldest-first, a queue per stream, and four taken in
-// bit-reversed order (sim/README.md, executor/validation).
+// bit-reversed order (sim/README.md, executor/validation); which order one process's streams see can
+// change with how many streams it made before (calibrate, H100 run 98).
 #include <cstdint>
 #include <optional>
 #include <vector>

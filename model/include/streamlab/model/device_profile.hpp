@@ -196,12 +196,6 @@ struct DeviceProfile {
   /// which the stream's next op waits for), and the host's extra time per copy or memset call. Absent: 0.
   Param traced_copy_record_ns;
   Param traced_copy_issue_overhead_ns;
-  /// Optional: how this machine's copy engines queue and take copies (model/copy_arbitration.hpp), as
-  /// calibrate saw them: copy queues per engine (4: streams k and k + 4 share one; 8: one per stream) and
-  /// whether an engine takes the next queue in bit-reversed order (1) or the oldest copy's (0). Absent:
-  /// the simulator's defaults (4, oldest first); `sim --copy-queues` / `--copy-queue-order` override.
-  Param copy_queues_per_engine;
-  Param copy_queue_bit_reversed;
 
   // Optional: the shared-memory carveout (profiles from before it was measured have none, and the
   // simulator then lets any kernel share an SM that has room). An SM's L1/shared storage is split by a

@@ -52,12 +52,14 @@ struct SimOptions {
   /// s + 4 share a copy queue at 8 connections, as on some H100 machines; on others every stream's copies
   /// had a queue of their own (8 or more). The engine serves one queue's copies back to back, so this
   /// decides which stream's queued copies it takes next (a machine-to-machine spread: predict both).
-  std::optional<std::uint32_t> copy_queues_per_engine;  ///< unset: the profile's, else 4
+  std::optional<std::uint32_t> copy_queues_per_engine;
   /// When the copy queue an engine served last has no copy waiting, it takes the next queue in
   /// bit-reversed round-robin order from the first stream's (0, 2, 1, 3 of four; H100 run 84's machine:
   /// E1's 8 streams' uploads went 1, 5, 3, 7, 2, 6, 4, 8 and E3's three buffers' 0, 2, 1) instead of the
   /// queue of the longest-waiting copy (runs 5 and 62's machines). Another machine-to-machine spread.
-  /// Unset: the profile's `copy_queue_bit_reversed` (absent: oldest first).
+  /// Unset: oldest first. Which order a run sees depends on the process's streams, not only on the
+  /// machine (H100 run 98: calibrate's fresh streams took oldest-first in one round and bit-reversed in the
+  /// next, in two processes alike), so a prediction covers both (the experiments' and V1's ranges).
   std::optional<bool> bit_reversed_copy_queues;
   /// The prediction is for a run measured with CUPTI activity tracing on (CudaBackend's measured runs):
   /// every kernel launch also costs the profile's `traced_launch_overhead_ns` of host time; blocks
