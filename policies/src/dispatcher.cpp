@@ -72,11 +72,12 @@ struct Dispatcher::State {
 
   // Per op.
   std::vector<std::uint32_t> succ_off, succ;  // CSR of dependents
-  std::vector<std::uint32_t> pending;         // deps not yet issued (+1 while a hinted predecessor is not)
   /// Only when hints are honored and some op has one (empty otherwise: see hinted()).
   std::vector<std::uint32_t> hint_lane, next_in_lane;
   /// What issuing an op reads of each of its deps, side by side: the deps of a random DAG lie anywhere in
-  /// the workload, so this is one cache line per dep instead of one per array.
+  /// the workload, so this is one cache line per dep instead of one per array. Its readiness count is here
+  /// too: making an op ready and issuing it then touch one random line (in the slots' huge pages) instead
+  /// of two.
   struct Slot {
     std::uint32_t phys = kNone;  // physical stream
     std::uint32_t pos = 0;       // position on it, from 1
@@ -85,10 +86,13 @@ struct Dispatcher::State {
     std::uint32_t unissued_succ = 0;
     std::uint32_t lane = kNone;  // the policy's stream; kNone until issued
     EventId event;               // its completion event while it holds one
-    bool completed = false;      // observed complete
+    /// Until the op is issued: its deps not yet issued (+1 while a hinted predecessor is not), so 0 when
+    /// it is issued; from then on 1 once it is observed complete (completed()).
+    std::uint32_t pending = 0;
   };
   static_assert(sizeof(Slot) == 32, "two slots per cache line");
   std::vector<Slot> slot;
+  [[nodiscard]] bool completed(OpIndex v) const noexcept { return slot[v].pending != 0; }
   /// Hinted ops ready to issue, in the order they became ready: [hinted_head, end) (taking the first,
   /// the usual case, only moves the head).
   std::vector<OpIndex> hinted_ready;
@@ -253,16 +257,15 @@ struct Dispatcher::State {
   }
 
   void reset_readiness() {
-    pending.assign(n, 0);
-    for (OpIndex v = 0; v < n; ++v) pending[v] = static_cast<std::uint32_t>(w.deps(v).size());
+    for (OpIndex v = 0; v < n; ++v) slot[v].pending = static_cast<std::uint32_t>(w.deps(v).size());
     if (any_hint)
       for (OpIndex v = 0; v < n; ++v)
-        if (next_in_lane[v] != kNone) ++pending[next_in_lane[v]];
+        if (next_in_lane[v] != kNone) ++slot[next_in_lane[v]].pending;
     hinted_ready.clear();
     hinted_head = 0;
     pol.begin(view);
     for (OpIndex v = 0; v < n; ++v)
-      if (pending[v] == 0) make_ready(v);
+      if (slot[v].pending == 0) make_ready(v);
   }
 
   [[nodiscard]] bool hinted(OpIndex v) const noexcept { return any_hint && hint_lane[v] != kNone; }
@@ -277,8 +280,8 @@ struct Dispatcher::State {
 
   void propagate(OpIndex op) {
     for (std::uint32_t i = succ_off[op]; i < succ_off[op + 1]; ++i)
-      if (--pending[succ[i]] == 0) make_ready(succ[i]);
-    if (any_hint && next_in_lane[op] != kNone && --pending[next_in_lane[op]] == 0) make_ready(next_in_lane[op]);
+      if (--slot[succ[i]].pending == 0) make_ready(succ[i]);
+    if (any_hint && next_in_lane[op] != kNone && --slot[next_in_lane[op]].pending == 0) make_ready(next_in_lane[op]);
   }
 
   [[nodiscard]] bool lane_has_room(std::uint32_t lane) const noexcept {
@@ -412,7 +415,7 @@ struct Dispatcher::State {
   /// `superseded`: a newer op was just enqueued on u's stream and is about to record its own event.
   void maybe_release(OpIndex u, bool superseded = false) {
     if (!slot[u].event.valid()) return;
-    if (slot[u].completed) {
+    if (completed(u)) {
       if (!opt.elide_completed_waits && slot[u].unissued_succ != 0) return;  // a later wait may still need it
     } else {
       if (slot[u].unissued_succ != 0) return;
@@ -433,7 +436,7 @@ struct Dispatcher::State {
   }
 
   void observe(OpIndex op) {
-    slot[op].completed = true;
+    slot[op].pending = 1;  // completed()
     const std::uint32_t lane = slot[op].lane;
     --out_ops[lane];
     out_ns[lane] -= est[op];
@@ -486,7 +489,7 @@ struct Dispatcher::State {
   }
 
   OpIndex oldest_in_flight() {
-    while (oldest < issue_order.size() && slot[issue_order[oldest]].completed) ++oldest;
+    while (oldest < issue_order.size() && completed(issue_order[oldest])) ++oldest;
     return oldest < issue_order.size() ? issue_order[oldest] : kNone;
   }
 
@@ -592,7 +595,7 @@ struct Dispatcher::State {
         be.prefetch_issue(v, std::span<const EventId>(events.data(), k));
       }
       if constexpr (propagating)
-        for (std::uint32_t i = succ_off[v]; i < succ_off[v + 1]; ++i) __builtin_prefetch(&pending[succ[i]]);
+        for (std::uint32_t i = succ_off[v]; i < succ_off[v + 1]; ++i) __builtin_prefetch(&slot[succ[i]]);
     }
   }
 
@@ -617,7 +620,7 @@ struct Dispatcher::State {
     std::size_t kept = 0;
     for (const OpIndex u : scratch) {
       if (slot[u].phys == p) continue;  // stream order
-      if (opt.elide_completed_waits && slot[u].completed) {
+      if (opt.elide_completed_waits && completed(u)) {
         ++st.waits_completed;
         continue;
       }
