@@ -451,6 +451,13 @@ struct Dispatcher::State {
     auto& f = fifo[p];
     auto& h = fifo_head[p];
     while (h < f.size()) {
+      // Observing reads the op's slot and estimate, cold by now (many ops are in flight) and in no index
+      // order: ask for those of the op a few places behind in the stream while this one is observed.
+      if (constexpr std::size_t kAhead = 4; h + kAhead < f.size()) {
+        const OpIndex a = f[h + kAhead];
+        __builtin_prefetch(&slot[a]);
+        __builtin_prefetch(&est[a]);
+      }
       const OpIndex v = f[h++];
       observe(v);
       if (v == op) break;
