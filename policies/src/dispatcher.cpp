@@ -578,6 +578,7 @@ struct Dispatcher::State {
         __builtin_prefetch(&slot[v]);
         __builtin_prefetch(&est[v]);
         __builtin_prefetch(w.deps(v).data());
+        be.prefetch_issue(v, {});  // the backend's entry for the op: a page walk away at 10M ops
       }
       if constexpr (propagating) __builtin_prefetch(&succ_off[v]);
     }
