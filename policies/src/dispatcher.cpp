@@ -451,13 +451,6 @@ struct Dispatcher::State {
     auto& f = fifo[p];
     auto& h = fifo_head[p];
     while (h < f.size()) {
-      // Observing reads the op's slot and estimate, cold by now (many ops are in flight) and in no index
-      // order: ask for those of the op a few places behind in the stream while this one is observed.
-      if (constexpr std::size_t kAhead = 4; h + kAhead < f.size()) {
-        const OpIndex a = f[h + kAhead];
-        __builtin_prefetch(&slot[a]);
-        __builtin_prefetch(&est[a]);
-      }
       const OpIndex v = f[h++];
       observe(v);
       if (v == op) break;
@@ -578,7 +571,6 @@ struct Dispatcher::State {
         __builtin_prefetch(&slot[v]);
         __builtin_prefetch(&est[v]);
         __builtin_prefetch(w.deps(v).data());
-        be.prefetch_issue(v, {});  // the backend's entry for the op: a page walk away at 10M ops
       }
       if constexpr (propagating) __builtin_prefetch(&succ_off[v]);
     }
