@@ -13,12 +13,16 @@ std::uint32_t bit_reversed_rank(std::uint32_t slot, std::uint32_t queues) noexce
   return rank;
 }
 
+std::uint32_t bit_reversed_distance(std::uint32_t from, std::uint32_t to, std::uint32_t queues) noexcept {
+  std::uint32_t slots = 1;
+  while (slots < queues) slots <<= 1;
+  return (bit_reversed_rank(to, queues) + slots - bit_reversed_rank(from, queues) - 1) % slots;
+}
+
 std::vector<std::uint32_t> copy_service_order(const std::vector<std::uint32_t>& streams, std::uint32_t queues,
                                               bool bit_reversed, std::uint32_t offset) {
   std::vector<std::uint32_t> order;
   if (streams.empty() || queues == 0) return order;
-  std::uint32_t slots = 1;
-  while (slots < queues) slots <<= 1;
   auto queue = [&](std::uint32_t i) { return (streams[i] + offset) % queues; };
   std::vector<bool> done(streams.size(), false);
   std::uint32_t last = queue(0);
@@ -32,10 +36,10 @@ std::vector<std::uint32_t> copy_service_order(const std::vector<std::uint32_t>& 
       if (!bit_reversed) {
         pick = static_cast<std::uint32_t>(std::find(done.begin(), done.end(), false) - done.begin());
       } else {
-        std::uint32_t best = slots;
+        std::uint32_t best = ~0u;
         for (std::uint32_t i = 0; i < streams.size(); ++i) {
           if (done[i]) continue;
-          const std::uint32_t d = (bit_reversed_rank(queue(i), queues) + slots - bit_reversed_rank(last, queues) - 1) % slots;
+          const std::uint32_t d = bit_reversed_distance(last, queue(i), queues);
           if (d < best) best = d, pick = i;
         }
       }

@@ -1183,7 +1183,8 @@ void GpuModel::copy_enqueue(std::uint32_t c) {
 void GpuModel::copy_start(std::uint32_t ei) {
   CopyEngine& e = engines_[ei];
   // The engine stays with the copy queue it served last while that queue has a copy waiting (run 5: the
-  // copies of one queue back to back, then the next queue's), else takes the longest waiting.
+  // copies of one queue back to back, then the next queue's), else takes the longest waiting, or with
+  // bit_reversed_copy_queues_ the next queue in bit-reversed order (model/copy_arbitration.hpp).
   std::uint32_t c = e.head, before = kNone;
   bool stays = false;
   for (std::uint32_t p = kNone, y = e.head; y != kNone; p = y, y = cmds_[y].next_in_queue)
@@ -1195,12 +1196,10 @@ void GpuModel::copy_start(std::uint32_t ei) {
     }
   if (!stays && bit_reversed_copy_queues_ && e.last_queue != kNone) {
     // The next queue after the last one served in the arbitration order, its oldest copy first.
-    std::uint32_t slots = 1;
-    while (slots < copy_pool_) slots <<= 1;
-    const std::uint32_t last = copy_queue_rank(e.last_queue);
-    std::uint32_t best = slots;
+    const std::uint32_t last = copy_queue_slot(e.last_queue);
+    std::uint32_t best = ~0u;
     for (std::uint32_t p = kNone, y = e.head; y != kNone; p = y, y = cmds_[y].next_in_queue) {
-      const std::uint32_t d = (copy_queue_rank(cmds_[y].queue) + slots - last - 1) % slots;
+      const std::uint32_t d = model::bit_reversed_distance(last, copy_queue_slot(cmds_[y].queue), copy_pool_);
       if (d < best) {
         best = d;
         c = y;
@@ -1245,23 +1244,25 @@ void GpuModel::copy_start(std::uint32_t ei) {
     }
   }
   copy_schedule(ei);
-  if (dir != 2) {
-    const std::uint32_t other = engine_of_dir_[1 - dir];
-    if (other != ei && engines_[other].running != kNone) copy_rerate(other);
-  }
+  rerate_opposite(ei, dir);
 }
 
-std::uint32_t GpuModel::copy_queue_rank(std::uint32_t queue) const noexcept {
+std::uint32_t GpuModel::copy_queue_slot(std::uint32_t queue) const noexcept {
   // A copy queue is connections_ + engine * copy_pool_ + stream % copy_pool_, and the first stream made
   // (stream 1) is the one the arbitration starts from: its slot is (stream - 1) % copy_pool_.
-  const std::uint32_t slot = ((queue - connections_) % copy_pool_ + copy_pool_ - 1) % copy_pool_;
-  return model::bit_reversed_rank(slot, copy_pool_);
+  return ((queue - connections_) % copy_pool_ + copy_pool_ - 1) % copy_pool_;
 }
 
 void GpuModel::copy_schedule(std::uint32_t ei) {
   CopyEngine& e = engines_[ei];
   ++e.gen;
   queue_.push(e.last_update + ceil_ns(e.remaining / e.rate), kCopyDone, ei, e.gen);
+}
+
+void GpuModel::rerate_opposite(std::uint32_t ei, std::uint8_t dir) {
+  if (dir == 2) return;
+  const std::uint32_t other = engine_of_dir_[1 - dir];
+  if (other != ei && engines_[other].running != kNone) copy_rerate(other);
 }
 
 void GpuModel::copy_rerate(std::uint32_t ei) {
@@ -1289,10 +1290,7 @@ void GpuModel::copy_done(std::uint32_t ei, std::uint32_t gen) {
     e.recording = true;
     e.transfer_end = now_;
     queue_.push(now_ + p_.copy_record, kCopyDone, ei, ++e.gen);
-    if (dir != 2) {
-      const std::uint32_t other = engine_of_dir_[1 - dir];
-      if (other != ei && engines_[other].running != kNone) copy_rerate(other);
-    }
+    rerate_opposite(ei, dir);
     return;
   }
   const bool recorded = e.recording;
@@ -1305,10 +1303,7 @@ void GpuModel::copy_done(std::uint32_t ei, std::uint32_t gen) {
     if (OpExplanation* x = exp(c)) x->ended = e.transfer_end;
   }
   if (e.running == kNone && e.head != kNone) copy_start(ei);
-  if (dir != 2) {
-    const std::uint32_t other = engine_of_dir_[1 - dir];
-    if (other != ei && engines_[other].running != kNone) copy_rerate(other);
-  }
+  rerate_opposite(ei, dir);
 }
 
 // ---------------------------------------------------------------------------------------------------

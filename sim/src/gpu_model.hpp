@@ -408,6 +408,9 @@ class GpuModel {
   void copy_start(std::uint32_t engine);
   void copy_schedule(std::uint32_t engine);
   void copy_rerate(std::uint32_t engine);
+  /// Re-rates the engine of the direction opposite `dir` (not D2D) when it runs a copy: `engine`'s copy
+  /// began or stopped moving bytes.
+  void rerate_opposite(std::uint32_t engine, std::uint8_t dir);
   void copy_done(std::uint32_t engine, std::uint32_t gen);
   [[nodiscard]] bool opposite_busy(std::uint8_t dir) const noexcept;
 
@@ -434,8 +437,8 @@ class GpuModel {
   bool trim_heap_ = false;
   bool kernel_classes_on_ = true;
   bool bit_reversed_copy_queues_ = false;
-  /// A copy queue's place in the bit-reversed arbitration order (bit_reversed_copy_queues).
-  [[nodiscard]] std::uint32_t copy_queue_rank(std::uint32_t queue) const noexcept;
+  /// A copy queue's slot among its engine's, counted from the first stream's (bit_reversed_copy_queues).
+  [[nodiscard]] std::uint32_t copy_queue_slot(std::uint32_t queue) const noexcept;
   bool merge_waves_;
   model::ProgressCounter* progress_ = nullptr;
   static constexpr std::uint32_t kProgressBatch = 4096;

@@ -16,6 +16,10 @@ namespace streamlab::model {
 /// `slot`'s place in the bit-reversed order over the power of two at or above `queues`.
 [[nodiscard]] std::uint32_t bit_reversed_rank(std::uint32_t slot, std::uint32_t queues) noexcept;
 
+/// How many places after `from` slot `to` comes in the bit-reversed round-robin order over `queues` slots
+/// (0: the next one; `from` itself comes last).
+[[nodiscard]] std::uint32_t bit_reversed_distance(std::uint32_t from, std::uint32_t to, std::uint32_t queues) noexcept;
+
 /// The order an engine runs copies in under one model, when the first is running and every other is
 /// already queued: `streams[i]` is the stream (0-based, in the order the streams were made) of the i-th
 /// copy issued. Returns the copies' indices in service order.
