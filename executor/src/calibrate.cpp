@@ -116,11 +116,18 @@ bool is_contention_param(std::string_view name) { return name == kBusyQueueParam
 // within one), and the blocking synchronize's wake-up moved with the host's spells.
 // So does the traced launch overhead: the traced cost minus the untraced one, each read at another time,
 // read 0 to 1529 ns over one calibrate's rounds (run 68); a probe reads both within a few seconds.
+// And the kernel start latency and the completion seen by a query: on the H100 (2026-11-25, runs 92 and 101)
+// their rounds read 1385-2719 ns within one calibrate, and the medians of 9 rounds of two back-to-back
+// calibrates stood 5.3% and 8.9% apart. The spread is the machine's, not the clock tie's: the offsets
+// from the best round trip's midpoint and from each direction's fastest leg agreed within one 256 ns step
+// in every round of run 101 and gave the same spread, so more samples spread over the whole calibrate are
+// what narrows the value.
 constexpr std::string_view kTracedOverheadParam = "traced_launch_overhead_ns";
-constexpr std::array<std::string_view, 6> kPerProcessParams{"same_stream_gap_ns", "event_wait_latency_ns",
+constexpr std::array<std::string_view, 8> kPerProcessParams{"same_stream_gap_ns", "event_wait_latency_ns",
                                                             "same_stream_gap_per_busy_queue_ns",
                                                             "host_func_roundtrip_ns", "sync_wakeup_ns",
-                                                            kTracedOverheadParam};
+                                                            kTracedOverheadParam, "kernel_start_latency_ns",
+                                                            "completion_seen_ns"};
 bool is_per_process_param(std::string_view name) {
   return std::find(kPerProcessParams.begin(), kPerProcessParams.end(), name) != kPerProcessParams.end();
 }
@@ -144,16 +151,8 @@ std::int64_t steady_now_ns() {
 /// the same rate.
 struct ClockSpan {
   std::int64_t host_first = 0, host_last = 0;
-  std::int64_t offset0 = 0, offset1 = 0;  ///< device ns - host ns, before and after (best round's midpoint)
-  double legs0 = 0, legs1 = 0;             ///< the same from each direction's fastest leg (ClockLink::legs_offset_ns)
+  std::int64_t offset0 = 0, offset1 = 0;  ///< device ns - host ns, before and after
   double uncertainty = 0;                  ///< the larger of the two correlations' (ns)
-  /// The span with the offsets from the fastest legs in place of the best rounds' midpoints.
-  [[nodiscard]] ClockSpan by_legs() const {
-    ClockSpan c = *this;
-    c.offset0 = std::llround(legs0);
-    c.offset1 = std::llround(legs1);
-    return c;
-  }
   [[nodiscard]] double length() const { return static_cast<double>(host_last - host_first); }
   /// `device_ns` on the host clock, with the offset of host time `host_at`.
   [[nodiscard]] double in_host(double device_ns, std::int64_t host_at) const {
@@ -691,15 +690,15 @@ class Calibrator {
   void copy_arbitration() const;
   std::vector<std::optional<model::CopyArbitration>> arbitration_runs_;
   /// offset such that device_globaltimer ~= host_steady_ns + offset; returns the uncertainty (ns).
-  double correlate_clocks(std::int64_t& offset, double& legs_offset);
+  double correlate_clocks(std::int64_t& offset);
   ClockSpan begin_clock_span() {
     ClockSpan c;
     c.host_first = steady_now_ns();
-    c.uncertainty = correlate_clocks(c.offset0, c.legs0);
+    c.uncertainty = correlate_clocks(c.offset0);
     return c;
   }
   void end_clock_span(ClockSpan& c) {
-    c.uncertainty = std::max(c.uncertainty, correlate_clocks(c.offset1, c.legs1));
+    c.uncertainty = std::max(c.uncertainty, correlate_clocks(c.offset1));
     c.host_last = steady_now_ns();
   }
 
@@ -1029,11 +1028,9 @@ void Calibrator::sync_wakeup(model::DeviceProfile& p) {
   }
   note("sync wake-up after the kernel's end by the kernel's length (median ns, stream / device synchronize, " +
        std::to_string(reps_) + " runs each): " + by_wait_text);
-  std::vector<double> wake, after_flag, wake_legs;
-  const ClockSpan legs = clocks.by_legs();
+  std::vector<double> wake, after_flag;
   for (const Sample& x : samples) {
     wake.push_back(static_cast<double>(x.woke) - clocks.in_host(static_cast<double>(x.end), x.woke));
-    wake_legs.push_back(static_cast<double>(x.woke) - legs.in_host(static_cast<double>(x.end), x.woke));
     after_flag.push_back(static_cast<double>(x.woke - x.seen));
   }
   const double w = median(wake), wf = median(after_flag);
@@ -1044,7 +1041,7 @@ void Calibrator::sync_wakeup(model::DeviceProfile& p) {
                             fmt(clocks.uncertainty, 0) + " ns); " + fmt(wf, 0) + " ns after a second host thread saw "
                         "the kernel's final mapped-memory flag (device schedule mode " + sched_ + ")");
   note("sync wake-up: " + fmt(w) + " ns after the kernel's end, " + fmt(wf) + " ns after its flag was seen (schedule " +
-       sched_ + "); with the clocks tied by the fastest legs: " + fmt(median(std::move(wake_legs))) + " ns");
+       sched_ + ")");
 }
 
 void Calibrator::sample_host_speed(const model::DeviceProfile& p, double seconds) {
@@ -1133,6 +1130,7 @@ HostProbe Calibrator::probe(double seconds) {
   model::DeviceProfile gaps;
   stream_gaps(gaps);
   sync_wakeup(gaps);
+  device_latencies(gaps);
   for (std::string_view name : kPerProcessParams)
     if (name != kTracedOverheadParam) out.per_process[std::string(name)] = field_named(gaps, name).value;
   model::DeviceProfile q;
@@ -1321,11 +1319,10 @@ void Calibrator::first_use(model::DeviceProfile& p, const FirstUse& never_used) 
                  "");
 }
 
-double Calibrator::correlate_clocks(std::int64_t& offset, double& legs_offset) {
+double Calibrator::correlate_clocks(std::int64_t& offset) {
   stream s(StreamFlags::non_blocking, 0);
   const ClockLink link = link_clocks(s.get(), 200, std::chrono::seconds(2));
   offset = link.offset_ns();
-  legs_offset = link.legs_offset_ns;
   return link.uncertainty_ns;
 }
 
@@ -1484,12 +1481,8 @@ void Calibrator::completion_seen(model::DeviceProfile& p, stream& a) {
     if (r >= 0 && seen >= 0) samples.push_back({issued, seen, block_records(rec, 1)[0].end_ns, sync});
   }
   end_clock_span(clocks);
-  std::vector<double> query, synced, query_legs;
-  const ClockSpan legs = clocks.by_legs();
-  for (const Sample& x : samples) {
-    (x.sync ? synced : query).push_back(x.seen - clocks.in_host(static_cast<double>(x.end), x.at));
-    if (!x.sync) query_legs.push_back(x.seen - legs.in_host(static_cast<double>(x.end), x.at));
-  }
+  std::vector<double> query, synced;
+  for (const Sample& x : samples) (x.sync ? synced : query).push_back(x.seen - clocks.in_host(static_cast<double>(x.end), x.at));
   const double seen = median(query), sync_after = median(synced);
   const double uncertainty = clocks.uncertainty;
   p.completion_seen_ns = measured(
@@ -1501,8 +1494,7 @@ void Calibrator::completion_seen(model::DeviceProfile& p, stream& a) {
       "(+-" + fmt(uncertainty, 0) + " ns); cudaEventSynchronize returned " + fmt(sync_after, 0) + " ns after the "
       "kernel's end (median of " + std::to_string(synced.size()) + ")");
   note("completion seen by a query " + fmt(seen) + " ns after the kernel's end; a synchronize returned " + fmt(sync_after) +
-       " ns after it (clock correlation +-" + fmt(uncertainty, 0) + " ns); with the clocks tied by the fastest legs: " +
-       fmt(median(std::move(query_legs))) + " ns");
+       " ns after it (clock correlation +-" + fmt(uncertainty, 0) + " ns)");
 }
 
 void Calibrator::device_latencies(model::DeviceProfile& p) {
@@ -1533,13 +1525,11 @@ void Calibrator::device_latencies(model::DeviceProfile& p) {
   }
   end_clock_span(clocks);
   const double drift_ppm = clocks.drift_ppm(), span = clocks.length();
-  std::vector<double> from_return, from_call, from_return_legs;
-  const ClockSpan legs = clocks.by_legs();
+  std::vector<double> from_return, from_call;
   for (const StartSample& x : samples) {
     const double device_in_host = clocks.in_host(static_cast<double>(x.first_read), x.call);
     from_return.push_back(device_in_host - static_cast<double>(x.returned));
     from_call.push_back(device_in_host - static_cast<double>(x.call));
-    from_return_legs.push_back(legs.in_host(static_cast<double>(x.first_read), x.call) - static_cast<double>(x.returned));
   }
   const double sl = median(from_return);
   const double uncertainty = clocks.uncertainty;
@@ -1551,10 +1541,7 @@ void Calibrator::device_latencies(model::DeviceProfile& p) {
                              fmt(uncertainty, 0) + " ns, GPU timer vs host clock drift " + fmt(drift_ppm, 1) + " ppm)");
   note("kernel start latency: " + fmt(sl) + " ns after the launch call returned, " + fmt(median(from_call)) +
        " ns after it began (clock correlation +-" + fmt(uncertainty, 0) + " ns, drift " + fmt(drift_ppm, 1) +
-       " ppm over " + fmt(span / 1e6, 1) + " ms); with the clocks tied by the fastest legs: " +
-       fmt(median(std::move(from_return_legs))) + " ns after the call returned (offsets " +
-       fmt(static_cast<double>(clocks.offset0) - clocks.legs0, 0) + " / " + fmt(static_cast<double>(clocks.offset1) - clocks.legs1, 0) +
-       " ns apart before / after)");
+       " ppm over " + fmt(span / 1e6, 1) + " ms)");
 
   completion_seen(p, a);
 

@@ -40,7 +40,6 @@ ClockLink ClockLinker::link(cudaStream_t s, std::chrono::nanoseconds timeout) {
                           "clock link (service kernel)");
   ClockLink best;
   double best_trip = std::numeric_limits<double>::infinity();
-  std::int64_t up = std::numeric_limits<std::int64_t>::max(), down = std::numeric_limits<std::int64_t>::max();
   for (std::uint32_t r = 0; r < rounds; ++r) {
     const std::int64_t h0 = steady_now();
     const std::int64_t deadline = h0 + timeout.count();
@@ -58,9 +57,6 @@ ClockLink ClockLinker::link(cudaStream_t s, std::chrono::nanoseconds timeout) {
     }
     h1 = steady_now();
     const auto trip = static_cast<double>(h1 - h0);
-    const auto answer = static_cast<std::int64_t>(response[r]);
-    up = std::min(up, answer - h0);
-    down = std::min(down, h1 - answer);
     if (trip < best_trip) {
       best_trip = trip;
       best.host_ns = h0 + (h1 - h0) / 2;
@@ -70,7 +66,6 @@ ClockLink ClockLinker::link(cudaStream_t s, std::chrono::nanoseconds timeout) {
   }
   STREAMLAB_CUDA_CHECK_OP(cudaStreamSynchronize(s), "clock link (service kernel)");
   best.uncertainty_ns = best_trip / 2;
-  best.legs_offset_ns = 0.5 * static_cast<double>(up - down);
   return best;
 }
 

@@ -27,11 +27,14 @@
       predicted range.
 
   program_suite.py sensitivity --streamlab BIN --dir DIR --measured FILE --a PROFILE --b PROFILE
-                               [--threshold 5] [--markdown FILE]
+                               [--results DIR] [--threshold 5] [--markdown FILE]
       which differences between two calibrations matter to a prediction: predicts every configuration
       with profile A and with B, then, for each parameter more than `threshold` percent apart, with A
       carrying B's value of that one parameter; prints per parameter the largest change of a prediction it
-      causes, and how far A's and B's predictions are apart.
+      causes, and how far A's and B's predictions are apart. With --results (an experiment result folder
+      with measurements, e.g. experiments/results/h100), the experiments' configurations count too: a copy
+      of the folder is re-predicted with each profile (`streamlab experiment repredict --device`), and each
+      configuration's metric (what its verdict reads) is compared as the suite's are.
 
 The metric of a configuration is when its program's metric synchronize returned (ns since the program's
 first call): "end" (the final cudaDeviceSynchronize, i.e. the makespan as the host sees it) or, for the
@@ -341,6 +344,28 @@ def relative_apart(x, y):
     return abs(x - y) / low if low > 0 else float("inf")
 
 
+def experiment_metrics(streamlab, results, profile, tmp):
+    """{"E<n> <configuration>": predicted metric} of a copy of an experiment result folder re-predicted
+    with `profile` (the given folder is left as it is)."""
+    folder = os.path.join(tmp, "results-" + os.path.basename(profile))
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.copytree(results, folder, ignore=shutil.ignore_patterns("*.png", "*.svg", "*.pdf", "traces"))
+    p = subprocess.run([streamlab, "experiment", "repredict", folder, "--device", profile, "--traces", "none", "-q"],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"repredict with {profile} failed: {p.stderr.strip()[-300:]}")
+    out = {}
+    for name in sorted(os.listdir(folder)):
+        if not (name.startswith("E") and name.endswith(".json")):
+            continue
+        doc = json.load(open(os.path.join(folder, name)))
+        for c in doc.get("configurations", []):
+            v = c.get("predicted", {}).get("metric")
+            out["%s %s" % (doc["experiment"], c["label"])] = v if v else None
+    shutil.rmtree(folder, ignore_errors=True)
+    return out
+
+
 def cmd_sensitivity(a):
     from concurrent.futures import ThreadPoolExecutor
     cfgs = json.load(open(a.measured))["configs"]
@@ -365,18 +390,22 @@ def cmd_sensitivity(a):
     pred = {}
     for (name, cfg), v in zip(jobs, results):
         pred.setdefault(name, {})[cfg["label"]] = v
+    if a.results:
+        for name, path in variants.items():
+            pred[name].update(experiment_metrics(a.streamlab, a.results, path, tmp))
+    labels = list(pred["A"])
 
     def moves(name):
         """(largest relative change of a prediction against A's, its configuration, how many move > 1%)."""
         worst, where, over = 0.0, "", 0
-        for cfg in cfgs:
-            x, y = pred["A"][cfg["label"]], pred[name][cfg["label"]]
+        for label in labels:
+            x, y = pred["A"][label], pred[name].get(label)
             if x is None or y is None:
                 continue
             r = abs(y - x) / x
             over += r > 0.01
             if r > worst:
-                worst, where = r, cfg["label"]
+                worst, where = r, label
         return worst, where, over
 
     lines = ["| parameter | A | B | apart | largest change of a prediction | configuration | predictions moved > 1% |",
@@ -388,13 +417,12 @@ def cmd_sensitivity(a):
     for worst, k, where, over in sorted(rows, reverse=True):
         lines.append("| `%s` | %.4g | %.4g | %.1f%% | %.2f%% | `%s` | %d of %d |" % (
             k, pa[k]["value"], pb[k]["value"], 100 * relative_apart(pa[k]["value"], pb[k]["value"]),
-            100 * worst, where or "-", over, len(cfgs)))
+            100 * worst, where or "-", over, len(labels)))
     worst, where, over = moves("B")
-    errs = sorted(abs(pred["B"][c["label"]] - pred["A"][c["label"]]) / pred["A"][c["label"]]
-                  for c in cfgs if pred["A"][c["label"]] and pred["B"][c["label"]])
+    errs = sorted(abs(pred["B"][k] - pred["A"][k]) / pred["A"][k] for k in labels if pred["A"][k] and pred["B"].get(k))
     summary = ("%d of %d parameters more than %g%% apart. Predictions of the %d configurations with A and with B: "
                "median %.2f%% apart, largest %.2f%% (`%s`), %d more than 1%% apart, %d more than 5%%." % (
-                   len(apart), len(pa), a.threshold, len(cfgs), 100 * statistics.median(errs) if errs else 0,
+                   len(apart), len(pa), a.threshold, len(labels), 100 * statistics.median(errs) if errs else 0,
                    100 * worst, where, over, sum(e > 0.05 for e in errs)))
     text = "\n".join(lines) + "\n\n" + summary + "\n"
     print(text, end="")
@@ -429,6 +457,7 @@ def main():
     q.add_argument("--measured", required=True, help="a measured file (its configurations and metrics)")
     q.add_argument("--a", required=True, help="profile A (the reference)")
     q.add_argument("--b", required=True, help="profile B")
+    q.add_argument("--results", default="", help="also the experiments of this result folder (re-predicted in a copy)")
     q.add_argument("--threshold", type=float, default=5.0, help="percent apart that counts as a difference")
     q.add_argument("--markdown", default="", help="also write the table here")
     p = sub.add_parser("predict")

@@ -17,11 +17,6 @@ struct ClockLink {
   std::int64_t host_ns = 0;    ///< steady clock (ns since its epoch): the best round's midpoint
   std::int64_t device_ns = 0;  ///< %globaltimer at that instant
   double uncertainty_ns = 0;   ///< half the best round trip: how far off the pairing can be
-  /// device - host from each direction's fastest leg over all rounds: (min(answer - request sent) -
-  /// min(answer seen - answer)) / 2. Off by half the difference of the two legs' shortest latencies, a
-  /// constant of the machine, where the best round's midpoint is off by half its own two legs' difference,
-  /// which changes from link to link.
-  double legs_offset_ns = 0;
   std::int64_t last_reply_host_ns = 0;  ///< steady clock when the last answer was seen (the kernel ends just after)
   [[nodiscard]] std::int64_t offset_ns() const noexcept { return device_ns - host_ns; }
 };
