@@ -157,11 +157,14 @@ TEST(Calibrate, HostProbeMeasuresEveryHostCall) {
   ASSERT_EQ(p.contention.at("kernel_launch_queue_switch_ns").size(), 2 * static_cast<std::size_t>(p.passes));
   for (const auto& [name, v] : p.contention)
     for (double x : v) EXPECT_TRUE(std::isfinite(x)) << name;
-  // The device-side gaps and the sync wake-up, once in the probe's process: positive and under 1 ms
-  // (the busy-queue slope and the traced launch overhead, a difference of two host timings, may read
-  // either sign); the traced overhead only where CUPTI is available.
-  EXPECT_GE(p.per_process.size(), 5u);
-  EXPECT_LE(p.per_process.size(), 6u);
+  // The device-side gaps, the sync wake-up, the kernel start latency and the completion seen by a query,
+  // once in the probe's process: positive and under 1 ms (the busy-queue slope and the traced launch
+  // overhead, a difference of two host timings, may read either sign); the traced overhead only where
+  // CUPTI is available.
+  EXPECT_GE(p.per_process.size(), 7u);
+  EXPECT_LE(p.per_process.size(), 8u);
+  EXPECT_EQ(p.per_process.count("kernel_start_latency_ns"), 1u);
+  EXPECT_EQ(p.per_process.count("completion_seen_ns"), 1u);
   for (const auto& [name, v] : p.per_process) {
     EXPECT_TRUE(std::isfinite(v)) << name;
     EXPECT_LT(std::abs(v), 1'000'000.0) << name;
