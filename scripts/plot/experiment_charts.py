@@ -9,7 +9,9 @@ gives the title, the metric's unit and where the numbers were obtained.
 chart of their own below get a generic one (predicted and measured metric per configuration).
 
 Conventions (scripts/plot/streamlab_style.py): measured = solid line / filled marker or solid bar with the
-spread of its runs as an error bar; predicted (simulator, deterministic) = dashed line / hollow marker.
+spread of its runs as an error bar; predicted (simulator, deterministic) = dashed line / hollow marker, its
+predicted range (least to greatest over the simulator's variants) a band in the series' colour along a line,
+a hollow dashed box at a bar or a point.
 Error bars: when the CSV has measured_<metric>_min/_max they are the range of the runs; older results only
 store the relative range (measured_spread = (max - min) / median), and then the bar is the bound it gives:
 every run lies within median +/- (max - min).
@@ -54,6 +56,10 @@ class Result:
         runs = sorted({int(r["measured_runs"]) for r in self.rows if r.get("measured_runs", "0") not in ("", "0")})
         self.runs = runs[-1] if runs else 0
         self.exact_range = f"measured_{self.metric}_min" in self.rows[0]
+        # The predicted range: the least and greatest of the simulator's variants (experiments/README.md).
+        self.has_pred_range = f"predicted_{self.metric}_low" in self.rows[0]
+        variants = [int((c.get("predicted_range") or {}).get("variants", 0)) for c in doc.get("configurations", [])]
+        self.range_variants = max(variants, default=0)
 
     # Values in display units -------------------------------------------------------------------------
     def pred(self, row) -> float:
@@ -61,6 +67,11 @@ class Result:
 
     def meas(self, row) -> float:
         return style.num(row, f"measured_{self.metric}") * self.scale
+
+    def pred_range(self, row) -> tuple[float, float]:
+        """(low, high) of the simulator's variants for this row, display units; NaN without a range."""
+        return (style.num(row, f"predicted_{self.metric}_low") * self.scale,
+                style.num(row, f"predicted_{self.metric}_high") * self.scale)
 
     def meas_range(self, row) -> tuple[float, float]:
         """(low, high) that every measured run of this row lies in, display units."""
@@ -87,11 +98,22 @@ class Result:
         return (f"error bars: every one of the {self.runs} measured runs lies within median \u00b1 (max \u2212 min) "
                 "(the result stores the runs' range, not their min and max)")
 
+    def range_label(self) -> str:
+        return f"predicted range ({self.range_variants} simulator variants)" if self.range_variants \
+            else "predicted range (simulator variants)"
+
+    def range_note(self) -> str:
+        if not self.has_pred_range:
+            return ""
+        return ("predicted range: least to greatest prediction over the simulator's variants (host at the profile's "
+                "speed and in a fast and a slow spell, two copy-queue layouts, two copy-queue orders: "
+                "experiments/README.md); it is not a spread of runs")
+
     def finish(self, fig, title: str, notes: list[str] = ()) -> None:
         """Title on top; where the numbers come from, the error bars' meaning and the notes below
         everything else (legends placed under the axes included)."""
         fig.suptitle(style.wrap(f"{self.name}: {title}", 80), fontsize=12, fontweight="bold")
-        lines = [style.source_line(self.meta)] + [n for n in [self.error_note(), *notes] if n]
+        lines = [style.source_line(self.meta)] + [n for n in [self.error_note(), self.range_note(), *notes] if n]
         style.footnote(fig, lines)
 
 
@@ -105,15 +127,51 @@ def side_legend(ax_or_fig, result: Result, series_handles: list, **kw):
         handles.append(Line2D([], [], color="#333333", marker="o", linestyle="-", label="measured (GPU, median)"))
     handles.append(Line2D([], [], color="#333333", marker="o", fillstyle="none", linestyle="--",
                           label="predicted (simulator)"))
+    if result.has_pred_range:
+        handles.append(range_band_handle(result))
     return ax_or_fig.legend(handles=handles, **kw)
 
 
-def plot_lines(ax, result: Result, x_col: str, groups: "OrderedDict[str, list[dict]]", y=None, y_range=None):
-    """One colour+marker per group; measured solid with error bars, predicted dashed with hollow markers.
-    Returns the legend handles (one per group)."""
+# How a predicted range is drawn: along a line, a band in the series' colour; at a bar or a point, a hollow
+# dashed box from its low to its high end (predictions are hollow and dashed; the measured runs' error bars
+# are thin lines with caps).
+RANGE_BAND_ALPHA = 0.18
+RANGE_BOX = {"facecolor": "none", "edgecolor": "#111111", "linestyle": (0, (2.5, 1.5)), "linewidth": 1.1}
+
+
+def range_band_handle(result: Result):
+    from matplotlib.patches import Patch
+    return Patch(facecolor="#333333", alpha=RANGE_BAND_ALPHA + 0.1, edgecolor="none",
+                 label="band: " + result.range_label())
+
+
+def range_box_handle(result: Result):
+    from matplotlib.patches import Patch
+    return Patch(**RANGE_BOX, label="dashed box: " + result.range_label())
+
+
+def range_boxes(ax, result: Result, centres, ranges, thickness: float, horizontal: bool):
+    """One hollow dashed box per (low, high) in `ranges` at `centres` (bar or point positions), `thickness`
+    in data units across the value axis. A range of zero width shows as a dashed line at its value."""
+    from matplotlib.patches import Rectangle
+    for c, (lo, hi) in zip(centres, ranges):
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            continue
+        if horizontal:
+            box = Rectangle((lo, c - thickness / 2), hi - lo, thickness, **RANGE_BOX, zorder=6)
+        else:
+            box = Rectangle((c - thickness / 2, lo), thickness, hi - lo, **RANGE_BOX, zorder=6)
+        ax.add_patch(box)
+
+
+def plot_lines(ax, result: Result, x_col: str, groups: "OrderedDict[str, list[dict]]", y=None, y_range=None,
+               pred_range=None):
+    """One colour+marker per group; measured solid with error bars, predicted dashed with hollow markers and
+    its predicted range as a band in the group's colour. Returns the legend handles (one per group)."""
     from matplotlib.lines import Line2D
     y = y or (lambda row, side: result.meas(row) if side == "measured" else result.pred(row))
     y_range = y_range or (lambda row: result.meas_range(row))
+    pred_range = pred_range or (lambda row: result.pred_range(row))
     handles = []
     for i, (label, rows) in enumerate(groups.items()):
         st = style.series_style(i)
@@ -122,6 +180,9 @@ def plot_lines(ax, result: Result, x_col: str, groups: "OrderedDict[str, list[di
         rows = sorted(rows, key=lambda r: float(r[x_col]))
         xs = [float(r[x_col]) for r in rows]
         pred = [y(r, "predicted") for r in rows]
+        if result.has_pred_range:
+            lo, hi = zip(*[pred_range(r) for r in rows])
+            ax.fill_between(xs, lo, hi, color=st["color"], alpha=RANGE_BAND_ALPHA, linewidth=0, zorder=2)
         ax.plot(xs, pred, color=st["color"], marker=st["marker"], markersize=size + 2, linewidth=max(width * 0.6, 1.0),
                 markeredgewidth=1.3, **style.PREDICTED, zorder=3 + i)
         if result.measured:
@@ -134,7 +195,7 @@ def plot_lines(ax, result: Result, x_col: str, groups: "OrderedDict[str, list[di
 
 
 def bars_with_predictions(ax, result: Result, categories: list[str], series: "OrderedDict[str, list]",
-                          horizontal: bool = False, value=None, value_range=None):
+                          horizontal: bool = False, value=None, value_range=None, pred_range=None):
     """Grouped bars from zero: per category one bar per series. The bar is the measured median with its
     error bar (the predicted value when nothing was measured); the prediction is a hollow diamond on it.
     `series` maps a series label to one row (or None) per category."""
@@ -142,6 +203,7 @@ def bars_with_predictions(ax, result: Result, categories: list[str], series: "Or
     from matplotlib.patches import Patch
     value = value or (lambda row, side: result.meas(row) if side == "measured" else result.pred(row))
     value_range = value_range or (lambda row: result.meas_range(row))
+    pred_range = pred_range or (lambda row: result.pred_range(row))
     n = max(len(series), 1)
     width = 0.8 / n
     handles = []
@@ -162,7 +224,10 @@ def bars_with_predictions(ax, result: Result, categories: list[str], series: "Or
             pred = [value(r, "predicted") if r else math.nan for r in rows]
             px, py = (pred, pos) if horizontal else (pos, pred)
             ax.plot(px, py, linestyle="none", marker="D", markersize=7, markerfacecolor="white",
-                    markeredgecolor="#111111", markeredgewidth=1.4, zorder=5)
+                    markeredgecolor="#111111", markeredgewidth=1.4, zorder=7)
+        if result.has_pred_range:
+            range_boxes(ax, result, pos, [pred_range(r) if r else (math.nan, math.nan) for r in rows],
+                        width * 0.5, horizontal)
         if len(series) > 1 or label:
             handles.append(Patch(color=st["color"], label=label))
     if result.measured:
@@ -171,6 +236,8 @@ def bars_with_predictions(ax, result: Result, categories: list[str], series: "Or
                               markeredgecolor="#111111", label="predicted (simulator)"))
     else:
         handles.append(Patch(color="#999999", label="bar: predicted (simulator)"))
+    if result.has_pred_range:
+        handles.append(range_box_handle(result))
     ticks = list(range(len(categories)))
     if horizontal:
         ax.set_yticks(ticks, categories)
@@ -301,9 +368,14 @@ def chart_e6(r: Result):
         (slo, shi), (dlo, dhi) = r.meas_range(g["s"]), r.meas_range(g["d"])
         return ((slo / dhi - 1) * 100, (shi / dlo - 1) * 100)
 
+    def pred_range(g):
+        # The gain's bounds from the two assignments' ranges (their variants are not paired up here).
+        (slo, shi), (dlo, dhi) = r.pred_range(g["s"]), r.pred_range(g["d"])
+        return ((slo / dhi - 1) * 100, (shi / dlo - 1) * 100)
+
     groups = OrderedDict((d, gain_rows(d)) for d in r.distinct("distribution"))
     fig, ax = plt.subplots(figsize=style.FIGSIZE)
-    handles = plot_lines(ax, r, "batch", groups, y=y, y_range=y_range)
+    handles = plot_lines(ax, r, "batch", groups, y=y, y_range=y_range, pred_range=pred_range)
     from matplotlib.lines import Line2D
     ax.axhline(0, color="black", linewidth=0.8)
     ax.plot([4096, 8192], [14.2, 14.2], color=style.ANNOTATION, linewidth=3, alpha=0.6)
@@ -315,7 +387,7 @@ def chart_e6(r: Result):
     side_legend(ax, r, handles, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     r.finish(fig, "global queue gain over static assignment",
              ["132 persistent worker blocks; positive = the shared queue is faster; claim: static better at small "
-              "batch", "error bars combine both assignments' run ranges"])
+              "batch", "error bars combine both assignments' run ranges, the band both assignments' predicted ranges"])
     return fig
 
 
@@ -343,6 +415,9 @@ def chart_e8(r: Result):
     st = style.series_style(0)
     ax.plot([r.pred(x) for x in rows], ys, linestyle="none", marker="o", markersize=9, fillstyle="none",
             color=st["color"], markeredgewidth=1.6, label="predicted (simulator)", zorder=4)
+    if r.has_pred_range:
+        # Thin enough to stay clear of the value printed above each measured point.
+        range_boxes(ax, r, ys, [r.pred_range(x) for x in rows], 0.28, horizontal=True)
     if r.measured:
         meas = [r.meas(x) for x in rows]
         lo, hi = zip(*[r.meas_range(x) for x in rows])
@@ -358,7 +433,10 @@ def chart_e8(r: Result):
     ax.invert_yaxis()
     ax.set_ylim(len(waits) - 0.4, -0.7)
     ax.set_xlabel(f"host resumes after kernel A ends ({r.unit}, log scale)")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    handles, _ = ax.get_legend_handles_labels()
+    if r.has_pred_range:
+        handles.append(range_box_handle(r))
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     r.finish(fig, "when the host resumes after the work it needs",
              ["kernel B, on another stream, ends about 2 ms after A: a wait that also covers B resumes ~2000 us late"])
     return fig
@@ -386,7 +464,7 @@ def chart_e9(r: Result):
         ax.set_ylabel(fam, rotation=0, ha="right", va="center")
         ax.set_xlabel(f"makespan ({r.unit})", fontsize=8)
         ax.margins(x=0.02)
-    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=4)
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3)
     r.finish(fig, "makespan of each policy on four workload families",
              ["x1.00 = the best policy of the family (measured when measured); bars start at zero"])
     fig.tight_layout()
@@ -401,6 +479,8 @@ def chart_generic(r: Result):
     st = style.series_style(0)
     ax.plot([r.pred(x) for x in r.rows], ys, linestyle="none", marker="o", fillstyle="none", markersize=8,
             color=st["color"], label="predicted (simulator)")
+    if r.has_pred_range:
+        range_boxes(ax, r, ys, [r.pred_range(x) for x in r.rows], 0.45, horizontal=True)
     if r.measured:
         meas = [r.meas(x) for x in r.rows]
         lo, hi = zip(*[r.meas_range(x) for x in r.rows])
@@ -409,7 +489,10 @@ def chart_generic(r: Result):
     ax.set_yticks(ys, labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel(f"{r.metric_desc} ({r.unit})")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    handles, _ = ax.get_legend_handles_labels()
+    if r.has_pred_range:
+        handles.append(range_box_handle(r))
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     r.finish(fig, r.title)
     return fig
 
