@@ -48,6 +48,8 @@ struct SimCommandOptions {
   std::string host_speed = "typical";
   std::uint32_t copy_queues = 0;  // 0 = the simulator's default (4 per engine)
   std::string copy_queue_order;  // empty: oldest
+  std::string kernel_race;  // empty: ready-order
+  std::uint64_t kernel_race_window_ns = 0;  // 0: the simulator's default
   bool quiet = false;
   bool timing = false;
   sim::SimBudget budget;
@@ -115,6 +117,9 @@ void run(const SimCommandOptions& o) {
                                            : model::HostSpeed::typical;
   if (o.copy_queues != 0) so.copy_queues_per_engine = o.copy_queues;
   if (!o.copy_queue_order.empty()) so.bit_reversed_copy_queues = o.copy_queue_order == "bit-reversed";
+  if (o.kernel_race == "lower-stream-first") so.kernel_race = sim::KernelRace::lower_stream_first;
+  if (o.kernel_race == "higher-stream-first") so.kernel_race = sim::KernelRace::higher_stream_first;
+  if (o.kernel_race_window_ns != 0) so.kernel_race_window_ns = static_cast<model::Nanos>(o.kernel_race_window_ns);
   so.progress = &bar.phase("simulating", w.size());
   so.budget = o.budget;
   sim::SimBackend backend(profile, so);
@@ -163,6 +168,10 @@ void run(const SimCommandOptions& o) {
   if (so.host_speed != model::HostSpeed::typical) result.trace.meta.extra["host_speed"] = o.host_speed;
   if (o.copy_queues != 0) result.trace.meta.extra["copy_queues_per_engine"] = std::to_string(o.copy_queues);
   if (!o.copy_queue_order.empty()) result.trace.meta.extra["copy_queue_order"] = o.copy_queue_order;
+  if (so.kernel_race != sim::KernelRace::ready_order) {
+    result.trace.meta.extra["kernel_race"] = std::string(sim::to_string(so.kernel_race));
+    result.trace.meta.extra["kernel_race_window_ns"] = std::to_string(so.kernel_race_window_ns);
+  }
 
   // The summary's metrics, before the ops go: their temporaries then take pages the simulation has just
   // handed back (finish() trims the heap) rather than fresh ones, and are handed back with the ops before
@@ -238,6 +247,15 @@ const bool registered = register_command(
                       "(round robin in bit-reversed order from the first stream's queue: 0, 2, 1, 3 of four, as "
                       "on others; which one a run sees depends on its process's streams); default: oldest")
            ->check(CLI::IsMember({"oldest", "bit-reversed"}));
+       app.add_option("--kernel-race", o->kernel_race,
+                      "which of two kernels of one priority level that become ready within --kernel-race-window "
+                      "of each other places its blocks first: ready-order (the one ready first), "
+                      "lower-stream-first or higher-stream-first (the GPU decides such a race either way from "
+                      "run to run; the experiments' predicted ranges take all three); default: ready-order")
+           ->check(CLI::IsMember({"ready-order", "lower-stream-first", "higher-stream-first"}));
+       app.add_option("--kernel-race-window", o->kernel_race_window_ns,
+                      "ns within which two kernels' readiness is a race for --kernel-race (default 1000)")
+           ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000'000}));
        add_budget_options(app, o->budget);
        app.add_option("--timeout-ms", o->timeout_ms,
                       "Simulated-time limit of every blocking wait (default: 60 s or twice the workload's serial "

@@ -98,9 +98,16 @@ std::string range_summary(const ExperimentResult& r) {
   os << "*Predicted range:* the same prediction over "
      << (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi))
      << " simulated variants of what varies between machines and runs: the host at the profile's speed"
-     << (hi > 4 ? " and in a fast and a slow spell (every host API cost at an end of the range calibrate measured)" : "")
+     // 36: host speeds x queues x orders x kernel races; 12: the same before the races (files from before
+     // them), which a run with a profile without host ranges and with the races also gives; 4: neither.
+     << (hi == 12 || hi >= 36 ? " and in a fast and a slow spell (every host API cost at an end of the range calibrate measured)" : "")
      << ", each with the copy engines' queues shared by streams s and s + 4 and with a queue per stream, each with the "
-        "engines taking the oldest copy's queue next and taking the queues in bit-reversed order. Where none of "
+        "engines taking the oldest copy's queue next and taking the queues in bit-reversed order"
+     << (hi >= 36 ? ", each with two kernels of one priority level that become ready within a microsecond of each other "
+                    "taken in the order they became ready, the lower stream's first and the higher stream's first (the "
+                    "GPU decides such a race either way from run to run)"
+                  : "")
+     << ". Where none of "
         "these moves the prediction the range is the point itself, so a measurement a fraction of a per cent off "
         "falls outside it. Errors and verdicts stay on the point prediction.";
   const ErrorSummary s = errors(r);

@@ -218,13 +218,15 @@ std::vector<sim::SimOptions> range_variants(const model::DeviceProfile& profile,
   std::vector<sim::SimOptions> out;
   for (const model::HostSpeed speed : speeds)
     for (const std::optional<std::uint32_t> queues : {std::optional<std::uint32_t>(kCopyQueuesShared), std::optional<std::uint32_t>(kCopyQueuePerStream)})
-      for (const bool bit_reversed : {false, true}) {
-        sim::SimOptions so = point;
-        so.host_speed = speed;
-        so.copy_queues_per_engine = queues;
-        so.bit_reversed_copy_queues = bit_reversed;
-        out.push_back(std::move(so));
-      }
+      for (const bool bit_reversed : {false, true})
+        for (const sim::KernelRace race : {point.kernel_race, sim::KernelRace::lower_stream_first, sim::KernelRace::higher_stream_first}) {
+          sim::SimOptions so = point;
+          so.host_speed = speed;
+          so.copy_queues_per_engine = queues;
+          so.bit_reversed_copy_queues = bit_reversed;
+          so.kernel_race = race;
+          out.push_back(std::move(so));
+        }
   return out;
 }
 

@@ -106,8 +106,9 @@ class Result:
         if not self.has_pred_range:
             return ""
         return ("predicted range: least to greatest prediction over the simulator's variants (host at the profile's "
-                "speed and in a fast and a slow spell, two copy-queue layouts, two copy-queue orders: "
-                "experiments/README.md); it is not a spread of runs")
+                "speed and in a fast and a slow spell, two copy-queue layouts, two copy-queue orders, three rules for "
+                "a race between kernels of one priority level ready within 1 us: experiments/README.md); it is not a "
+                "spread of runs")
 
     def finish(self, fig, title: str, notes: list[str] = ()) -> None:
         """Title on top; where the numbers come from, the error bars' meaning and the notes below
@@ -387,7 +388,8 @@ def chart_e6(r: Result):
     side_legend(ax, r, handles, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     r.finish(fig, "global queue gain over static assignment",
              ["132 persistent worker blocks; positive = the shared queue is faster; claim: static better at small "
-              "batch", "error bars combine both assignments' run ranges, the band both assignments' predicted ranges"])
+              "batch", "error bars combine both assignments' run ranges",
+              "the band is bounded by both assignments' predicted ranges" if r.has_pred_range else ""])
     return fig
 
 

@@ -716,6 +716,9 @@ void GpuModel::process(const SimEvent& ev) {
     case kFixedDone:
       complete(ev.a);
       break;
+    case kKernelRelease:
+      kernel_enqueue(ev.a, false, explain_ ? describe(ev.b, Cause::earlier_kernel) : Blocker{});
+      break;
     case kStreamGap: {
       Blocker why;
       if (explain_) {
@@ -830,7 +833,36 @@ std::uint32_t GpuModel::resident_with_blocks_left() const noexcept {
   return kNone;
 }
 
-void GpuModel::kernel_enqueue(std::uint32_t c) {
+std::uint32_t GpuModel::preferred_racing_kernel(std::uint32_t c, Nanos& at) const {
+  const std::uint32_t stream = cmds_[c].stream;
+  const std::uint8_t level = streams_[stream].level;
+  std::uint32_t found = kNone;
+  queue_.for_each_due_by(now_ + kernel_race_window_, [&](const SimEvent& ev) {
+    const std::uint8_t kind = ev.kind();
+    if (kind != kArrival && kind != kSatisfy && kind != kStreamGap) return;
+    const Command& y = cmds_[ev.a];
+    if (y.kind != CmdKind::op || y.work != Work::sms || y.pending != 1 || !y.queued) return;
+    if (queues_[y.queue].head != ev.a || streams_[y.stream].level != level) return;
+    const bool preferred = kernel_race_ == KernelRace::lower_stream_first ? y.stream < stream : y.stream > stream;
+    if (preferred && (found == kNone || ev.time < at)) {
+      found = ev.a;
+      at = ev.time;
+    }
+  });
+  return found;
+}
+
+void GpuModel::kernel_enqueue(std::uint32_t c, bool may_hold, Blocker trigger) {
+  // A race the GPU decides either way from run to run (kernel_race.hpp): a kernel the rule prefers due
+  // within the window goes first; this one comes back when it has arrived (the release's seq is later).
+  if (may_hold && kernel_race_ != KernelRace::ready_order) {
+    Nanos at = 0;
+    const std::uint32_t winner = preferred_racing_kernel(c, at);
+    if (winner != kNone) {
+      queue_.push(at, kKernelRelease, c, winner);
+      return;
+    }
+  }
   const std::uint32_t r = reuse_or_grow(runs_, free_runs_);
   const Command& x = cmds_[c];
   KernelRun& k = runs_[r];
@@ -859,7 +891,7 @@ void GpuModel::kernel_enqueue(std::uint32_t c) {
   level_tail_[k.level] = r;
   first_level_ = pending_kernels_ == 0 ? k.level : std::min<std::uint32_t>(first_level_, k.level);
   ++pending_kernels_;
-  try_dispatch_blocks(kNone, false, Blocker{});
+  try_dispatch_blocks(kNone, false, trigger);
 }
 
 std::uint32_t GpuModel::find_sm(const BlockNeed& need) {

@@ -30,6 +30,7 @@
 #include "streamlab/sim/budget.hpp"
 #include "streamlab/sim/event_queue.hpp"
 #include "streamlab/sim/explain.hpp"
+#include "streamlab/sim/kernel_race.hpp"
 
 namespace streamlab::sim::detail {
 
@@ -250,6 +251,12 @@ class GpuModel {
   /// queue of the longest-waiting copy; true, the next queue in bit-reversed round-robin order (queues
   /// 0, 2, 1, 3 of four, counted from the first stream's), as some H100 machines arbitrate.
   void bit_reversed_copy_queues(bool on) noexcept { bit_reversed_copy_queues_ = on; }
+  /// Kernels of one priority level that become ready within `window` of each other: the one `rule`
+  /// prefers places its blocks first, the other waits until it has arrived (SimOptions::kernel_race).
+  void kernel_race(KernelRace rule, Nanos window) noexcept {
+    kernel_race_ = rule;
+    kernel_race_window_ = window;
+  }
 
   /// Binds the workload and precomputes per-op block needs and durations. Throws InputError when a
   /// kernel's block can never fit on an SM, naming the op and the limit.
@@ -348,7 +355,8 @@ class GpuModel {
  private:
   enum Kind : std::uint8_t {
     kArrival, kSatisfy, kBlockDone, kTaskDone, kCopyDone, kWorkerDone, kFixedDone,
-    kStreamGap  ///< a device op's same-stream successor, same_stream_gap after the op ended (b = that op)
+    kStreamGap,  ///< a device op's same-stream successor, same_stream_gap after the op ended (b = that op)
+    kKernelRelease  ///< a kernel held for one of its level that wins their race (kernel_race); b = that one
   };
   /// Kernels, task pools, copies and memsets: the ops the same-stream gap lies between (not host functions,
   /// whose round trip already holds the stream, nor barriers).
@@ -379,7 +387,8 @@ class GpuModel {
   [[nodiscard]] KernelInfo class_kernel_info(Nanos packed) const noexcept;
   /// The gap before a replacement block of `warps` warps starts (KernelInfo::dispatch_ns).
   [[nodiscard]] Nanos dispatch_gap(std::int64_t warps, double mean_block_ns) const noexcept;
-  void kernel_enqueue(std::uint32_t c);
+  /// `may_hold`: false when it is a held kernel's release (it is held at most once).
+  void kernel_enqueue(std::uint32_t c, bool may_hold = true, Blocker trigger = {});
   /// `replacement`: the room was freed by a finishing block, so a block placed now starts its kernel's
   /// dispatch_ns later.
   void try_dispatch_blocks(std::uint32_t freed_sm, bool replacement, Blocker trigger);
@@ -437,6 +446,13 @@ class GpuModel {
   bool trim_heap_ = false;
   bool kernel_classes_on_ = true;
   bool bit_reversed_copy_queues_ = false;
+  KernelRace kernel_race_ = KernelRace::ready_order;
+  Nanos kernel_race_window_ = 0;
+  /// The kernel command that kernel_race_ prefers to `c`, at `c`'s priority level, whose arrival at the
+  /// block scheduler is due soonest within kernel_race_window_ of now (kNone: none), with its time in
+  /// `at`. Looks at the future events that make a command ready: a kernel at the head of its hardware
+  /// queue with one prerequisite left.
+  [[nodiscard]] std::uint32_t preferred_racing_kernel(std::uint32_t c, Nanos& at) const;
   /// A copy queue's slot among its engine's, counted from the first stream's (bit_reversed_copy_queues).
   [[nodiscard]] std::uint32_t copy_queue_slot(std::uint32_t queue) const noexcept;
   bool merge_waves_;

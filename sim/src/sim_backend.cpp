@@ -60,6 +60,7 @@ struct SimBackend::Impl {
     gpu.trim_heap(options.trim_heap);
     gpu.kernel_classes(options.kernel_classes);
     gpu.bit_reversed_copy_queues(options.bit_reversed_copy_queues.value_or(false));
+    gpu.kernel_race(options.kernel_race, options.kernel_race_window_ns);
   }
 
   static detail::DeviceParams with_options(detail::DeviceParams p, const SimOptions& o) {

@@ -739,27 +739,29 @@ double simulated_makespan(const ex::Configuration& c, const model::Workload& w, 
 
 }  // namespace
 
-TEST(ExperimentRange, VariantsAreHostSpeedTimesCopyQueuesTimesQueueOrder) {
+TEST(ExperimentRange, VariantsAreHostSpeedTimesCopyQueuesTimesQueueOrderTimesKernelRaceOrder) {
   streamlab::sim::SimOptions point;
   point.connections = 8;
   const auto v = ex::range_variants(model::bundled_h100_profile(), point);
-  ASSERT_EQ(v.size(), 12u);
-  std::set<std::tuple<int, std::uint32_t, bool>> seen;
+  ASSERT_EQ(v.size(), 36u);
+  std::set<std::tuple<int, std::uint32_t, bool, streamlab::sim::KernelRace>> seen;
   for (const auto& so : v) {
     EXPECT_EQ(so.connections, point.connections);
     seen.emplace(static_cast<int>(so.host_speed), so.copy_queues_per_engine.value_or(0),
-                 so.bit_reversed_copy_queues.value_or(false));
+                 so.bit_reversed_copy_queues.value_or(false), so.kernel_race);
   }
-  EXPECT_EQ(seen.size(), 12u) << "every variant differs";
-  EXPECT_TRUE(seen.count({static_cast<int>(model::HostSpeed::typical), ex::kCopyQueuesShared, false}))
+  EXPECT_EQ(seen.size(), 36u) << "every variant differs";
+  EXPECT_TRUE(seen.count({static_cast<int>(model::HostSpeed::typical), ex::kCopyQueuesShared, false,
+                          streamlab::sim::KernelRace::ready_order}))
       << "the point itself (the simulator's defaults, named)";
-  EXPECT_TRUE(seen.count({static_cast<int>(model::HostSpeed::slow), ex::kCopyQueuePerStream, true}));
-  // A profile whose host costs have no measured range cannot predict a fast or slow host: the 4 queue
-  // variants at the profile's host.
+  EXPECT_TRUE(seen.count({static_cast<int>(model::HostSpeed::slow), ex::kCopyQueuePerStream, true,
+                          streamlab::sim::KernelRace::higher_stream_first}));
+  // A profile whose host costs have no measured range cannot predict a fast or slow host: the 12 queue
+  // and race variants at the profile's host.
   DeviceProfile flat = model::bundled_h100_profile();
   for (const auto& f : model::device_profile_fields()) (flat.*f.member).range.reset();
   const auto q = ex::range_variants(flat, point);
-  ASSERT_EQ(q.size(), 4u);
+  ASSERT_EQ(q.size(), 12u);
   for (const auto& so : q) EXPECT_EQ(so.host_speed, model::HostSpeed::typical);
 }
 
@@ -773,7 +775,7 @@ TEST(ExperimentRange, CoversThePointPredictionAndTheBitReversedQueueOrder) {
   const ex::ExperimentResult r = ex::run_experiment(e, o, nullptr, "sim-only");
   for (const auto& c : r.configs) {
     ASSERT_TRUE(c.predicted_range) << c.label;
-    EXPECT_EQ(c.predicted_range->variants, 12u);
+    EXPECT_EQ(c.predicted_range->variants, 36u);
     EXPECT_TRUE(c.predicted_range->makespan_contains(c.predicted.makespan_ns)) << c.label;
     EXPECT_TRUE(c.predicted_range->metric_contains(c.predicted.metric)) << c.label;
   }
@@ -790,8 +792,8 @@ TEST(ExperimentRange, CoversThePointPredictionAndTheBitReversedQueueOrder) {
   std::vector<double> in_order, bit_reversed;
   for (const auto& so : ex::range_variants(profile, point))
     (so.bit_reversed_copy_queues.value_or(false) ? bit_reversed : in_order).push_back(simulated_makespan(*it, w, so));
-  ASSERT_EQ(in_order.size(), 6u);
-  ASSERT_EQ(bit_reversed.size(), 6u);
+  ASSERT_EQ(in_order.size(), 18u);
+  ASSERT_EQ(bit_reversed.size(), 18u);
   const double high = *std::max_element(in_order.begin(), in_order.end());
   const double reversed_high = *std::max_element(bit_reversed.begin(), bit_reversed.end());
   const double low = std::min(*std::min_element(in_order.begin(), in_order.end()),
@@ -805,6 +807,30 @@ TEST(ExperimentRange, CoversThePointPredictionAndTheBitReversedQueueOrder) {
   EXPECT_GT(reversed_high, high) << "the bit-reversed order is not what decides the range here";
   EXPECT_EQ(row.predicted_range->makespan_high_ns, reversed_high);
   EXPECT_EQ(row.predicted_range->makespan_low_ns, low);
+}
+
+TEST(ExperimentRange, CoversBothOrdersOfAnEqualPriorityKernelRace) {
+  // E7 with equal priorities: foreground and background kernels become ready within a microsecond of each
+  // other. The foreground (stream 1) winning the races is the least latency: two of its kernels run
+  // alongside a background kernel's blocks and it waits behind two whole background kernels (8 waves of
+  // 100 us blocks each); the background (stream 2) winning them the greatest: behind three.
+  const ex::Experiment e = get("E7");
+  const ex::ExperimentResult r = ex::run_experiment(e, quick_options(), nullptr, "sim-only");
+  for (const auto& c : r.configs) {
+    ASSERT_TRUE(c.predicted_range) << c.label;
+    const double point = c.predicted.metric;
+    EXPECT_TRUE(c.predicted_range->metric_contains(point)) << c.label;
+    const bool equal = std::find(c.params.begin(), c.params.end(), std::pair<std::string, std::string>{"mode", "equal"}) !=
+                       c.params.end();
+    if (equal) {
+      EXPECT_LT(c.predicted_range->metric_low, 2.5 * 8 * 100'000.0) << c.label;
+      EXPECT_GT(c.predicted_range->metric_high, 3 * 8 * 100'000.0) << c.label;
+    } else {
+      // Priorities: the levels differ, no race; alone: one background kernel, nothing to race with.
+      EXPECT_EQ(c.predicted_range->metric_high, point) << c.label;
+      EXPECT_EQ(c.predicted_range->metric_low, point) << c.label;
+    }
+  }
 }
 
 TEST(ExperimentRange, ResultFilesKeepItAndOlderFilesWithoutItStillLoad) {

@@ -471,6 +471,38 @@ TEST(SimBackend, CopyQueuesPerEngineDecideWhichStreamsCopiesGoNext) {
   EXPECT_THROW(sim::SimBackend(golden::test_profile(), bad), model::InputError);
 }
 
+TEST(SimBackend, KernelRaceRulesDecideWhichOfTwoKernelsReadyTogetherGoesFirst) {
+  // Two kernels that each fill the device (8 x 1024 threads, 10 us blocks: one wave), a on the first
+  // stream and b on the second, issued back to back: a visible at 1000 + 2000 = 3000, b at 2000 + 2000 =
+  // 4000.
+  const model::Workload w = workload({kernel("a", 8, 1024, 10000), kernel("b", 8, 1024, 10000)});
+  auto run = [&](sim::KernelRace rule, Nanos window = 1000, int priority_b = 0) {
+    sim::SimOptions o;
+    o.warp_launch_ns = 0.0;  // the synthetic device's round numbers
+    o.kernel_race = rule;
+    o.kernel_race_window_ns = window;
+    sim::SimBackend b(golden::test_profile(), o);
+    b.prepare(w);
+    const auto s1 = b.create_stream(StreamDesc{});
+    const auto s2 = b.create_stream(StreamDesc{priority_b, policies::StreamKind::non_blocking, ""});
+    b.enqueue(s1, 0);
+    b.enqueue(s2, 1);
+    const model::Trace t = b.finish();
+    return std::array<Nanos, 4>{t.spans[0].start_ns, t.spans[0].end_ns, t.spans[1].start_ns, t.spans[1].end_ns};
+  };
+  using R = sim::KernelRace;
+  // In the order they became ready (the default): a [3000, 13000], b waits for room: [13000, 23000].
+  const std::array<Nanos, 4> a_first{3000, 13000, 13000, 23000};
+  EXPECT_EQ(run(R::ready_order), a_first);
+  EXPECT_EQ(run(R::lower_stream_first), a_first) << "a is on the lower stream and ready first";
+  // The higher stream wins: b, ready 1000 after a (within the window), [4000, 14000]; a held until b
+  // arrived, then waits for room: [14000, 24000].
+  EXPECT_EQ(run(R::higher_stream_first), (std::array<Nanos, 4>{14000, 24000, 4000, 14000}));
+  // Outside the window, or at another priority level, there is no race: the default order.
+  EXPECT_EQ(run(R::higher_stream_first, 999), a_first);
+  EXPECT_EQ(run(R::higher_stream_first, 1000, -1), a_first) << "a's blocks were placed first; running blocks stay";
+}
+
 TEST(SimBackend, CopyEngineCount) {
   // h2d and d2h of 100 000 B each, issued at 1000 and 2000 (test device: 1000 + 10 000 ns alone).
   const model::Workload w = workload({copy("up", model::OpKind::h2d, 100000), copy("down", model::OpKind::d2h, 100000),

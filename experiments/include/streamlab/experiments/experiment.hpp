@@ -140,8 +140,10 @@ struct Diagnosis {
 /// slow spell (every host API cost at the end of the range calibrate measured, model::at_host_speed),
 /// each with the copy engines' queues shared by streams s and s + 4 (the default) and with a queue per
 /// stream, each with the engines taking the oldest copy's queue next and taking the queues in bit-reversed
-/// order: 12 variants (runner.hpp's range_variants); with a profile whose host costs have no ranges, the 4
-/// queue variants at the profile's host. The typical-host, default-queue variant is the point prediction
+/// order, each with kernels of one priority level that become ready within a microsecond of each other
+/// taken in the order they became ready, lower stream first and higher stream first (sim::KernelRace):
+/// 36 variants (runner.hpp's range_variants); with a profile whose host costs have no ranges, the 12
+/// queue and race variants at the profile's host. The typical-host, default-queue variant is the point prediction
 /// (ConfigResult::predicted), so the range holds it. Low and high are the least and the greatest value over
 /// the variants (kNone where no variant has one, e.g. the makespan of a probe).
 struct PredictedRange {

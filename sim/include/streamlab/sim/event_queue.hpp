@@ -42,6 +42,12 @@ class EventQueue {
     assert(!heap_.empty());
     return heap_.front();
   }
+  /// Calls f(event) for every queued event due at or before `time`, in no particular order. Subtrees of
+  /// the heap whose root is later are skipped, so it costs about the number of such events.
+  template <class F>
+  void for_each_due_by(model::Nanos time, F&& f) const {
+    visit_due_by(0, time, f);
+  }
   void reserve(std::size_t n) { heap_.reserve(n); }
   void clear() noexcept { heap_.clear(); }
 
@@ -64,6 +70,13 @@ class EventQueue {
  private:
   static bool before(const SimEvent& x, const SimEvent& y) noexcept {
     return x.time < y.time || (x.time == y.time && x.key < y.key);
+  }
+  template <class F>
+  void visit_due_by(std::size_t i, model::Nanos time, F& f) const {
+    if (i >= heap_.size() || heap_[i].time > time) return;  // heap order: everything below is later
+    f(heap_[i]);
+    visit_due_by(2 * i + 1, time, f);
+    visit_due_by(2 * i + 2, time, f);
   }
   // Hole-moving sifts: one copy per level instead of a swap.
   void sift_up(std::size_t i, const SimEvent& e) noexcept {

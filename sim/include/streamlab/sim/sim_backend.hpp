@@ -24,6 +24,7 @@
 #include "streamlab/policies/backend.hpp"
 #include "streamlab/sim/budget.hpp"
 #include "streamlab/sim/explain.hpp"
+#include "streamlab/sim/kernel_race.hpp"
 
 namespace streamlab::sim {
 
@@ -61,6 +62,17 @@ struct SimOptions {
   /// machine (H100 run 98: calibrate's fresh streams took oldest-first in one round and bit-reversed in the
   /// next, in two processes alike), so a prediction covers both (the experiments' and V1's ranges).
   std::optional<bool> bit_reversed_copy_queues;
+  /// Kernels of one priority level that become ready within `kernel_race_window_ns` of each other are a
+  /// race the GPU decides either way from run to run (kernel_race.hpp): with a rule other than ready_order
+  /// the kernel it prefers places its blocks first, the other waiting until it has arrived. H100 run 84,
+  /// E7 with equal priorities: a foreground and a background kernel ended within a microsecond of each
+  /// other, and the 5 runs of each configuration had either one's successor go first (latencies one
+  /// background kernel apart). Default: in the order they became ready (a prediction takes every rule:
+  /// the experiments' ranges).
+  KernelRace kernel_race = KernelRace::ready_order;
+  /// The race window of `kernel_race`: a microsecond, because the simulator places a kernel's end only to
+  /// within a few hundred ns (E7, run 84: a 132-block kernel's span measured 20.48 us, predicted 20.03).
+  model::Nanos kernel_race_window_ns = 1000;
   /// The prediction is for a run measured with CUPTI activity tracing on (CudaBackend's measured runs):
   /// every kernel launch also costs the profile's `traced_launch_overhead_ns` of host time; blocks
   /// dispatch at `traced_warp_launch_ns` / `traced_warp_launch_half_fill_ns` /
