@@ -89,24 +89,36 @@ std::string over_inside_text(const ErrorSummary& s) {
 std::string range_summary(const ExperimentResult& r) {
   if (!has_ranges(r)) return "";
   std::uint32_t lo = 0, hi = 0;
+  std::vector<std::string> axes;  // what the variants vary, where the files record it
   for (const auto& c : r.configs) {
     if (!c.predicted_range) continue;
     lo = lo == 0 ? c.predicted_range->variants : std::min(lo, c.predicted_range->variants);
     hi = std::max(hi, c.predicted_range->variants);
+    for (const std::string& a : c.predicted_range->axes)
+      if (std::find(axes.begin(), axes.end(), a) == axes.end()) axes.push_back(a);
   }
+  // Files from before the axes were recorded: 36 variants had every axis; 12 host speeds x queues x
+  // orders (before the kernel races); 4 queues x orders.
+  if (axes.empty()) {
+    if (hi == 12 || hi >= 36) axes.emplace_back("host-speed");
+    axes.emplace_back("copy-queues");
+    axes.emplace_back("copy-queue-order");
+    if (hi >= 36) axes.emplace_back("kernel-race");
+  }
+  const auto varies = [&](std::string_view a) { return std::find(axes.begin(), axes.end(), a) != axes.end(); };
   std::ostringstream os;
   os << "*Predicted range:* the same prediction over "
      << (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi))
      << " simulated variants of what varies between machines and runs: the host at the profile's speed"
-     // 36: host speeds x queues x orders x kernel races; 12: the same before the races (files from before
-     // them), which a run with a profile without host ranges and with the races also gives; 4: neither.
-     << (hi == 12 || hi >= 36 ? " and in a fast and a slow spell (every host API cost at an end of the range calibrate measured)" : "")
-     << ", each with the copy engines' queues shared by streams s and s + 4 and with a queue per stream, each with the "
-        "engines taking the oldest copy's queue next and taking the queues in bit-reversed order"
-     << (hi >= 36 ? ", each with two kernels of one priority level that become ready within a microsecond of each other "
-                    "taken in the order they became ready, the lower stream's first and the higher stream's first (the "
-                    "GPU decides such a race either way from run to run)"
-                  : "")
+     << (varies("host-speed") ? " and in a fast and a slow spell (every host API cost at an end of the range calibrate measured)" : "")
+     << (varies("copy-queues") ? ", each with the copy engines' queues shared by streams s and s + 4 and with a queue per stream" : "")
+     << (varies("copy-queue-order") ? ", each with the engines taking the oldest copy's queue next and taking the queues in "
+                                      "bit-reversed order"
+                                    : "")
+     << (varies("kernel-race") ? ", each with two kernels of one priority level that become ready within a microsecond of each "
+                                 "other taken in the order they became ready, the lower stream's first and the higher stream's "
+                                 "first (the GPU decides such a race either way from run to run)"
+                               : "")
      << ". Where none of "
         "these moves the prediction the range is the point itself, so a measurement a fraction of a per cent off "
         "falls outside it. Errors and verdicts stay on the point prediction.";

@@ -101,8 +101,11 @@ ordered_json measurement_json(const Measurement& m) {
 
 ordered_json range_json(const std::optional<PredictedRange>& r) {
   if (!r) return nullptr;
-  return {{"variants", r->variants}, {"makespan_low_ns", num(r->makespan_low_ns)}, {"makespan_high_ns", num(r->makespan_high_ns)},
-          {"metric_low", num(r->metric_low)}, {"metric_high", num(r->metric_high)}};
+  ordered_json j = {{"variants", r->variants}};
+  if (!r->axes.empty()) j["axes"] = r->axes;
+  j.update(ordered_json{{"makespan_low_ns", num(r->makespan_low_ns)}, {"makespan_high_ns", num(r->makespan_high_ns)},
+                        {"metric_low", num(r->metric_low)}, {"metric_high", num(r->metric_high)}});
+  return j;
 }
 
 ordered_json diagnosis_json(const Diagnosis& d) {
@@ -170,6 +173,15 @@ struct Reader {
     if (!n.is_number_unsigned() || n.get<std::uint64_t>() == 0 || n.get<std::uint64_t>() > 64)
       fail(ptr + "/variants", "expected the number of simulated variants (1 to 64)");
     r.variants = n.get<std::uint32_t>();
+    if (const auto it = j.find("axes"); it != j.end()) {
+      if (!it->is_array()) fail(ptr + "/axes", "expected an array of what the variants vary");
+      for (std::size_t i = 0; i < it->size(); ++i) {
+        const auto& a = (*it)[i];
+        if (!a.is_string() || std::find(kRangeAxes.begin(), kRangeAxes.end(), a.get<std::string>()) == kRangeAxes.end())
+          fail(ptr + "/axes/" + std::to_string(i), "expected one of host-speed, copy-queues, copy-queue-order, kernel-race");
+        r.axes.push_back(a.get<std::string>());
+      }
+    }
     r.makespan_low_ns = num(j, "makespan_low_ns", ptr);
     r.makespan_high_ns = num(j, "makespan_high_ns", ptr);
     r.metric_low = num(j, "metric_low", ptr);

@@ -230,6 +230,13 @@ std::vector<sim::SimOptions> range_variants(const model::DeviceProfile& profile,
   return out;
 }
 
+std::vector<std::string> range_axes(const model::DeviceProfile& profile) {
+  std::vector<std::string> out;
+  for (const std::string_view axis : kRangeAxes)
+    if (axis != "host-speed" || has_host_ranges(profile)) out.emplace_back(axis);
+  return out;
+}
+
 namespace {
 
 // The simulator's side of one configuration: its prediction, with host costs scaled by `scale`.
@@ -263,6 +270,7 @@ struct Predictor {
   PredictedRange range(const Configuration& c, const model::Workload& w) const {
     PredictedRange r;
     for (const sim::SimOptions& so : range_variants(opt.profile, options(c, 1.0))) r.add(predict_with(c, w, so).measurement);
+    r.axes = range_axes(opt.profile);
     return r;
   }
   double issue_probe_ns(const Configuration& c, const model::Workload& probe) const {

@@ -679,7 +679,7 @@ TEST(ExperimentReport, AMetricOtherThanTheMakespanIsNotHiddenByAMakespanWithin5P
   EXPECT_NE(md.find(line + "."), std::string::npos) << md;
   // With a range that holds the measured latency, the line says so.
   r.configs[0].predicted_range = ex::PredictedRange{12, ex::kNone, ex::kNone, r.configs[0].predicted.metric,
-                                                    r.configs[0].measured->metric};
+                                                    r.configs[0].measured->metric, {}};
   loaded[0].result = r;
   const std::string with_range = ex::generate_report(loaded, dir);
   EXPECT_NE(with_range.find(line + " (1 of 1 with the measured median inside the predicted range)."), std::string::npos)
@@ -763,6 +763,10 @@ TEST(ExperimentRange, VariantsAreHostSpeedTimesCopyQueuesTimesQueueOrderTimesKer
   const auto q = ex::range_variants(flat, point);
   ASSERT_EQ(q.size(), 12u);
   for (const auto& so : q) EXPECT_EQ(so.host_speed, model::HostSpeed::typical);
+  // What each set varies, as the result files record it.
+  EXPECT_EQ(ex::range_axes(model::bundled_h100_profile()),
+            (std::vector<std::string>{"host-speed", "copy-queues", "copy-queue-order", "kernel-race"}));
+  EXPECT_EQ(ex::range_axes(flat), (std::vector<std::string>{"copy-queues", "copy-queue-order", "kernel-race"}));
 }
 
 TEST(ExperimentRange, CoversThePointPredictionAndTheBitReversedQueueOrder) {
@@ -839,6 +843,7 @@ TEST(ExperimentRange, ResultFilesKeepItAndOlderFilesWithoutItStillLoad) {
   const std::string json = ex::result_to_json(r);
   const auto back = ex::parse_result_json(json, "E1.json");
   EXPECT_EQ(back.configs[0].predicted_range, r.configs[0].predicted_range);
+  EXPECT_EQ(back.configs[0].predicted_range->axes.size(), 4u);
   const std::string csv = ex::result_to_csv(r);
   EXPECT_NE(csv.find(",measured_spread,predicted_makespan_low_ns,predicted_makespan_high_ns,predicted_makespan_low,"
                      "predicted_makespan_high,"),
@@ -857,6 +862,15 @@ TEST(ExperimentRange, ResultFilesKeepItAndOlderFilesWithoutItStillLoad) {
   } catch (const streamlab::model::InputError& err) {
     EXPECT_EQ(err.place(), "/configurations/0/predicted_range/makespan_low_ns");
   }
+  // An axis the simulator does not vary is a wrong file too.
+  auto axis = nlohmann::json::parse(json);
+  axis["configurations"][0]["predicted_range"]["axes"][1] = "weather";
+  try {
+    (void)ex::parse_result_json(axis.dump(), "axis.json");
+    FAIL();
+  } catch (const streamlab::model::InputError& err) {
+    EXPECT_EQ(err.place(), "/configurations/0/predicted_range/axes/1");
+  }
 }
 
 TEST(ExperimentReport, PredictedRangeColumnAndHowManyMissesAreInsideIt) {
@@ -873,7 +887,7 @@ TEST(ExperimentReport, PredictedRangeColumnAndHowManyMissesAreInsideIt) {
   auto scale = [](ex::ConfigResult& c, double f, double low, double high) {
     c.measured->makespan_ns = c.measured->metric = c.predicted.makespan_ns * f;
     c.predicted_range = ex::PredictedRange{12, c.predicted.makespan_ns * low, c.predicted.makespan_ns * high,
-                                           c.predicted.makespan_ns * low, c.predicted.makespan_ns * high};
+                                           c.predicted.makespan_ns * low, c.predicted.makespan_ns * high, {}};
   };
   scale(r.configs[0], 1.1, 0.9, 1.2);
   scale(r.configs[1], 0.9, 1.0, 1.0);
@@ -891,4 +905,19 @@ TEST(ExperimentReport, PredictedRangeColumnAndHowManyMissesAreInsideIt) {
   EXPECT_NE(md.find("The measured median makespan is inside it for 4 of 5 configurations."), std::string::npos) << md;
   EXPECT_NE(md.find("the measured median inside it."), std::string::npos) << md;
   EXPECT_NE(md.find("the measured median below it."), std::string::npos) << md;
+  // Without recorded axes 12 variants were the host speeds x queues x orders of files from before the kernel
+  // races; a profile without host ranges gives 12 too, over queues x orders x races, and the text says so.
+  for (auto& c : r.configs) *c.predicted_range = ex::PredictedRange{12, c.predicted_range->makespan_low_ns,
+                                                                    c.predicted_range->makespan_high_ns,
+                                                                    c.predicted_range->metric_low,
+                                                                    c.predicted_range->metric_high, {}};
+  loaded[0].result = r;
+  const std::string old = ex::generate_report(loaded, dir);
+  EXPECT_NE(old.find("in a fast and a slow spell"), std::string::npos) << old;
+  EXPECT_EQ(old.find("the lower stream's first"), std::string::npos) << old;
+  for (auto& c : r.configs) c.predicted_range->axes = {"copy-queues", "copy-queue-order", "kernel-race"};
+  loaded[0].result = r;
+  const std::string flat = ex::generate_report(loaded, dir);
+  EXPECT_EQ(flat.find("in a fast and a slow spell"), std::string::npos) << flat;
+  EXPECT_NE(flat.find("the lower stream's first"), std::string::npos) << flat;
 }

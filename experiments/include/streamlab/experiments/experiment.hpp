@@ -8,6 +8,7 @@
 /// Dispatcher run they call a HostApi, which the simulator implements with its charged costs and the
 /// CUDA side with the raw runtime calls.
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -135,6 +136,10 @@ struct Diagnosis {
   friend bool operator==(const Diagnosis&, const Diagnosis&) = default;
 };
 
+/// The names of what a PredictedRange can vary, in the order range_variants nests them.
+inline constexpr std::array<std::string_view, 4> kRangeAxes{"host-speed", "copy-queues", "copy-queue-order",
+                                                            "kernel-race"};
+
 /// What the simulator predicts over the spread it models between machines and between runs: the same
 /// workload, Dispatcher and policy simulated with the host at the profile's speed and in a fast and in a
 /// slow spell (every host API cost at the end of the range calibrate measured, model::at_host_speed),
@@ -150,6 +155,9 @@ struct PredictedRange {
   std::uint32_t variants = 0;  ///< simulated variants the range is over
   double makespan_low_ns = kNone, makespan_high_ns = kNone;
   double metric_low = kNone, metric_high = kNone;
+  /// What the variants vary (kRangeAxes' names: "host-speed", "copy-queues", "copy-queue-order",
+  /// "kernel-race"); empty in result files written before it was recorded.
+  std::vector<std::string> axes;
   /// Whether `v` lies in [low, high] of the makespan / the metric (false where either is missing).
   [[nodiscard]] bool makespan_contains(double v) const noexcept;
   [[nodiscard]] bool metric_contains(double v) const noexcept;

@@ -142,6 +142,9 @@ inline constexpr std::uint32_t kCopyQueuesShared = 4;
 /// without host ranges), the point's own first.
 [[nodiscard]] std::vector<sim::SimOptions> range_variants(const model::DeviceProfile& profile,
                                                           const sim::SimOptions& point);
+/// What range_variants(profile, ...) varies (names from kRangeAxes): every axis, less "host-speed" when the
+/// profile's host costs have no ranges.
+[[nodiscard]] std::vector<std::string> range_axes(const model::DeviceProfile& profile);
 
 /// Predicted vs measured, per op kind and overall, from the two traces of one configuration.
 [[nodiscard]] Diagnosis diagnose(const model::Workload& workload, const model::Trace& predicted,
