@@ -19,12 +19,14 @@
       one measurement, their runs interleaved. Writes FILE (JSON) with every run's metric.
   program_suite.py predict --streamlab BIN --dir DIR --measured FILE --out FILE [--device PROFILE]
       runs `streamlab sim` per configuration (at its connections) and writes the results file the report
-      reads: per configuration the median and range of every variant, the prediction, and errors; with a
-      profile whose host API costs carry measured ranges, also the prediction for a host in a fast and in a
-      slow spell (`sim --host-speed fast|slow`), each with the copy engines' queues shared by streams s and
-      s + 4 and with one per stream (`sim --copy-queues`), each with the engines taking the oldest copy's queue
-      next and the queues in bit-reversed order (`sim --copy-queue-order`; which a machine has varies): the
-      predicted range.
+      reads: per configuration the median and range of every variant, the prediction, and errors; and the
+      predicted range, as the experiments take it: the prediction with the host at the profile's speed and,
+      where the profile's host API costs carry measured ranges, in a fast and in a slow spell
+      (`sim --host-speed`), each with the copy engines' queues shared by streams s and s + 4 and with one per
+      stream (`sim --copy-queues`), each with the engines taking the oldest copy's queue next and the queues in
+      bit-reversed order (`sim --copy-queue-order`; which a machine has varies), each with the three rules for
+      a race between two kernels of one priority level (`sim --kernel-race`): 36 variants (12 without host
+      ranges).
 
   program_suite.py sensitivity --streamlab BIN --dir DIR --measured FILE --a PROFILE --b PROFILE
                                [--results DIR] [--threshold 5] [--markdown FILE]
@@ -286,22 +288,27 @@ def cmd_predict(a):
             print(f"sim failed for {label}: {p.stderr.strip()[-300:]}", file=sys.stderr)
         row = {"label": label, "scenario": cfg["scenario"], "params": cfg["params"],
                "connections": cfg["connections"], "metric": cfg["metric"], "predicted_ns": predicted}
-        # The machine's own spread: the same prediction for a host in a fast and in a slow spell (the
-        # profile's host API costs at the ends of their measured ranges), where the profile has ranges, each
-        # with the copy engines' queues shared by streams s and s + 4 (the simulator's default) and with a
-        # queue per stream, and each with the engines taking the oldest waiting copy's queue next and taking
-        # the queues in bit-reversed order: which a machine has varies (H100 runs 5 and 62 against runs 71
-        # and 80 for the queues, run 84 for the order).
-        if with_range and predicted is not None:
+        # The machine's own spread, as the experiments' predicted ranges take it: the same prediction with
+        # the host at the profile's speed and, where the profile has host-cost ranges, in a fast and in a slow
+        # spell (the simulator is not monotonic in the host's speed), each with the copy engines' queues
+        # shared by streams s and s + 4 (the simulator's default) and with a queue per stream, each with the
+        # engines taking the oldest waiting copy's queue next and taking the queues in bit-reversed order
+        # (which a machine has varies: H100 runs 5 and 62 against runs 71 and 80 for the queues, run 84 for
+        # the order), each with two kernels of one priority level ready within a microsecond of each other
+        # taken in ready order, lower stream first and higher stream first (the GPU decides such a race
+        # either way from run to run: E7, run 84).
+        if predicted is not None:
             ends = []
-            variants = [(speed, queues, order) for speed in ("fast", "slow")
+            speeds = ("typical", "fast", "slow") if with_range else ("typical",)
+            variants = [["--host-speed", speed] + queues + order + race for speed in speeds
                         for queues in (["--copy-queues", "4"], ["--copy-queues", str(kQueuePerStream)])
-                        for order in (["--copy-queue-order", "oldest"], ["--copy-queue-order", "bit-reversed"])]
-            for speed, queues, order in variants:
-                q = subprocess.run(argv + ["--host-speed", speed] + queues + order, capture_output=True, text=True)
+                        for order in (["--copy-queue-order", "oldest"], ["--copy-queue-order", "bit-reversed"])
+                        for race in (["--kernel-race", "ready-order"], ["--kernel-race", "lower-stream-first"],
+                                     ["--kernel-race", "higher-stream-first"])]
+            for extra in variants:
+                q = subprocess.run(argv + extra, capture_output=True, text=True)
                 if q.returncode != 0:
-                    print(f"sim --host-speed {speed} {' '.join(queues + order)} failed for {label}: "
-                          f"{q.stderr.strip()[-300:]}", file=sys.stderr)
+                    print(f"sim {' '.join(extra)} failed for {label}: {q.stderr.strip()[-300:]}", file=sys.stderr)
                     break
                 ends.append(trace_metric(trace, cfg["metric"])[0])
             if len(ends) == len(variants):
@@ -313,11 +320,11 @@ def cmd_predict(a):
         rows.append(row)
     meta = dict(measured.get("meta", {}))
     meta.update({"profile": a.profile_label or a.device or "bundled H100 SXM profile",
-                 "predicted_with": "streamlab sim (replay; untraced, as the plain program runs)" +
-                                   ("; range: the same with --host-speed fast and slow, each with --copy-queues 4 "
-                                    "and %d (a copy queue per stream), each with --copy-queue-order oldest and "
-                                    "bit-reversed" % kQueuePerStream
-                                    if with_range else ""),
+                 "predicted_with": "streamlab sim (replay; untraced, as the plain program runs); range: the same "
+                                   "with --host-speed typical" + (", fast and slow" if with_range else "") +
+                                   ", each with --copy-queues 4 and %d (a copy queue per stream), each with "
+                                   "--copy-queue-order oldest and bit-reversed, each with --kernel-race ready-order, "
+                                   "lower-stream-first and higher-stream-first" % kQueuePerStream,
                  "repeats": measured["repeats"], "failures": measured["failures"]})
     with open(a.out, "w") as f:
         json.dump({"format": "streamlab-program-validation", "name": "V1", "meta": meta, "configs": rows}, f,
