@@ -249,10 +249,18 @@ std::vector<ProgramValidation> load_program_validations(const std::filesystem::p
   return out;
 }
 
+// When the suite was measured (the date to the minute), which tells one measured suite from another in the
+// report's headings and summary rows.
+std::string measured_when(const ProgramValidation& v) {
+  std::string d = v.date.substr(0, 16);
+  std::replace(d.begin(), d.end(), 'T', ' ');
+  return d.empty() ? "date unknown" : d + " UTC";
+}
+
 std::string program_validation_row(const ProgramValidation& v) {
   const Counts c = count(v);
   std::ostringstream os;
-  os << "| V1 Program replay validation | `streamlab run` (replay, traced) issues what the plain CUDA program does "
+  os << "| V1 Program replay validation (measured " << measured_when(v) << ") | `streamlab run` (replay, traced) issues what the plain CUDA program does "
         "(within 2%); `streamlab sim` predicts it from the profile alone (within 5%) | "
      << c.judged_sim << " configurations predicted | ";
   if (c.has_untimed) {
@@ -277,7 +285,8 @@ std::string program_validation_row(const ProgramValidation& v) {
 std::string program_validation_section(const ProgramValidation& v, const std::filesystem::path& report_dir) {
   const Counts c = count(v);
   std::ostringstream os;
-  os << "## V1: Program replay validation (plain CUDA vs `streamlab run` vs `streamlab sim`)\n\n";
+  os << "## V1: Program replay validation, measured " << measured_when(v)
+     << " (plain CUDA vs `streamlab run` vs `streamlab sim`)\n\n";
   os << "**Claim.** A CUDA program written as a program workload is measured by `streamlab run` without being "
         "changed (its median within 2% of the same program written as plain, untraced CUDA) and predicted by "
         "`streamlab sim` from the device profile alone (within 5%, median error at most 2%; where the hardware's "
