@@ -2,7 +2,9 @@
 """Compare two device profiles parameter by parameter (e.g. two back-to-back `streamlab calibrate` runs):
   compare_profiles.py A.json B.json [--threshold 0.05] [--markdown]
 Prints every parameter with A's and B's value, their relative difference (|a - b| / max(|a|, |b|)) and the
-spread each profile stored beside it (calibrate rounds), and a count of parameters over the threshold.
+spread each profile stored beside it (calibrate rounds), and a count of parameters over the threshold, and
+of those, how many differ by less than the larger of the two stored spreads (apart by less than each
+calibrate's own uncertainty says they could be).
   compare_profiles.py --pairs A1.json B1.json A2.json B2.json ... [--threshold 0.05]
 A markdown table of several back-to-back pairs: per parameter, each pair's difference and A1's value,
 range (5th-95th percentile, where measured) and spread, and per pair the count over the threshold."""
@@ -24,13 +26,14 @@ def main():
         ap.error("give two profiles, or --pairs and an even number of them")
     a = json.load(open(x.profiles[0]))["params"]
     b = json.load(open(x.profiles[1]))["params"]
-    over = 0
+    over = within_spread = 0
     rows = []
     for k in a:
         va, vb = a[k]["value"], b[k]["value"]
         m = max(abs(va), abs(vb))
         d = abs(va - vb) / m if m else 0.0
         over += d > x.threshold
+        within_spread += d > x.threshold and d < max(a[k].get("spread") or 0, b[k].get("spread") or 0)
         if x.only_over and d <= x.threshold:
             continue
         sa, sb = a[k].get("spread"), b[k].get("spread")
@@ -44,7 +47,8 @@ def main():
     else:
         for k, va, vb, d, sa, sb, u in rows:
             print(f"{k:44s} {va:14.3f} {vb:14.3f} {100 * d:7.1f}%   spread {sa:>7s} {sb:>7s}  {u}")
-    print(f"{over} of {len(a)} parameters differ by more than {100 * x.threshold:.0f}%")
+    print(f"{over} of {len(a)} parameters differ by more than {100 * x.threshold:.0f}%; {within_spread} of them by less "
+          f"than the larger of their two stored spreads")
 
 
 def difference(va, vb):
