@@ -243,12 +243,7 @@ struct Dispatcher::State {
     stream_len.assign(P, 0);
     clock_snap.assign(P, 0);
     clock_dirty.assign(P, 0);
-    // At most one snapshot and one new event per op issued: reserved (not touched) rather than grown by
-    // doubling, which copied and faulted in each table afresh at every power of two.
-    snaps.reserve((std::size_t{n} + 1) * P);
     snaps.assign(P, 0);
-    all_events.reserve(n);
-    free_events.reserve(n);
     fifo.assign(P, {});
     for (auto& f : fifo) f.reserve(n / P + 8);
     fifo_head.assign(P, 0);

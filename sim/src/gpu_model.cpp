@@ -143,12 +143,6 @@ void GpuModel::prepare(const model::Workload& w, const std::string& source) {
   // device (all ops, when it never waits) grows the table without copying it, and one that stays close
   // uses only the first pages.
   cmds_.reserve(std::max<std::size_t>(cmds_.capacity(), 3 * n));
-  // Likewise room for an event and an edge per op (the Dispatcher creates an event only when its pool is
-  // empty, at most one per op; edges are waits and legacy barriers, reused once met). Grown by doubling,
-  // each table was copied into fresh pages at every power of two: 200 MB of events at 10M ops, 16 times
-  // the 12.6 MB at 1M (the last doubling falls where it falls).
-  events_.reserve(std::max<std::size_t>(events_.capacity(), n));
-  edges_.reserve(std::max<std::size_t>(edges_.capacity(), n));
   // Refuse, before anything runs, a kernel that could never be placed. A kernel with a fixed block time
   // gets its numbers from its shape's class, found here while the ops are read in order: when it leaves its
   // queue, long after the host issued it, the line of its times is all it reads (at ten million ops its
