@@ -15,7 +15,6 @@
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/copy_arbitration.hpp"
 #include "streamlab/model/prefetch.hpp"
-#include "streamlab/policies/huge_pages.hpp"
 
 namespace streamlab::sim::detail {
 namespace {
@@ -144,13 +143,6 @@ void GpuModel::prepare(const model::Workload& w, const std::string& source) {
   // device (all ops, when it never waits) grows the table without copying it, and one that stays close
   // uses only the first pages.
   cmds_.reserve(std::max<std::size_t>(cmds_.capacity(), 3 * n));
-  // Room for an event per op (the Dispatcher creates one only when its pool is empty), in huge pages: a
-  // random DAG's ops take pooled events in any order, so the event a wait, record or completion names lies
-  // anywhere in the table, and at 10M ops (150 MB of events) the prefetches of it in prefetch_issue and
-  // start_block stalled on page walks (`perf annotate`: nearly all of both functions' time, 32x and 24x
-  // their time at 1M ops). Reserved, the table never moves, so the advice holds.
-  events_.reserve(std::max<std::size_t>(events_.capacity(), n));
-  policies::advise_huge_pages(events_.data(), events_.capacity() * sizeof(EventState));
   // Refuse, before anything runs, a kernel that could never be placed. A kernel with a fixed block time
   // gets its numbers from its shape's class, found here while the ops are read in order: when it leaves its
   // queue, long after the host issued it, the line of its times is all it reads (at ten million ops its
