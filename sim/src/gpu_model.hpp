@@ -94,14 +94,19 @@ struct StreamState {
   policies::StreamKind kind = policies::StreamKind::non_blocking;
 };
 
+/// 16 bytes, four to a cache line and none across two: a random DAG's waits, records and completions reach
+/// the events in any order (150 MB of them at 10M ops at 24 bytes, where one in four spanned two lines).
 struct EventState {
   Nanos completed_at = 0;        ///< of the latest record
   std::uint32_t marker = kNone;  ///< the latest record's command while it is unfinished
-  std::uint32_t gen = 0;         ///< bumped by each record; a finishing marker of an older record is ignored
-  bool recorded = false;
-  bool timed = false;
-  bool alive = true;
+  /// Bumped by each record (modulo 2^29); a finishing marker of an older record is ignored. Two records
+  /// 2^29 apart never meet: the older would be a command still in flight behind 2^29 others (16 GiB).
+  std::uint32_t gen : 29 = 0;
+  bool recorded : 1 = false;
+  bool timed : 1 = false;
+  bool alive : 1 = true;
 };
+static_assert(sizeof(EventState) == 16);
 
 struct Queue {
   std::uint32_t head = kNone, tail = kNone;
