@@ -357,7 +357,8 @@ std::string program_validation_section(const ProgramValidation& v, const std::fi
   os << ". `streamlab sim` within 5%: " << c.sim_ok << " of " << c.judged_sim << " (median |error| "
      << pct(c.median_abs_sim).substr(1) << "); of the rest, " << c.sim_in_range
      << (has_ranges(v) ? " have the plain program's median inside the predicted range (a host in a fast to a slow "
-                         "spell: the profile's host API costs at the ends of the ranges calibrate measured, as its sources say)"
+                         "spell: the profile's host API costs at the ends of the ranges calibrate measured, as its sources say, "
+                         "and a launch's extra costs moved by the launch's own factor)"
                        : " are inside the measured runs' range")
      << ".\n\n";
   if (!v.failures.empty()) {

@@ -110,7 +110,7 @@ std::string range_summary(const ExperimentResult& r) {
   os << "*Predicted range:* the same prediction over "
      << (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi))
      << " simulated variants of what varies between machines and runs: the host at the profile's speed"
-     << (varies("host-speed") ? " and in a fast and a slow spell (every host API cost at an end of the range calibrate measured)" : "")
+     << (varies("host-speed") ? " and in a fast and a slow spell (every host API cost at an end of the range calibrate measured, a launch's extra costs moved by the launch's own factor)" : "")
      << (varies("copy-queues") ? ", each with the copy engines' queues shared by streams s and s + 4 and with a queue per stream" : "")
      << (varies("copy-queue-order") ? ", each with the engines taking the oldest copy's queue next and taking the queues in "
                                       "bit-reversed order"

@@ -229,8 +229,17 @@ TEST(ProfileHostSpeed, RangesRoundTripAndMoveOnlyWhatTheHostSets) {
   // A slow host copies pageable memory at the low end of its rate, a fast one at the high end.
   EXPECT_DOUBLE_EQ(slow.h2d_pageable_gbps.value, p.h2d_pageable_gbps.value * 0.9);
   EXPECT_DOUBLE_EQ(fast.d2h_pageable_gbps.value, p.d2h_pageable_gbps.value * 1.5);
+  // A launch's extras (measured as differences of launch timings) move by the launch's own factor.
+  ASSERT_GT(p.kernel_launch_queue_switch_ns.value, 0);
+  ASSERT_GT(p.queue_first_use_ns.value, 0);
+  EXPECT_DOUBLE_EQ(slow.kernel_launch_queue_switch_ns.value, p.kernel_launch_queue_switch_ns.value * 1.5);
+  EXPECT_DOUBLE_EQ(fast.kernel_launch_per_busy_queue_ns.value, p.kernel_launch_per_busy_queue_ns.value * 0.9);
+  EXPECT_DOUBLE_EQ(fast.queue_first_use_ns.value, p.queue_first_use_ns.value * 0.9);
+  EXPECT_DOUBLE_EQ(slow.stream_first_use_ns.value, p.stream_first_use_ns.value * 1.5);
+  EXPECT_DOUBLE_EQ(slow.traced_launch_overhead_ns.value, p.traced_launch_overhead_ns.value * 1.5);
   // Device-side and copy parameters, and the host costs that are not API call batches, stay.
   EXPECT_EQ(slow.kernel_start_latency_ns, p.kernel_start_latency_ns);
+  EXPECT_EQ(slow.same_stream_gap_per_busy_queue_ns, p.same_stream_gap_per_busy_queue_ns);
   EXPECT_EQ(slow.sync_wakeup_ns, p.sync_wakeup_ns);
   EXPECT_EQ(fast.h2d_pinned_gbps, p.h2d_pinned_gbps);
   EXPECT_EQ(fast.h2d_bidirectional_factor, p.h2d_bidirectional_factor);

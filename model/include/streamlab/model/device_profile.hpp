@@ -233,6 +233,10 @@ struct ParamField {
   /// link): calibrate stores the range of its runs, and at_host_speed moves it with the host-set rates
   /// (fast = high) where it has one.
   bool run_to_run = false;
+  /// An extra host cost of a kernel launch, measured as the difference of two launch timings (a switch
+  /// of hardware queue, busy queues, a stream's or queue's first use, tracing): the same driver path
+  /// on the same CPU, so at_host_speed scales it by the factor it moves kernel_launch_ns.
+  bool launch_extra = false;
 };
 [[nodiscard]] std::span<const ParamField> device_profile_fields() noexcept;
 /// The six carveout_*_threads_bytes fields, row i for blocks of 32 << i threads.
