@@ -112,9 +112,7 @@ void run(const SimCommandOptions& o) {
   so.source = o.workload;
   so.traced = o.traced;
   so.host_cost_scale = o.host_cost_scale;
-  so.host_speed = o.host_speed == "fast" ? model::HostSpeed::fast
-                  : o.host_speed == "slow" ? model::HostSpeed::slow
-                                           : model::HostSpeed::typical;
+  so.host_speed = model::parse_host_speed(o.host_speed).value_or(model::HostSpeed::typical);  // checked by CLI11
   if (o.copy_queues != 0) so.copy_queues_per_engine = o.copy_queues;
   if (!o.copy_queue_order.empty()) so.bit_reversed_copy_queues = o.copy_queue_order == "bit-reversed";
   if (o.kernel_race == "lower-stream-first") so.kernel_race = sim::KernelRace::lower_stream_first;
@@ -233,8 +231,15 @@ const bool registered = register_command(
        app.add_option("--host-speed", o->host_speed,
                       "typical: the profile's values; fast / slow: each host API cost at the low / high end of "
                       "the range calibrate measured for it, host-set rates and the copy directions' sharing at "
-                      "the other end (the machine's own spread: predict both for a range)")
-           ->check(CLI::IsMember({"typical", "fast", "slow"}))
+                      "the other end (the machine's own spread: predict both for a range); a number in [-1, 1]: "
+                      "that position between the fast (-1) and slow (+1) ends, each parameter that fraction of the "
+                      "way from its value to the end (predictions are not monotonic in the host's speed)")
+           ->check(CLI::Validator(
+               [](const std::string& text) {
+                 return model::parse_host_speed(text) ? std::string()
+                                                      : std::string("expected typical, fast, slow or a number in [-1, 1]");
+               },
+               "typical|fast|slow|[-1,1]"))
            ->capture_default_str();
        app.add_option("--copy-queues", o->copy_queues,
                       "hardware copy queues per copy engine, 1..32 (default 4: streams s and s + 4 share one at 8 "

@@ -21,11 +21,11 @@
       runs `streamlab sim` per configuration (at its connections) and writes the results file the report
       reads: per configuration the median and range of every variant, the prediction, and errors; and the
       predicted range, as the experiments take it: the prediction with the host at the profile's speed and,
-      where the profile's host API costs carry measured ranges, in a fast and in a slow spell
-      (`sim --host-speed`), each with the copy engines' queues shared by streams s and s + 4 and with one per
+      where the profile's host API costs carry measured ranges, at eight positions from a fast to a slow
+      spell (`sim --host-speed fast|-0.75|...|0.75|slow`), each with the copy engines' queues shared by streams s and s + 4 and with one per
       stream (`sim --copy-queues`), each with the engines taking the oldest copy's queue next and the queues in
       bit-reversed order (`sim --copy-queue-order`; which a machine has varies), each with the three rules for
-      a race between two kernels of one priority level (`sim --kernel-race`): 36 variants (12 without host
+      a race between two kernels of one priority level (`sim --kernel-race`): 108 variants (12 without host
       ranges).
 
   program_suite.py sensitivity --streamlab BIN --dir DIR --measured FILE --a PROFILE --b PROFILE
@@ -289,7 +289,7 @@ def cmd_predict(a):
         row = {"label": label, "scenario": cfg["scenario"], "params": cfg["params"],
                "connections": cfg["connections"], "metric": cfg["metric"], "predicted_ns": predicted}
         # The machine's own spread, as the experiments' predicted ranges take it: the same prediction with
-        # the host at the profile's speed and, where the profile has host-cost ranges, in a fast and in a slow
+        # the host at the profile's speed and, where the profile has host-cost ranges, at eight positions from a fast to a slow
         # spell (the simulator is not monotonic in the host's speed), each with the copy engines' queues
         # shared by streams s and s + 4 (the simulator's default) and with a queue per stream, each with the
         # engines taking the oldest waiting copy's queue next and taking the queues in bit-reversed order
@@ -299,7 +299,8 @@ def cmd_predict(a):
         # either way from run to run: E7, run 84).
         if predicted is not None:
             ends = []
-            speeds = ("typical", "fast", "slow") if with_range else ("typical",)
+            # the ends and quarters of the way to them (the experiments' kHostSpeedPositions)
+            speeds = ("typical", "fast", "-0.75", "-0.5", "-0.25", "0.25", "0.5", "0.75", "slow") if with_range else ("typical",)
             variants = [["--host-speed", speed] + queues + order + race for speed in speeds
                         for queues in (["--copy-queues", "4"], ["--copy-queues", str(kQueuePerStream)])
                         for order in (["--copy-queue-order", "oldest"], ["--copy-queue-order", "bit-reversed"])
@@ -321,7 +322,8 @@ def cmd_predict(a):
     meta = dict(measured.get("meta", {}))
     meta.update({"profile": a.profile_label or a.device or "bundled H100 SXM profile",
                  "predicted_with": "streamlab sim (replay; untraced, as the plain program runs); range: the same "
-                                   "with --host-speed typical" + (", fast and slow" if with_range else "") +
+                                   "with --host-speed typical" + (", fast, -0.75, -0.5, -0.25, 0.25, 0.5, 0.75 and slow"
+                                                                  if with_range else "") +
                                    ", each with --copy-queues 4 and %d (a copy queue per stream), each with "
                                    "--copy-queue-order oldest and bit-reversed, each with --kernel-race ready-order, "
                                    "lower-stream-first and higher-stream-first" % kQueuePerStream,

@@ -106,11 +106,23 @@ std::string range_summary(const ExperimentResult& r) {
     if (hi >= 36) axes.emplace_back("kernel-race");
   }
   const auto varies = [&](std::string_view a) { return std::find(axes.begin(), axes.end(), a) != axes.end(); };
+  // Host speeds: what the other axes leave of the variant count (3 in files from before the positions
+  // between the ends: typical, fast, slow).
+  const std::uint32_t others =
+      (varies("copy-queues") ? 2 : 1) * (varies("copy-queue-order") ? 2 : 1) * (varies("kernel-race") ? 3 : 1);
+  const std::uint32_t speeds = hi / others;
   std::ostringstream os;
   os << "*Predicted range:* the same prediction over "
      << (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi))
      << " simulated variants of what varies between machines and runs: the host at the profile's speed"
-     << (varies("host-speed") ? " and in a fast and a slow spell (every host API cost at an end of the range calibrate measured, a launch's extra costs moved by the launch's own factor)" : "")
+     << (!varies("host-speed") ? ""
+         : speeds <= 3
+             ? " and in a fast and a slow spell (every host API cost at an end of the range calibrate measured, a "
+               "launch's extra costs moved by the launch's own factor)"
+             : " and at " + std::to_string(speeds - 1) +
+                   " positions from a fast to a slow spell (every host API cost from the low to the high end of the "
+                   "range calibrate measured, in quarters of the way from its value; a launch's extra costs moved "
+                   "by the launch's own factor; a dynamic policy's prediction moves up and down with the host's speed)")
      << (varies("copy-queues") ? ", each with the copy engines' queues shared by streams s and s + 4 and with a queue per stream" : "")
      << (varies("copy-queue-order") ? ", each with the engines taking the oldest copy's queue next and taking the queues in "
                                       "bit-reversed order"

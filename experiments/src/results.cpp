@@ -170,8 +170,8 @@ struct Reader {
     if (j.is_null()) return std::nullopt;
     PredictedRange r;
     const auto& n = at(j, "variants", ptr);
-    if (!n.is_number_unsigned() || n.get<std::uint64_t>() == 0 || n.get<std::uint64_t>() > 64)
-      fail(ptr + "/variants", "expected the number of simulated variants (1 to 64)");
+    if (!n.is_number_unsigned() || n.get<std::uint64_t>() == 0 || n.get<std::uint64_t>() > 1024)
+      fail(ptr + "/variants", "expected the number of simulated variants (1 to 1024)");
     r.variants = n.get<std::uint32_t>();
     if (const auto it = j.find("axes"); it != j.end()) {
       if (!it->is_array()) fail(ptr + "/axes", "expected an array of what the variants vary");

@@ -211,10 +211,13 @@ std::vector<sim::SimOptions> range_variants(const model::DeviceProfile& profile,
   // The point's own host speed too: the simulator is not monotonic in the host's speed (a polling wait
   // polls more often on a fast host, a dynamic policy places work differently), so the ends of the host's
   // range alone need not enclose what it predicts between them.
+  // Between the ends too: a dynamic policy's makespan jumps as the host's speed moves (E9's fork-join
+  // under load-balanced predicted 530-725 us over host costs 0.6x-2x, up and down, where the ends and the
+  // typical host gave 532-636 us against 653 measured).
   std::vector<model::HostSpeed> speeds = {point.host_speed};
   if (has_host_ranges(profile))
-    for (const model::HostSpeed s : {model::HostSpeed::fast, model::HostSpeed::slow})
-      if (s != point.host_speed) speeds.push_back(s);
+    for (const double at : kHostSpeedPositions)
+      if (model::HostSpeed{at} != point.host_speed) speeds.push_back(model::HostSpeed{at});
   std::vector<sim::SimOptions> out;
   for (const model::HostSpeed speed : speeds)
     for (const std::optional<std::uint32_t> queues : {std::optional<std::uint32_t>(kCopyQueuesShared), std::optional<std::uint32_t>(kCopyQueuePerStream)})

@@ -3,7 +3,9 @@
 #include "streamlab/model/device_profile.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -207,22 +209,36 @@ ShapeLimits shape_limits(const DeviceProfile& p) {
   return l;
 }
 
-std::string_view to_string(HostSpeed s) noexcept {
-  switch (s) {
-    case HostSpeed::fast: return "fast";
-    case HostSpeed::slow: return "slow";
-    case HostSpeed::typical: break;
-  }
-  return "typical";
+std::string to_string(HostSpeed s) {
+  if (s == HostSpeed::typical) return "typical";
+  if (s == HostSpeed::fast) return "fast";
+  if (s == HostSpeed::slow) return "slow";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", s.position);
+  return text;
+}
+
+std::optional<HostSpeed> parse_host_speed(std::string_view text) {
+  if (text == "typical") return HostSpeed::typical;
+  if (text == "fast") return HostSpeed::fast;
+  if (text == "slow") return HostSpeed::slow;
+  double position = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), position);
+  if (ec != std::errc() || end != text.data() + text.size() || !(position >= -1 && position <= 1)) return std::nullopt;
+  return HostSpeed{position};
 }
 
 DeviceProfile at_host_speed(const DeviceProfile& p, HostSpeed speed) {
   DeviceProfile out = p;
   if (speed == HostSpeed::typical) return out;
+  const bool fast = speed.position < 0;
+  const double way = std::min(1.0, std::abs(speed.position));
+  // `way` of the way from the value to `end` (exactly the end at the range's ends).
+  const auto toward = [way](double value, double end) { return way >= 1 ? end : value + way * (end - value); };
   for (const auto& f : device_profile_fields()) {
     if (f.run_to_run) {
       Param& param = out.*(f.member);
-      if (param.range) param.value = speed == HostSpeed::fast ? param.range->high : param.range->low;
+      if (param.range) param.value = toward(param.value, fast ? param.range->high : param.range->low);
       continue;
     }
     if (!f.host_call && !f.host_rate) continue;
@@ -231,10 +247,10 @@ DeviceProfile at_host_speed(const DeviceProfile& p, HostSpeed speed) {
     if (!param.range)
       throw InputError(p.source.path.empty() ? std::string("<profile>") : p.source.path,
                        "/params/" + std::string(f.name), "",
-                       std::string(f.name) + " has no measured range, so a " + std::string(to_string(speed)) +
+                       std::string(f.name) + " has no measured range, so a " + to_string(speed) +
                            " host cannot be predicted (calibrate this device again: it samples the host's speed)");
-    // A fast host: costs at their low end, rates at their high end.
-    param.value = (speed == HostSpeed::fast) == f.host_call ? param.range->low : param.range->high;
+    // A fast host: costs toward their low end, rates toward their high end.
+    param.value = toward(param.value, fast == f.host_call ? param.range->low : param.range->high);
   }
   // A launch's extras (queue switch, busy queues, first uses, tracing) are more of the launch's own path
   // on the same CPU: they move by the launch's factor. Without them the fast end of a host-bound program

@@ -106,7 +106,7 @@ class Result:
         if not self.has_pred_range:
             return ""
         return ("predicted range: least to greatest prediction over the simulator's variants (host at the profile's "
-                "speed and in a fast and a slow spell, two copy-queue layouts, two copy-queue orders, three rules for "
+                "speed and at eight points from a fast to a slow spell, two copy-queue layouts, two copy-queue orders, three rules for "
                 "a race between kernels of one priority level ready within 1 us: experiments/README.md); it is not a "
                 "spread of runs")
 

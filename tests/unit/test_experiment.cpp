@@ -743,18 +743,21 @@ TEST(ExperimentRange, VariantsAreHostSpeedTimesCopyQueuesTimesQueueOrderTimesKer
   streamlab::sim::SimOptions point;
   point.connections = 8;
   const auto v = ex::range_variants(model::bundled_h100_profile(), point);
-  ASSERT_EQ(v.size(), 36u);
-  std::set<std::tuple<int, std::uint32_t, bool, streamlab::sim::KernelRace>> seen;
+  ASSERT_EQ(v.size(), 108u) << "9 host speeds x 2 queue layouts x 2 queue orders x 3 race rules";
+  std::set<std::tuple<double, std::uint32_t, bool, streamlab::sim::KernelRace>> seen;
+  std::set<double> speeds;
   for (const auto& so : v) {
     EXPECT_EQ(so.connections, point.connections);
-    seen.emplace(static_cast<int>(so.host_speed), so.copy_queues_per_engine.value_or(0),
+    seen.emplace(so.host_speed.position, so.copy_queues_per_engine.value_or(0),
                  so.bit_reversed_copy_queues.value_or(false), so.kernel_race);
+    speeds.insert(so.host_speed.position);
   }
-  EXPECT_EQ(seen.size(), 36u) << "every variant differs";
-  EXPECT_TRUE(seen.count({static_cast<int>(model::HostSpeed::typical), ex::kCopyQueuesShared, false,
+  EXPECT_EQ(seen.size(), 108u) << "every variant differs";
+  EXPECT_EQ(speeds, (std::set<double>{-1, -0.75, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1})) << "the ends and between them";
+  EXPECT_TRUE(seen.count({model::HostSpeed::typical.position, ex::kCopyQueuesShared, false,
                           streamlab::sim::KernelRace::ready_order}))
       << "the point itself (the simulator's defaults, named)";
-  EXPECT_TRUE(seen.count({static_cast<int>(model::HostSpeed::slow), ex::kCopyQueuePerStream, true,
+  EXPECT_TRUE(seen.count({model::HostSpeed::slow.position, ex::kCopyQueuePerStream, true,
                           streamlab::sim::KernelRace::higher_stream_first}));
   // A profile whose host costs have no measured range cannot predict a fast or slow host: the 12 queue
   // and race variants at the profile's host.
@@ -779,7 +782,7 @@ TEST(ExperimentRange, CoversThePointPredictionAndTheBitReversedQueueOrder) {
   const ex::ExperimentResult r = ex::run_experiment(e, o, nullptr, "sim-only");
   for (const auto& c : r.configs) {
     ASSERT_TRUE(c.predicted_range) << c.label;
-    EXPECT_EQ(c.predicted_range->variants, 36u);
+    EXPECT_EQ(c.predicted_range->variants, 108u);
     EXPECT_TRUE(c.predicted_range->makespan_contains(c.predicted.makespan_ns)) << c.label;
     EXPECT_TRUE(c.predicted_range->metric_contains(c.predicted.metric)) << c.label;
   }
@@ -796,8 +799,8 @@ TEST(ExperimentRange, CoversThePointPredictionAndTheBitReversedQueueOrder) {
   std::vector<double> in_order, bit_reversed;
   for (const auto& so : ex::range_variants(profile, point))
     (so.bit_reversed_copy_queues.value_or(false) ? bit_reversed : in_order).push_back(simulated_makespan(*it, w, so));
-  ASSERT_EQ(in_order.size(), 18u);
-  ASSERT_EQ(bit_reversed.size(), 18u);
+  ASSERT_EQ(in_order.size(), 54u);
+  ASSERT_EQ(bit_reversed.size(), 54u);
   const double high = *std::max_element(in_order.begin(), in_order.end());
   const double reversed_high = *std::max_element(bit_reversed.begin(), bit_reversed.end());
   const double low = std::min(*std::min_element(in_order.begin(), in_order.end()),

@@ -229,6 +229,24 @@ TEST(ProfileHostSpeed, RangesRoundTripAndMoveOnlyWhatTheHostSets) {
   // A slow host copies pageable memory at the low end of its rate, a fast one at the high end.
   EXPECT_DOUBLE_EQ(slow.h2d_pageable_gbps.value, p.h2d_pageable_gbps.value * 0.9);
   EXPECT_DOUBLE_EQ(fast.d2h_pageable_gbps.value, p.d2h_pageable_gbps.value * 1.5);
+  // Between the ends: that fraction of the way from the value to the end, rates the other way.
+  const DeviceProfile half_slow = at_host_speed(p, HostSpeed{0.5}), quarter_fast = at_host_speed(p, HostSpeed{-0.25});
+  EXPECT_DOUBLE_EQ(half_slow.kernel_launch_ns.value, p.kernel_launch_ns.value * 1.25);
+  EXPECT_DOUBLE_EQ(quarter_fast.kernel_launch_ns.value, p.kernel_launch_ns.value * 0.975);
+  EXPECT_DOUBLE_EQ(half_slow.h2d_pageable_gbps.value, p.h2d_pageable_gbps.value * 0.95);
+  EXPECT_DOUBLE_EQ(half_slow.kernel_launch_queue_switch_ns.value, p.kernel_launch_queue_switch_ns.value * 1.25);
+  EXPECT_EQ(half_slow.sync_wakeup_ns, p.sync_wakeup_ns);
+  // The names and positions the command line takes.
+  EXPECT_EQ(parse_host_speed("slow"), HostSpeed::slow);
+  EXPECT_EQ(parse_host_speed("typical"), HostSpeed::typical);
+  EXPECT_EQ(parse_host_speed("-0.25"), HostSpeed{-0.25});
+  EXPECT_EQ(parse_host_speed("1"), HostSpeed::slow);
+  EXPECT_FALSE(parse_host_speed("1.5"));
+  EXPECT_FALSE(parse_host_speed("nan"));
+  EXPECT_FALSE(parse_host_speed("0.5x"));
+  EXPECT_FALSE(parse_host_speed(""));
+  EXPECT_EQ(to_string(HostSpeed{-0.25}), "-0.25");
+  EXPECT_EQ(to_string(HostSpeed::fast), "fast");
   // A launch's extras (measured as differences of launch timings) move by the launch's own factor.
   ASSERT_GT(p.kernel_launch_queue_switch_ns.value, 0);
   ASSERT_GT(p.queue_first_use_ns.value, 0);

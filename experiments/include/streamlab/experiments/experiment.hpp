@@ -136,18 +136,22 @@ struct Diagnosis {
   friend bool operator==(const Diagnosis&, const Diagnosis&) = default;
 };
 
+/// The host speeds a predicted range takes (model::HostSpeed positions: -1 the fast end of the host's
+/// measured range, +1 the slow end), besides the point's own.
+inline constexpr std::array<double, 8> kHostSpeedPositions{-1.0, -0.75, -0.5, -0.25, 0.25, 0.5, 0.75, 1.0};
 /// The names of what a PredictedRange can vary, in the order range_variants nests them.
 inline constexpr std::array<std::string_view, 4> kRangeAxes{"host-speed", "copy-queues", "copy-queue-order",
                                                             "kernel-race"};
 
 /// What the simulator predicts over the spread it models between machines and between runs: the same
-/// workload, Dispatcher and policy simulated with the host at the profile's speed and in a fast and in a
-/// slow spell (every host API cost at the end of the range calibrate measured, model::at_host_speed),
+/// workload, Dispatcher and policy simulated with the host at the profile's speed and at eight positions
+/// from a fast to a slow spell (kHostSpeedPositions: every host API cost from the low to the high end of
+/// the range calibrate measured, model::at_host_speed),
 /// each with the copy engines' queues shared by streams s and s + 4 (the default) and with a queue per
 /// stream, each with the engines taking the oldest copy's queue next and taking the queues in bit-reversed
 /// order, each with kernels of one priority level that become ready within a microsecond of each other
 /// taken in the order they became ready, lower stream first and higher stream first (sim::KernelRace):
-/// 36 variants (runner.hpp's range_variants); with a profile whose host costs have no ranges, the 12
+/// 108 variants (runner.hpp's range_variants); with a profile whose host costs have no ranges, the 12
 /// queue and race variants at the profile's host. The typical-host, default-queue variant is the point prediction
 /// (ConfigResult::predicted), so the range holds it. Low and high are the least and the greatest value over
 /// the variants (kNone where no variant has one, e.g. the makespan of a probe).

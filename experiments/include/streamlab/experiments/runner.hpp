@@ -135,10 +135,11 @@ inline constexpr std::uint32_t kCopyQueuePerStream = 32;
 /// `SimOptions::copy_queues_per_engine` for "streams k and k + 4 share a queue" (the simulator's default).
 inline constexpr std::uint32_t kCopyQueuesShared = 4;
 /// The simulator options a configuration's PredictedRange is over: `point` (the point prediction's) with
-/// the host fast and slow (only `point`'s host speed when `profile`'s host costs have no ranges), each with
+/// the host at every kHostSpeedPositions position, fast end to slow end (only `point`'s host speed when
+/// `profile`'s host costs have no ranges), each with
 /// kCopyQueuesShared and kCopyQueuePerStream copy queues, each oldest-first and in bit-reversed queue order,
 /// each with kernels of a level in the order they became ready and with a race between two (ready within
-/// SimOptions::kernel_race_window_ns) won by the lower- and by the higher-numbered stream: 36 variants (12
+/// SimOptions::kernel_race_window_ns) won by the lower- and by the higher-numbered stream: 108 variants (12
 /// without host ranges), the point's own first.
 [[nodiscard]] std::vector<sim::SimOptions> range_variants(const model::DeviceProfile& profile,
                                                           const sim::SimOptions& point);

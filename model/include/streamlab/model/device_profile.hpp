@@ -254,15 +254,29 @@ void save_device_profile(const DeviceProfile& p, const std::filesystem::path& fi
 /// `limits`); limits the profile does not carry (block z, grid size, registers per thread) keep CUDA's.
 [[nodiscard]] ShapeLimits shape_limits(const DeviceProfile& p);
 
-/// Which host a prediction is for: the typical one (each parameter's value), or one in a fast or slow
-/// spell (the host-call parameters at the low or high end of their measured range).
-enum class HostSpeed { typical, fast, slow };
-[[nodiscard]] std::string_view to_string(HostSpeed s) noexcept;
+/// Which host a prediction is for, as a position in the ranges calibrate measured: 0 the typical host
+/// (each parameter's value), -1 a fast spell (the host-call parameters at the low end of their range), +1
+/// a slow one (the high end); in between, each parameter moves that fraction of the way from its value to
+/// the end. The simulator is not monotonic in the host's speed (a dynamic policy places work by when it
+/// sees completions), so a predicted range samples positions between the ends too.
+struct HostSpeed {
+  double position = 0;  ///< -1 (fast end) .. 0 (typical) .. +1 (slow end)
+  static const HostSpeed typical, fast, slow;
+  friend bool operator==(HostSpeed, HostSpeed) = default;
+};
+inline constexpr HostSpeed HostSpeed::typical{0.0};
+inline constexpr HostSpeed HostSpeed::fast{-1.0};
+inline constexpr HostSpeed HostSpeed::slow{1.0};
+/// "typical", "fast", "slow", or the position (e.g. "-0.333").
+[[nodiscard]] std::string to_string(HostSpeed s);
+/// Parses to_string's forms (a position must lie in [-1, 1]); nullopt for anything else.
+[[nodiscard]] std::optional<HostSpeed> parse_host_speed(std::string_view text);
 
-/// `p` with every host-call cost (ParamField::host_call) at its range's low end (fast) or high end (slow),
-/// and every host-set rate (ParamField::host_rate) at its high end (fast) or low end (slow); the run-to-run
-/// ratios (ParamField::run_to_run) follow the rates where they have a range; `typical` returns `p`
-/// unchanged. Throws InputError naming the profile and the parameter when one of them has no
+/// `p` with every host-call cost (ParamField::host_call) moved toward its range's low end (fast, position
+/// < 0) or high end (slow, > 0) by |position| of the way, and every host-set rate (ParamField::host_rate)
+/// toward the other end; the run-to-run ratios (ParamField::run_to_run) follow the rates where they have a
+/// range; a launch's extras (ParamField::launch_extra) move by kernel_launch_ns's factor; `typical` returns
+/// `p` unchanged. Throws InputError naming the profile and the parameter when one of them has no
 /// measured range (profiles from before calibrate sampled the host's speed).
 [[nodiscard]] DeviceProfile at_host_speed(const DeviceProfile& p, HostSpeed speed);
 
