@@ -253,7 +253,7 @@ const bool registered = register_command(
                       "on others; which one a run sees depends on its process's streams); default: oldest")
            ->check(CLI::IsMember({"oldest", "bit-reversed"}));
        app.add_option("--kernel-race", o->kernel_race,
-                      "which of two kernels of one priority level that become ready within --kernel-race-window "
+                      "which of two kernels of any priority that become ready within --kernel-race-window "
                       "of each other places its blocks first: ready-order (the one ready first), "
                       "lower-stream-first or higher-stream-first (the GPU decides such a race either way from "
                       "run to run; the experiments' predicted ranges take all three); default: ready-order")

@@ -25,7 +25,7 @@
       spell (`sim --host-speed fast|-0.75|...|0.75|slow`), each with the copy engines' queues shared by streams s and s + 4 and with one per
       stream (`sim --copy-queues`), each with the engines taking the oldest copy's queue next and the queues in
       bit-reversed order (`sim --copy-queue-order`; which a machine has varies), each with the three rules for
-      a race between two kernels of one priority level (`sim --kernel-race`): 108 variants (12 without host
+      a race between two kernels of any priority (`sim --kernel-race`): 108 variants (12 without host
       ranges).
 
   program_suite.py sensitivity --streamlab BIN --dir DIR --measured FILE --a PROFILE --b PROFILE
@@ -294,7 +294,7 @@ def cmd_predict(a):
         # shared by streams s and s + 4 (the simulator's default) and with a queue per stream, each with the
         # engines taking the oldest waiting copy's queue next and taking the queues in bit-reversed order
         # (which a machine has varies: H100 runs 5 and 62 against runs 71 and 80 for the queues, run 84 for
-        # the order), each with two kernels of one priority level ready within a microsecond of each other
+        # the order), each with two kernels of any priority ready within a microsecond of each other
         # taken in ready order, lower stream first and higher stream first (the GPU decides such a race
         # either way from run to run: E7, run 84).
         if predicted is not None:

@@ -127,7 +127,7 @@ std::string range_summary(const ExperimentResult& r) {
      << (varies("copy-queue-order") ? ", each with the engines taking the oldest copy's queue next and taking the queues in "
                                       "bit-reversed order"
                                     : "")
-     << (varies("kernel-race") ? ", each with two kernels of one priority level that become ready within a microsecond of each "
+     << (varies("kernel-race") ? ", each with two kernels of any priority that become ready within a microsecond of each "
                                  "other taken in the order they became ready, the lower stream's first and the higher stream's "
                                  "first (the GPU decides such a race either way from run to run)"
                                : "")

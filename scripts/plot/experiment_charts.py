@@ -107,7 +107,7 @@ class Result:
             return ""
         return ("predicted range: least to greatest prediction over the simulator's variants (host at the profile's "
                 "speed and at eight points from a fast to a slow spell, two copy-queue layouts, two copy-queue orders, three rules for "
-                "a race between kernels of one priority level ready within 1 us: experiments/README.md); it is not a "
+                "a race between kernels of any priority ready within 1 us: experiments/README.md); it is not a "
                 "spread of runs")
 
     def finish(self, fig, title: str, notes: list[str] = ()) -> None:

@@ -835,14 +835,13 @@ std::uint32_t GpuModel::resident_with_blocks_left() const noexcept {
 
 std::uint32_t GpuModel::preferred_racing_kernel(std::uint32_t c, Nanos& at) const {
   const std::uint32_t stream = cmds_[c].stream;
-  const std::uint8_t level = streams_[stream].level;
   std::uint32_t found = kNone;
   queue_.for_each_due_by(now_ + kernel_race_window_, [&](const SimEvent& ev) {
     const std::uint8_t kind = ev.kind();
     if (kind != kArrival && kind != kSatisfy && kind != kStreamGap) return;
     const Command& y = cmds_[ev.a];
     if (y.kind != CmdKind::op || y.work != Work::sms || y.pending != 1 || !y.queued) return;
-    if (queues_[y.queue].head != ev.a || streams_[y.stream].level != level) return;
+    if (queues_[y.queue].head != ev.a) return;  // any priority level: the first to arrive takes the room (run 106)
     const bool preferred = kernel_race_ == KernelRace::lower_stream_first ? y.stream < stream : y.stream > stream;
     if (preferred && (found == kNone || ev.time < at)) {
       found = ev.a;

@@ -256,7 +256,7 @@ class GpuModel {
   /// queue of the longest-waiting copy; true, the next queue in bit-reversed round-robin order (queues
   /// 0, 2, 1, 3 of four, counted from the first stream's), as some H100 machines arbitrate.
   void bit_reversed_copy_queues(bool on) noexcept { bit_reversed_copy_queues_ = on; }
-  /// Kernels of one priority level that become ready within `window` of each other: the one `rule`
+  /// Kernels of any priority that become ready within `window` of each other: the one `rule`
   /// prefers places its blocks first, the other waits until it has arrived (SimOptions::kernel_race).
   void kernel_race(KernelRace rule, Nanos window) noexcept {
     kernel_race_ = rule;
@@ -361,7 +361,7 @@ class GpuModel {
   enum Kind : std::uint8_t {
     kArrival, kSatisfy, kBlockDone, kTaskDone, kCopyDone, kWorkerDone, kFixedDone,
     kStreamGap,  ///< a device op's same-stream successor, same_stream_gap after the op ended (b = that op)
-    kKernelRelease  ///< a kernel held for one of its level that wins their race (kernel_race); b = that one
+    kKernelRelease  ///< a kernel held for one that wins their race (kernel_race); b = that one
   };
   /// Kernels, task pools, copies and memsets: the ops the same-stream gap lies between (not host functions,
   /// whose round trip already holds the stream, nor barriers).
@@ -453,7 +453,7 @@ class GpuModel {
   bool bit_reversed_copy_queues_ = false;
   KernelRace kernel_race_ = KernelRace::ready_order;
   Nanos kernel_race_window_ = 0;
-  /// The kernel command that kernel_race_ prefers to `c`, at `c`'s priority level, whose arrival at the
+  /// The kernel command that kernel_race_ prefers to `c`, at any priority level, whose arrival at the
   /// block scheduler is due soonest within kernel_race_window_ of now (kNone: none), with its time in
   /// `at`. Looks at the future events that make a command ready: a kernel at the head of its hardware
   /// queue with one prerequisite left.

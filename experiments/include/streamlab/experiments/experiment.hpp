@@ -149,7 +149,7 @@ inline constexpr std::array<std::string_view, 4> kRangeAxes{"host-speed", "copy-
 /// the range calibrate measured, model::at_host_speed),
 /// each with the copy engines' queues shared by streams s and s + 4 (the default) and with a queue per
 /// stream, each with the engines taking the oldest copy's queue next and taking the queues in bit-reversed
-/// order, each with kernels of one priority level that become ready within a microsecond of each other
+/// order, each with kernels of any priority that become ready within a microsecond of each other
 /// taken in the order they became ready, lower stream first and higher stream first (sim::KernelRace):
 /// 108 variants (runner.hpp's range_variants); with a profile whose host costs have no ranges, the 12
 /// queue and race variants at the profile's host. The typical-host, default-queue variant is the point prediction

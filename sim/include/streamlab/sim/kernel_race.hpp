@@ -1,10 +1,13 @@
 #pragma once
 /// \file kernel_race.hpp
-/// Which kernel places its blocks first when kernels of one priority level become ready within a short
-/// window of each other. The GPU decides such a race either way from run to run (H100 run 84, experiment
-/// E7 with equal priorities: the 5 runs of a configuration had either successor of two kernels that ended
-/// within a microsecond go first), and the simulator places a kernel's end only to within a few hundred ns,
-/// so a prediction takes each rule and reports the range (SimOptions::kernel_race).
+/// Which kernel places its blocks first when two kernels become ready within a short window of each
+/// other. The GPU decides such a race either way from run to run (H100 run 84, experiment E7 with equal
+/// priorities: the 5 runs of a configuration had either successor of two kernels that ended within a
+/// microsecond go first), at any priority level (run 106, E7 with the foreground stream at the higher
+/// priority: in 3 of 6 runs with 25 us background blocks and 1 of 6 with 100 us, the next background
+/// kernel took every SM first and the foreground kernel waited a whole background block), and the
+/// simulator places a kernel's end only to within a few hundred ns, so a prediction takes each rule and
+/// reports the range (SimOptions::kernel_race).
 
 #include <cstdint>
 #include <string_view>

@@ -62,12 +62,13 @@ struct SimOptions {
   /// machine (H100 run 98: calibrate's fresh streams took oldest-first in one round and bit-reversed in the
   /// next, in two processes alike), so a prediction covers both (the experiments' and V1's ranges).
   std::optional<bool> bit_reversed_copy_queues;
-  /// Kernels of one priority level that become ready within `kernel_race_window_ns` of each other are a
-  /// race the GPU decides either way from run to run (kernel_race.hpp): with a rule other than ready_order
-  /// the kernel it prefers places its blocks first, the other waiting until it has arrived. H100 run 84,
-  /// E7 with equal priorities: a foreground and a background kernel ended within a microsecond of each
-  /// other, and the 5 runs of each configuration had either one's successor go first (latencies one
-  /// background kernel apart). Default: in the order they became ready (a prediction takes every rule:
+  /// Kernels that become ready within `kernel_race_window_ns` of each other are a race the GPU decides
+  /// either way from run to run (kernel_race.hpp), whatever their priority levels: with a rule other than
+  /// ready_order the kernel it prefers places its blocks first, the other waiting until it has arrived.
+  /// H100 run 84, E7 with equal priorities: a foreground and a background kernel ended within a
+  /// microsecond of each other, and the 5 runs of each configuration had either one's successor go first
+  /// (latencies one background kernel apart); run 106, the foreground at the higher priority: the same
+  /// split (a higher priority orders the kernels waiting for room, not a race for room that is free). Default: in the order they became ready (a prediction takes every rule:
   /// the experiments' ranges).
   KernelRace kernel_race = KernelRace::ready_order;
   /// The race window of `kernel_race`: a microsecond, because the simulator places a kernel's end only to
