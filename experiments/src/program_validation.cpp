@@ -246,6 +246,8 @@ std::vector<ProgramValidation> load_program_validations(const std::filesystem::p
     out.push_back(parse_program_validation(text, f.string()));
     out.back().file = f;
   }
+  // In the order they were measured (ISO dates sort as text), not by file name: V1-run103 before V1-run93.
+  std::stable_sort(out.begin(), out.end(), [](const ProgramValidation& a, const ProgramValidation& b) { return a.date < b.date; });
   return out;
 }
 
@@ -357,7 +359,7 @@ std::string program_validation_section(const ProgramValidation& v, const std::fi
   os << ". `streamlab sim` within 5%: " << c.sim_ok << " of " << c.judged_sim << " (median |error| "
      << pct(c.median_abs_sim).substr(1) << "); of the rest, " << c.sim_in_range
      << (has_ranges(v) ? " have the plain program's median inside the predicted range (a host in a fast to a slow "
-                         "spell: the profile's host API costs at the ends of the ranges calibrate measured, as its sources say, "
+                         "spell: the profile's host API costs from end to end of the ranges calibrate measured, as its sources say, "
                          "and a launch's extra costs moved by the launch's own factor)"
                        : " are inside the measured runs' range")
      << ".\n\n";

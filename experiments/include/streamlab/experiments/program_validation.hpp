@@ -74,7 +74,7 @@ struct ProgramValidation {
 
 /// Parses a results file; InputError naming the file on anything malformed.
 [[nodiscard]] ProgramValidation parse_program_validation(const std::string& text, const std::string& source);
-/// Every program-validation file (marker "streamlab-program-validation") in `dir`.
+/// Every program-validation file (marker "streamlab-program-validation") in `dir`, in the order measured.
 [[nodiscard]] std::vector<ProgramValidation> load_program_validations(const std::filesystem::path& dir);
 
 /// The summary-table row (same columns as the experiments') and the section with the full table.
