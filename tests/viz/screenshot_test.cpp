@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -43,7 +44,10 @@ Result run_viz(const std::string& name, const std::string& args, const std::stri
   const fs::path err = kOut / (name + ".stderr");
   if (remove_old) fs::remove(r.png);
   const std::string viz = std::string(STREAMLAB_VIZ_EXE) + " " + args + " --screenshot " + r.png.string();
-  std::string cmd = std::string(STREAMLAB_XVFB_RUN) + " -a -s '-screen 0 1920x1200x24' " +
+  // -a looks for a free display from -n on; starting from a number of this process's own keeps two
+  // xvfb-runs started at once (another build's tests, a viewer benchmark) from racing for display 99.
+  std::string cmd = std::string(STREAMLAB_XVFB_RUN) + " -a -n " + std::to_string(100 + ::getpid() % 20000) +
+                    " -s '-screen 0 1920x1200x24' " +
                     (limit.empty() ? viz : "sh -c '" + limit + "; exec " + viz + "'") + " 2> " + err.string();
   const int status = std::system(cmd.c_str());
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
