@@ -29,13 +29,23 @@ struct Options {
   sim::SimBudget budget;  // only max_events: the same size limit sim applies before simulating
 };
 
-// One parse per file: with --as auto the file's top level says what it is (model::load_any).
+std::string ok_workload(std::size_t ops, std::uint64_t edges) {
+  return "ok (" + std::to_string(ops) + " ops, " + std::to_string(edges) + " deps)";
+}
+
+// One parse per file (two for a workload whose checks need its ops): with --as auto the file's top level says what it is (model::load_any).
 std::string check_file(const Options& o, const model::ShapeLimits& limits, const std::string& file,
                        model::ProgressCounter& progress) {
   std::optional<model::FileKind> kind;
   if (o.as == "workload") kind = model::FileKind::workload;
   if (o.as == "trace") kind = model::FileKind::trace;
   if (o.as == "profile") kind = model::FileKind::profile;
+  // A good workload needs only its counts: checked without keeping its ops where that can be told so.
+  // Anything else (other files, problems, a workload over the budget) is read whole below.
+  if (!kind || *kind == model::FileKind::workload) {
+    if (const auto c = model::check_workload_file(file, limits, &progress); c && c->work_items <= o.budget.max_events)
+      return ok_workload(c->ops, c->edges);
+  }
   const model::AnyFile f = model::load_any(file, limits, kind, &progress);
   switch (f.kind) {
     case model::FileKind::workload: {
@@ -43,7 +53,7 @@ std::string check_file(const Options& o, const model::ShapeLimits& limits, const
       // The ops' running total stays within the limit when their total does: only a workload over it is
       // read again, for the op that crosses it (check_simulation_size's message).
       if (f.work_items > o.budget.max_events) model::check_simulation_size(w, file, o.budget.max_events);
-      return "ok (" + std::to_string(w.size()) + " ops, " + std::to_string(w.edge_count()) + " deps)";
+      return ok_workload(w.size(), w.edge_count());
     }
     case model::FileKind::trace: {
       const model::Trace& t = *f.trace;

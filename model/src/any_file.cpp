@@ -8,6 +8,11 @@
 
 namespace streamlab::model {
 
+std::optional<WorkloadCounts> check_workload_file(const std::filesystem::path& file, const ShapeLimits& limits,
+                                                 ProgressCounter* progress) {
+  return with_step(file.string(), "parsing", [&] { return detail::check_workload_file_by_lines(file, limits, progress); });
+}
+
 AnyFile load_any(const std::filesystem::path& file, const ShapeLimits& limits, std::optional<FileKind> kind,
                  ProgressCounter* progress) {
   // A workload as streamlab writes it is read piece by piece; anything else (or any problem) by one

@@ -3,6 +3,7 @@
 // first asks the document what it holds (load_any).
 
 #include "json_view.hpp"
+#include "streamlab/model/any_file.hpp"
 #include "streamlab/model/device_profile.hpp"
 #include "streamlab/model/progress.hpp"
 #include "streamlab/model/trace.hpp"
@@ -27,6 +28,17 @@ namespace streamlab::model::detail {
                                                                   const ShapeLimits& limits, ProgressCounter* progress,
                                                                   std::uint64_t* work_items = nullptr,
                                                                   std::string* hash = nullptr);
+/// read_workload_by_lines' checks of a workload, for a caller that needs only its counts: no op is
+/// kept. Nothing where it cannot tell so (any other layout, any problem, and workloads whose checks need
+/// the ops: a dep on a later op or by an id not numbered as IdRuns numbers them, a program, declared
+/// streams), for which read_workload_by_lines or read_workload must read the file.
+[[nodiscard]] std::optional<WorkloadCounts> check_workload_by_lines(std::string_view text, const std::string& source,
+                                                                   const PaddedText* mapped, const ShapeLimits& limits,
+                                                                   ProgressCounter* progress);
+/// check_workload_by_lines of a file, mapped (pages read in as the checks go).
+[[nodiscard]] std::optional<WorkloadCounts> check_workload_file_by_lines(const std::filesystem::path& file,
+                                                                         const ShapeLimits& limits,
+                                                                         ProgressCounter* progress);
 [[nodiscard]] Trace read_trace(JsonDocument& doc, ProgressCounter* progress, const TraceReadOptions& options = {});
 /// A trace as write_chrome_json lays it out (one event per line), its span events read straight from
 /// their lines and the text's pages given back behind the reader (`mapped`, when the text is a mapped

@@ -924,10 +924,11 @@ class IdRuns {
   }
 
   enum class Added { yes, no_number, refused };
-  /// Puts op `i`, whose id is `id` (kept as long as this), in a run: the last one when it continues it,
-  /// else a new one. Refused when its prefix has a run already (its numbers might repeat) or the runs
-  /// are as many as allowed. Ops added must come in index order.
-  Added add(std::string_view id, OpIndex i) {
+  /// Puts op `i`, whose id is `id` (kept as long as this, or, with `keep`, its prefix copied there when
+  /// it starts a run), in a run: the last one when it continues it, else a new one. Refused when its
+  /// prefix has a run already (its numbers might repeat) or the runs are as many as allowed. Ops added
+  /// must come in index order.
+  Added add(std::string_view id, OpIndex i, StringTable* keep = nullptr) {
     const auto parts = split(id);
     if (!parts) return Added::no_number;
     if (!runs_.empty()) {
@@ -938,8 +939,10 @@ class IdRuns {
         return Added::yes;
       }
     }
-    if (runs_.size() >= max_runs_ || !by_prefix_.try_emplace(parts->first, runs_.size()).second) return Added::refused;
-    runs_.push_back(Run{parts->first, parts->second, i, 1});
+    if (runs_.size() >= max_runs_ || by_prefix_.contains(parts->first)) return Added::refused;
+    const std::string_view prefix = keep != nullptr ? std::string_view(keep->intern(parts->first)) : parts->first;
+    by_prefix_.emplace(prefix, runs_.size());
+    runs_.push_back(Run{prefix, parts->second, i, 1});
     ++added_;
     return Added::yes;
   }
@@ -1370,6 +1373,24 @@ void check_acyclic(const Workload& w, Reader& r) {
   if (visited != n) report_cycles(w, indegree, r);
 }
 
+/// A dep an op lists twice (the places of its first repeat in the list): pairwise for the usual handful,
+/// sorted for a wide join.
+std::optional<std::pair<std::size_t, std::size_t>> repeated_dep(std::span<const OpIndex> deps) {
+  if (deps.size() <= 32) {
+    for (std::size_t k = 1; k < deps.size(); ++k)
+      for (std::size_t m = 0; m < k; ++m)
+        if (deps[m] == deps[k]) return std::pair{m, k};
+    return std::nullopt;
+  }
+  std::vector<std::pair<OpIndex, std::size_t>> sorted;
+  sorted.reserve(deps.size());
+  for (std::size_t k = 0; k < deps.size(); ++k) sorted.emplace_back(deps[k], k);
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t k = 1; k < sorted.size(); ++k)
+    if (sorted[k].first == sorted[k - 1].first) return std::pair{sorted[k - 1].second, sorted[k].second};
+  return std::nullopt;
+}
+
 /// resolve_and_check's checks of each op in turn (check_op, the serial time so far, what only a program
 /// may have). The line reader makes them as it adds each op, while the op is still in the cache: a pass
 /// of their own over ten million ops (1.7 GB) read the ops back from memory, one miss after another.
@@ -1390,6 +1411,7 @@ class OpChecks {
   }
   /// Whether every op of `w` was checked here.
   [[nodiscard]] bool covers(const Workload& w) const noexcept { return checked_ == w.ops.size(); }
+  [[nodiscard]] std::size_t ops_checked() const noexcept { return checked_; }
   [[nodiscard]] bool program_parts() const noexcept { return program_parts_; }
   /// simulation_work_items of the ops checked.
   [[nodiscard]] std::uint64_t work_items() const noexcept { return work_items_; }
@@ -1569,27 +1591,7 @@ void WorkloadBuilder::resolve(Workload& w, const std::string& source, const Shap
       if (dep == i) fail(ptr(), "op depends on itself");
       backward = backward && dep < i;
     }
-    // A dep listed twice: pairwise for the usual handful, sorted for a wide join.
-    const std::span<const OpIndex> deps = std::span<const OpIndex>(w.dep_index_).subspan(begin, end - begin);
-    std::optional<std::pair<std::size_t, std::size_t>> twice;
-    if (deps.size() <= 32) {
-      for (std::size_t k = 1; k < deps.size() && !twice; ++k)
-        for (std::size_t m = 0; m < k; ++m)
-          if (deps[m] == deps[k]) {
-            twice = std::pair{m, k};
-            break;
-          }
-    } else {
-      std::vector<std::pair<OpIndex, std::size_t>> sorted;
-      sorted.reserve(deps.size());
-      for (std::size_t k = 0; k < deps.size(); ++k) sorted.emplace_back(deps[k], k);
-      std::sort(sorted.begin(), sorted.end());
-      for (std::size_t k = 1; k < sorted.size(); ++k)
-        if (sorted[k].first == sorted[k - 1].first) {
-          twice = std::pair{sorted[k - 1].second, sorted[k].second};
-          break;
-        }
-    }
+    const auto twice = repeated_dep(std::span<const OpIndex>(w.dep_index_).subspan(begin, end - begin));
     if (twice) {
       const std::string base = "/ops/" + std::to_string(i) + "/deps/";
       fail(base + std::to_string(twice->second), "dep '" + std::string(dep_id(begin + twice->second)) +
@@ -1712,6 +1714,39 @@ bool read_op_line(std::string_view line, Op& op, std::vector<Text>& deps) {
   return in.lit("]}") && in.at_end();
 }
 
+/// Where the ops of a workload laid out one op per line are: the end of the text before them (after
+/// the `[` that opens the ops) and the start of the first op's line. Nothing for any other layout.
+std::optional<std::pair<std::size_t, std::size_t>> find_op_lines(std::string_view t) {
+  // The line opening the ops array: `"ops": [` alone on its line (a raw newline is never inside a
+  // string, so this is structure; that it is the top level's "ops" the head's own parse confirms).
+  // Looked for near the top only: a file that has no such line there (a trace, say) costs little.
+  constexpr std::size_t kHeadLimit = std::size_t{16} << 20;
+  const std::string_view head = t.substr(0, kHeadLimit);
+  for (std::size_t at = head.find("\"ops\""); at != std::string_view::npos; at = head.find("\"ops\"", at + 1)) {
+    const std::size_t line_start = t.rfind('\n', at) == std::string_view::npos ? 0 : t.rfind('\n', at) + 1;
+    const std::size_t line_end = t.find('\n', at);
+    if (line_end == std::string_view::npos) break;
+    if (!trim_line(t.substr(line_start, at - line_start)).empty()) continue;
+    std::string_view rest = trim_line(t.substr(at + 5, line_end - at - 5));
+    if (rest.empty() || rest.front() != ':') continue;
+    rest = trim_line(rest.substr(1));
+    if (rest != "[") continue;
+    return std::pair{t.find('[', at) + 1, line_end + 1};
+  }
+  return std::nullopt;
+}
+
+/// The rest of the document (the ops array, closed at `close`, left empty): its top level read and
+/// checked as always.
+Workload read_top_level(std::string_view t, std::size_t head_end, std::size_t close, const std::string& source,
+                        const ShapeLimits& limits) {
+  std::string rest(t.substr(0, head_end));
+  rest += ']';
+  rest += t.substr(close + 1);
+  detail::JsonDocument top_doc(rest, source);
+  return detail::read_workload(top_doc, limits, nullptr);
+}
+
 }  // namespace
 
 namespace detail {
@@ -1720,27 +1755,9 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
                                                const ShapeLimits& limits, ProgressCounter* progress,
                                                std::uint64_t* work_items, std::string* hash) {
   try {
-    // The line opening the ops array: `"ops": [` alone on its line (a raw newline is never inside a
-    // string, so this is structure; that it is the top level's "ops" the head's own parse confirms).
-    // Looked for near the top only: a file that has no such line there (a trace, say) costs little.
-    constexpr std::size_t kHeadLimit = std::size_t{16} << 20;
-    const std::string_view head = t.substr(0, kHeadLimit);
-    std::size_t lines = std::string_view::npos;
-    std::size_t head_end = 0;
-    for (std::size_t at = head.find("\"ops\""); at != std::string_view::npos; at = head.find("\"ops\"", at + 1)) {
-      const std::size_t line_start = t.rfind('\n', at) == std::string_view::npos ? 0 : t.rfind('\n', at) + 1;
-      const std::size_t line_end = t.find('\n', at);
-      if (line_end == std::string_view::npos) break;
-      if (!trim_line(t.substr(line_start, at - line_start)).empty()) continue;
-      std::string_view rest = trim_line(t.substr(at + 5, line_end - at - 5));
-      if (rest.empty() || rest.front() != ':') continue;
-      rest = trim_line(rest.substr(1));
-      if (rest != "[") continue;
-      head_end = t.find('[', at) + 1;
-      lines = line_end + 1;
-      break;
-    }
-    if (lines == std::string_view::npos) return std::nullopt;
+    const auto layout = find_op_lines(t);
+    if (!layout) return std::nullopt;
+    const auto [head_end, lines] = *layout;
 
     Workload w;
     StringTable dep_ids;  // outlives resolve_and_check below
@@ -1796,12 +1813,7 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
           checks.check(w.ops.back(), op_index, r);  // while the op is in the cache
         });
 
-    // The rest of the document with an empty ops array: its top level read and checked as always.
-    std::string rest(t.substr(0, head_end));
-    rest += ']';
-    rest += t.substr(close + 1);
-    detail::JsonDocument top_doc(rest, source);
-    const Workload top = detail::read_workload(top_doc, limits, nullptr);
+    const Workload top = read_top_level(t, head_end, close, source, limits);
     w.name = top.name;
     w.description = top.description;
     w.program = top.program;
@@ -1828,6 +1840,71 @@ std::optional<Workload> read_workload_file_by_lines(const std::filesystem::path&
   if (!mapped) return std::nullopt;
   return read_workload_by_lines(std::string_view(mapped->data(), mapped->size()), file.string(), &*mapped, limits,
                                 progress, work_items, hash);
+}
+
+std::optional<WorkloadCounts> check_workload_by_lines(std::string_view t, const std::string& source,
+                                                     const PaddedText* mapped, const ShapeLimits& limits,
+                                                     ProgressCounter* progress) {
+  // Thrown at the first op that needs more than this pass keeps (read_workload_by_lines then reads it).
+  struct NeedsTheOps {};
+  try {
+    const auto layout = find_op_lines(t);
+    if (!layout) return std::nullopt;
+    const auto [head_end, lines] = *layout;
+    StringTable prefixes;  // of the ids' runs (the ops' lines go away)
+    IdRuns runs{std::size_t{1} << 20};
+    detail::Reader r(source);
+    OpChecks checks(limits);
+    detail::JsonDocument doc(std::string_view(), source);
+    detail::JsonArena arena;
+    std::vector<Text> names;
+    std::vector<OpIndex> deps;
+    std::uint64_t edges = 0;
+    const std::size_t close = for_each_element_line(
+        t, lines, mapped, progress, [&](std::string_view element, std::size_t op_index, std::size_t) {
+          Op op;
+          if (!read_op_line(element, op, names)) {
+            doc.reset(element);
+            op = parse_op(doc.build_root(arena), op_index, r, names);
+          }
+          if (op_index >= kMaxOps) throw NeedsTheOps{};
+          // resolve_and_check's checks of the deps, which here name earlier ops only (so there is no
+          // cycle): each found among the ops before it, none listed twice.
+          deps.clear();
+          for (const Text& name : names) {
+            const OpIndex d = runs.find(name);
+            if (d == IdRuns::kNone) throw NeedsTheOps{};
+            deps.push_back(d);
+          }
+          if (repeated_dep(deps)) throw NeedsTheOps{};
+          edges += deps.size();
+          checks.check(op, op_index, r);
+          if (runs.add(op.id, static_cast<OpIndex>(op_index), &prefixes) != IdRuns::Added::yes) throw NeedsTheOps{};
+        });
+    const Workload top = read_top_level(t, head_end, close, source, limits);
+    const std::size_t n = checks.ops_checked();
+    runs.complete(n);
+    // Programs and declared streams have checks of their own over every op (resolve_and_check).
+    if (!runs.valid() || top.program || !top.streams.empty() || checks.program_parts() ||
+        edges > std::numeric_limits<std::uint32_t>::max())
+      return std::nullopt;
+    if (progress != nullptr) progress->set_done(t.size());
+    return WorkloadCounts{n, edges, checks.work_items()};
+  } catch (const NeedsTheOps&) {
+    return std::nullopt;
+  } catch (const NotByLines&) {
+    return std::nullopt;
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<WorkloadCounts> check_workload_file_by_lines(const std::filesystem::path& file, const ShapeLimits& limits,
+                                                          ProgressCounter* progress) {
+  const auto mapped = PaddedText::map(file, /*populate=*/false);
+  if (!mapped) return std::nullopt;
+  return check_workload_by_lines(std::string_view(mapped->data(), mapped->size()), file.string(), &*mapped, limits,
+                                 progress);
 }
 
 Workload read_workload(JsonDocument& doc, const ShapeLimits& limits, ProgressCounter* progress) {

@@ -16,9 +16,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "streamlab/model/any_file.hpp"
 #include "streamlab/model/errors.hpp"
 #include "streamlab/model/file_io.hpp"
 #include "streamlab/model/generators.hpp"
+#include "streamlab/model/input_limits.hpp"
 #include "streamlab/model/trace.hpp"
 #include "streamlab/model/workload.hpp"
 #include "workload_error_helpers.hpp"
@@ -374,6 +376,55 @@ TEST(Workload, OpPerLineFilesReadInPiecesAsTheWholeTextDoes) {
   std::filesystem::remove(file);
 }
 
+// validate's check of a file without keeping its ops gives a good workload's counts, and nothing for a
+// bad one (whose message load_workload gives) or one whose checks need the ops.
+TEST(Workload, CheckedWithoutOpsOnlyWhenGood) {
+  const auto file = std::filesystem::temp_directory_path() / ("streamlab_check_" + std::to_string(::getpid()) + ".json");
+  const Workload w = gen::random_dag(gen::RandomDag{.ops = 3000});
+  const std::string text = workload_to_json(w);
+  write_file_atomically(file, text);
+  const std::optional<WorkloadCounts> good = check_workload_file(file, ShapeLimits{});
+  ASSERT_TRUE(good.has_value());
+  EXPECT_EQ(good->ops, w.ops.size());
+  EXPECT_EQ(good->edges, w.edge_count());
+  EXPECT_EQ(good->work_items, simulation_work_items(w));
+
+  const std::size_t late = text.find("\"id\":\"op_2900\"");
+  ASSERT_NE(late, std::string::npos);
+  const std::size_t deps = text.find("\"deps\":[\"", late) + 8;  // the first dep of an op near the end
+  const std::size_t owner = text.rfind("{\"id\":", deps) + 6;
+  const std::string own_id = text.substr(owner, text.find(',', owner) - owner);  // quoted
+  const auto with = [&](std::size_t at, std::size_t erase, const std::string& insert) {
+    std::string t = text;
+    return t.replace(at, erase, insert);
+  };
+  struct Case {
+    std::string text;
+    const char* what;
+    bool good;  // a good workload whose checks need its ops
+  };
+  const Case cases[] = {
+      {with(deps, 0, "\"op_12\",\"op_12\","), "repeated dep", false},
+      {with(deps, 0, own_id + ","), "dep on itself", false},
+      {with(deps, 0, "\"op_x\","), "dep on no op", false},
+      {with(text.find("\"block\":128", late) + 8, 3, "4096"), "block over the limit", false},
+      {with(text.find("\"format_version\": 1"), 19, "\"format_version\": 3"), "newer version", false},
+      {with(text.find("\"ops\": ["), 0, "\"streams\": [],\n  "), "version 1 with streams", false},
+      {with(deps, 0, "\"op_2999\","), "dep on a later op", true},
+      {with(late + 5, 9, "\"zz\""), "an id that is not numbered", true},
+  };
+  for (const auto& c : cases) {
+    write_file_atomically(file, c.text);
+    EXPECT_FALSE(check_workload_file(file, ShapeLimits{}).has_value()) << c.what;
+    if (c.good) {
+      EXPECT_NO_THROW((void)load_workload(file)) << c.what;
+    } else {
+      EXPECT_THROW((void)load_workload(file), InputError) << c.what;
+    }
+  }
+  std::filesystem::remove(file);
+}
+
 // load_workload's hash, computed as a file's ops are read (one op per line, members before the ops) or
 // after (any other file), is the workload's hash(): for every kind and escape, programs, ops the line
 // reader hands to the JSON parser, and members placed after the ops.
@@ -549,10 +600,14 @@ TEST(WorkloadErrors, DanglingDep) {
 // Ids that number the ops (a prefix and a number, one run of consecutive numbers per prefix) resolve
 // without an index; every other set of ids through one. Both must give what the plain rule gives: a
 // repeated id is an error at its second op, a dep names the first op with its id or is an error.
+//
+// validate's check_workload_file, which keeps no op, answers for the one-op-per-line texts only what
+// parse_workload answers: the same counts for a good workload, nothing for a bad one.
 TEST(WorkloadErrors, NumberedAndOtherIdsResolveByTheSameRule) {
   std::mt19937 rng(15);
   const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
-  int numbered = 0, errors = 0;
+  int numbered = 0, errors = 0, counted = 0, not_counted = 0;
+  const auto file = std::filesystem::temp_directory_path() / ("streamlab_ids_" + std::to_string(::getpid()) + ".json");
   for (int round = 0; round < 800; ++round) {
     const std::size_t n = 1 + pick(40);
     std::vector<std::string> ids(n);
@@ -610,6 +665,17 @@ TEST(WorkloadErrors, NumberedAndOtherIdsResolveByTheSameRule) {
       by_lines.replace(at, 4, "},\n{");
     for (const std::string& text : {doc(ops), "{\"format_version\": 1, \"name\": \"t\",\n\"ops\": [\n" + by_lines + "\n]}"}) {
       SCOPED_TRACE(text);
+      write_file_atomically(file, text);
+      const std::optional<WorkloadCounts> counts = check_workload_file(file, ShapeLimits{});
+      if (counts) {
+        ++counted;
+        const Workload w = parse_workload(text, kFile);  // throws for a bad workload: a failure here
+        EXPECT_EQ(counts->ops, w.ops.size());
+        EXPECT_EQ(counts->edges, w.edge_count());
+        EXPECT_EQ(counts->work_items, simulation_work_items(w));
+      } else {
+        not_counted += !duplicate && !dangling;
+      }
       if (duplicate) {
         ++errors;
         expect_error(text, "/ops/" + std::to_string(duplicate->second) + "/id", ids[duplicate->second],
@@ -634,6 +700,9 @@ TEST(WorkloadErrors, NumberedAndOtherIdsResolveByTheSameRule) {
   }
   EXPECT_GT(numbered, 100);  // both ways were taken, and errors met
   EXPECT_GT(errors, 50);
+  EXPECT_GT(counted, 50);  // good workloads checked without their ops, and others left to the readers
+  EXPECT_GT(not_counted, 50);
+  std::filesystem::remove(file);
 }
 
 TEST(WorkloadErrors, SelfDep) {

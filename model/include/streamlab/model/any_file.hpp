@@ -27,6 +27,23 @@ struct AnyFile {
   std::uint64_t work_items = 0;
 };
 
+/// What `streamlab validate` says of a good workload file.
+struct WorkloadCounts {
+  std::size_t ops = 0;
+  std::uint64_t edges = 0;
+  std::uint64_t work_items = 0;  ///< simulation_work_items (input_limits.hpp)
+};
+
+/// Checks a workload file as load_any (and load_workload) would, keeping none of its ops: a checker
+/// that needs only the counts then neither faults in nor fills the workload's arrays (at ten million
+/// ops, 1.9 GB of them). Nothing when it cannot tell so: a file laid out otherwise than one op per line,
+/// a problem (whose message load_any gives), or a workload whose checks need all its ops (a dep on a
+/// later op, ids that are not a prefix and a number in runs, a program, declared streams); load_any then
+/// reads it.
+[[nodiscard]] std::optional<WorkloadCounts> check_workload_file(const std::filesystem::path& file,
+                                                                const ShapeLimits& limits,
+                                                                ProgressCounter* progress = nullptr);
+
 /// Reads `file` as `kind`, or, without one, as what its top level says: a trace when it has
 /// "traceEvents", a device profile when it has "params" and no "ops", a workload otherwise (malformed
 /// text included, which the workload reader reports with line and column). Workloads are checked
