@@ -1786,8 +1786,6 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
         // the head alone is not a workload (a member it needs comes after the ops): no fused hash
       }
     }
-    std::size_t grown_edges = 0;   // the deps when their arrays last grew,
-    std::size_t grown_at = lines;  // and where the text read then ended
     const std::size_t close = for_each_element_line(
         t, lines, mapped, progress, [&](std::string_view element, std::size_t op_index, std::size_t next) {
           Op op;
@@ -1804,17 +1802,8 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
             return static_cast<std::size_t>(per_byte * static_cast<double>(t.size() - lines) * margin) + 16;
           };
           if (op_index + 1 == 4096) WorkloadBuilder::reserve_more(w, estimate(4096, 1.02), 0);
-          if (const std::size_t edges = w.edge_count() + names.size(); edges > WorkloadBuilder::edge_capacity(w)) {
-            // The deps' rate since they last grew too: where it rises (after a random DAG's first layer,
-            // which has none) the whole text's rate trails it, and the arrays grew three more times
-            // (200 MB copied at ten million ops, into pages touched for the first time).
-            const double recent = static_cast<double>(edges - grown_edges) / static_cast<double>(next - grown_at);
-            const auto by_recent = edges + static_cast<std::size_t>(recent * static_cast<double>(t.size() - next) * 1.05);
-            WorkloadBuilder::reserve_more(
-                w, 0, std::max({estimate(edges, 1.05), by_recent, WorkloadBuilder::edge_capacity(w) / 4 * 5}));
-            grown_edges = edges;
-            grown_at = next;
-          }
+          if (const std::size_t edges = w.edge_count() + names.size(); edges > WorkloadBuilder::edge_capacity(w))
+            WorkloadBuilder::reserve_more(w, 0, std::max(estimate(edges, 1.05), WorkloadBuilder::edge_capacity(w) / 4 * 5));
           if (fused) {
             if (op_index != 0) fused->chr(',');
             append_op(*fused, op, std::span<const Text>(names));
