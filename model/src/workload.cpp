@@ -501,9 +501,12 @@ double serial_ns(const Op& op) {
 }
 
 void check_op(const Op& op, std::size_t i, const ShapeLimits& lim, Reader& r) {
-  const std::string p = "/ops/" + std::to_string(i);
+  // The op's place, spelled out only for a message (formatting it for every op cost more than the checks).
+  const detail::IndexToken index(i);
+  const Place ops("/ops");
+  const Place p(ops, index.view());
   r.set_op(op.id);
-  if (op.id.empty()) r.fail(p + "/id", "op id must not be empty");
+  if (op.id.empty()) r.fail(Place(p, "/id"), "op id must not be empty");
   check_nonnegative(r, op.host_gap_ns, Place(p, "/host_gap_ns"), "host_gap_ns");
 
   if (!runs_on_sms(op.kind)) {
@@ -511,7 +514,7 @@ void check_op(const Op& op, std::size_t i, const ShapeLimits& lim, Reader& r) {
     if (op.tasks) r.fail(p, a_kind(op.kind) + " has no task list (tasks belong to task_pool ops)");
     if (op.kind == OpKind::host_func) check_nonnegative(r, op.host_ns, Place(p, "/host_ns"), "host_ns");
     if (op.bytes > kMaxOpBytes)
-      r.fail(p + "/bytes", std::to_string(op.bytes) + " bytes is over the limit of " + std::to_string(kMaxOpBytes) +
+      r.fail(Place(p, "/bytes"), std::to_string(op.bytes) + " bytes is over the limit of " + std::to_string(kMaxOpBytes) +
                                " bytes (2^44, 16 TiB)");
     return;
   }
@@ -520,32 +523,32 @@ void check_op(const Op& op, std::size_t i, const ShapeLimits& lim, Reader& r) {
   const Dim3& g = s.grid;
   const Dim3& b = s.block;
   if (g.x == 0 || g.y == 0 || g.z == 0)
-    r.fail(p + "/grid", "zero-sized grid " + dims(g) + ": every dimension must be >= 1");
+    r.fail(Place(p, "/grid"), "zero-sized grid " + dims(g) + ": every dimension must be >= 1");
   if (g.x > lim.max_grid_x || g.y > lim.max_grid_yz || g.z > lim.max_grid_yz)
-    r.fail(p + "/grid", "grid " + dims(g) + " exceeds the device limit " + std::to_string(lim.max_grid_x) + "x" +
+    r.fail(Place(p, "/grid"), "grid " + dims(g) + " exceeds the device limit " + std::to_string(lim.max_grid_x) + "x" +
                             std::to_string(lim.max_grid_yz) + "x" + std::to_string(lim.max_grid_yz));
   if (s.blocks() > kMaxOpBlocks)
-    r.fail(p + "/grid", "grid " + dims(g) + " has " + std::to_string(s.blocks()) + " blocks; at most " +
+    r.fail(Place(p, "/grid"), "grid " + dims(g) + " has " + std::to_string(s.blocks()) + " blocks; at most " +
                             std::to_string(kMaxOpBlocks) + " (2^32 - 1) per op");
   if (b.x == 0 || b.y == 0 || b.z == 0)
-    r.fail(p + "/block", "zero-sized block " + dims(b) + ": every dimension must be >= 1");
+    r.fail(Place(p, "/block"), "zero-sized block " + dims(b) + ": every dimension must be >= 1");
   if (s.threads_per_block() > lim.max_threads_per_block)
-    r.fail(p + "/block", "block " + dims(b) + " has " + std::to_string(s.threads_per_block()) +
+    r.fail(Place(p, "/block"), "block " + dims(b) + " has " + std::to_string(s.threads_per_block()) +
                              " threads; at most " + std::to_string(lim.max_threads_per_block) +
                              " threads per block are possible");
   if (b.z > lim.max_block_z)
-    r.fail(p + "/block", "block " + dims(b) + ": the z dimension is at most " + std::to_string(lim.max_block_z));
+    r.fail(Place(p, "/block"), "block " + dims(b) + ": the z dimension is at most " + std::to_string(lim.max_block_z));
   if (s.registers_per_thread > lim.max_registers_per_thread)
-    r.fail(p + "/registers", std::to_string(s.registers_per_thread) + " registers per thread; at most " +
+    r.fail(Place(p, "/registers"), std::to_string(s.registers_per_thread) + " registers per thread; at most " +
                                  std::to_string(lim.max_registers_per_thread) + " are possible");
   const std::uint64_t regs = std::uint64_t{s.registers_per_thread} * s.threads_per_block();
   if (regs > lim.max_registers_per_block)
-    r.fail(p + "/registers", std::to_string(s.registers_per_thread) + " registers x " +
+    r.fail(Place(p, "/registers"), std::to_string(s.registers_per_thread) + " registers x " +
                                  std::to_string(s.threads_per_block()) + " threads = " + std::to_string(regs) +
                                  " registers per block; at most " + std::to_string(lim.max_registers_per_block) +
                                  " fit on one SM");
   if (s.shared_mem_bytes > lim.max_shared_mem_per_block)
-    r.fail(p + "/shared_mem", std::to_string(s.shared_mem_bytes) + " bytes of shared memory per block; at most " +
+    r.fail(Place(p, "/shared_mem"), std::to_string(s.shared_mem_bytes) + " bytes of shared memory per block; at most " +
                                   std::to_string(lim.max_shared_mem_per_block) + " are possible");
 
   if (op.kind == OpKind::kernel) {
@@ -571,10 +574,10 @@ void check_op(const Op& op, std::size_t i, const ShapeLimits& lim, Reader& r) {
     }
   } else {
     if (!op.tasks) r.fail(p, kind_needs(op.kind));
-    if (op.tasks->task_ns.empty()) r.fail(p + "/tasks/ns", "a task pool needs at least one task");
+    if (op.tasks->task_ns.empty()) r.fail(Place(p, "/tasks/ns"), "a task pool needs at least one task");
     for (std::size_t k = 0; k < op.tasks->task_ns.size(); ++k)
       if (op.tasks->task_ns[k] < 0 || op.tasks->task_ns[k] > kMaxOpNs)
-        check_nonnegative(r, op.tasks->task_ns[k], p + "/tasks/ns/" + std::to_string(k), "task duration");
+        check_nonnegative(r, op.tasks->task_ns[k], p.str() + "/tasks/ns/" + std::to_string(k), "task duration");
   }
 }
 
