@@ -1717,6 +1717,25 @@ bool read_op_line(std::string_view line, Op& op, std::vector<Text>& deps) {
   return in.lit("]}") && in.at_end();
 }
 
+/// The ops of a workload laid out one per line, read one by one: each line straight (read_op_line) or,
+/// for any other op, parsed as JSON and read as the whole-file reader reads an op.
+struct OpLineReader {
+  explicit OpLineReader(const std::string& source) : r(source), doc(std::string_view(), source) {}
+  /// Op `i`, whose line is `element`; its deps' names go to `names` (views valid until the next op).
+  Op read(std::string_view element, std::size_t i) {
+    Op op;
+    if (!read_op_line(element, op, names)) {
+      doc.reset(element);
+      op = parse_op(doc.build_root(arena), i, r, names);
+    }
+    return op;
+  }
+  detail::Reader r;
+  detail::JsonDocument doc;
+  detail::JsonArena arena;
+  std::vector<Text> names;
+};
+
 /// Where the ops of a workload laid out one op per line are: the end of the text before them (after
 /// the `[` that opens the ops) and the start of the first op's line. Nothing for any other layout.
 std::optional<std::pair<std::size_t, std::size_t>> find_op_lines(std::string_view t) {
@@ -1765,11 +1784,9 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
     Workload w;
     StringTable dep_ids;  // outlives resolve_and_check below
     EarlierIds earlier;
-    detail::Reader r(source);
+    OpLineReader reader(source);
+    std::vector<Text>& names = reader.names;
     OpChecks checks(limits);
-    detail::JsonDocument doc(std::string_view(), source);
-    detail::JsonArena arena;
-    std::vector<Text> names;
     // Workload::hash() of what is read, fed as the ops come (each op while it is in the cache; its deps
     // as their text, which is the id of the op each names: ids resolve only by equal text), from the
     // canonical head of the members before the ops. Kept only when the members read in the end give
@@ -1791,12 +1808,7 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
     }
     const std::size_t close = for_each_element_line(
         t, lines, mapped, progress, [&](std::string_view element, std::size_t op_index, std::size_t next) {
-          Op op;
-          if (!read_op_line(element, op, names)) {
-            // Any other op: parsed as JSON and read as the whole-file reader reads an op.
-            doc.reset(element);
-            op = parse_op(doc.build_root(arena), op_index, r, names);
-          }
+          const Op op = reader.read(element, op_index);
           // Ops and deps yet to come, from the bytes, ops and deps so far: the ops reserved once (at
           // op 4096), the deps whenever they would outgrow their arrays (the first ops may have none),
           // by at least a quarter, instead of doubling and copying arrays of hundreds of megabytes.
@@ -1813,7 +1825,7 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
           }
           // The texts are copied into the workload's table (the line's, or the parse's, go away).
           WorkloadBuilder::add_named(w, op, names, dep_ids, earlier);
-          checks.check(w.ops.back(), op_index, r);  // while the op is in the cache
+          checks.check(w.ops.back(), op_index, reader.r);  // while the op is in the cache
         });
 
     const Workload top = read_top_level(t, head_end, close, source, limits);
@@ -1856,32 +1868,25 @@ std::optional<WorkloadCounts> check_workload_by_lines(std::string_view t, const 
     const auto [head_end, lines] = *layout;
     StringTable prefixes;  // of the ids' runs (the ops' lines go away)
     IdRuns runs{std::size_t{1} << 20};
-    detail::Reader r(source);
+    OpLineReader reader(source);
     OpChecks checks(limits);
-    detail::JsonDocument doc(std::string_view(), source);
-    detail::JsonArena arena;
-    std::vector<Text> names;
     std::vector<OpIndex> deps;
     std::uint64_t edges = 0;
     const std::size_t close = for_each_element_line(
         t, lines, mapped, progress, [&](std::string_view element, std::size_t op_index, std::size_t) {
-          Op op;
-          if (!read_op_line(element, op, names)) {
-            doc.reset(element);
-            op = parse_op(doc.build_root(arena), op_index, r, names);
-          }
+          const Op op = reader.read(element, op_index);
           if (op_index >= kMaxOps) throw NeedsTheOps{};
           // resolve_and_check's checks of the deps, which here name earlier ops only (so there is no
           // cycle): each found among the ops before it, none listed twice.
           deps.clear();
-          for (const Text& name : names) {
+          for (const Text& name : reader.names) {
             const OpIndex d = runs.find(name);
             if (d == IdRuns::kNone) throw NeedsTheOps{};
             deps.push_back(d);
           }
           if (repeated_dep(deps)) throw NeedsTheOps{};
           edges += deps.size();
-          checks.check(op, op_index, r);
+          checks.check(op, op_index, reader.r);
           if (runs.add(op.id, static_cast<OpIndex>(op_index), &prefixes) != IdRuns::Added::yes) throw NeedsTheOps{};
         });
     const Workload top = read_top_level(t, head_end, close, source, limits);
