@@ -9,10 +9,6 @@
 #include <cstring>
 #include <string_view>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "json_view.hpp"
 #include "streamlab/model/progress.hpp"
 
@@ -38,28 +34,6 @@ class LineScanner {
   bool str(std::string_view& out) noexcept {
     if (at_ == end_ || *at_ != '"') return false;
     const char* begin = ++at_;
-#if defined(__SSE2__)
-    // 16 bytes at a time while they lie in the line: the first that is a quote, a backslash or not
-    // printable ASCII ends the string (a quote) or refuses it, as the byte loop below would (which
-    // took a quarter of reading's instructions, one byte after the other).
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i backslash = _mm_set1_epi8('\\');
-    const __m128i below = _mm_set1_epi8(0x20);  // signed: bytes from 0x80 up are below it too
-    const __m128i above = _mm_set1_epi8(0x7e);
-    while (end_ - at_ >= 16) {
-      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at_));
-      const __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                                        _mm_or_si128(_mm_cmplt_epi8(v, below), _mm_cmpgt_epi8(v, above)));
-      if (const auto mask = static_cast<unsigned>(_mm_movemask_epi8(stop)); mask != 0) {
-        at_ += __builtin_ctz(mask);
-        if (*at_ != '"') return false;
-        out = std::string_view(begin, static_cast<std::size_t>(at_ - begin));
-        ++at_;
-        return true;
-      }
-      at_ += 16;
-    }
-#endif
     while (at_ != end_ && *at_ != '"') {
       const auto c = static_cast<unsigned char>(*at_);
       if (c < 0x20 || c > 0x7e || c == '\\') return false;
