@@ -1779,7 +1779,8 @@ std::optional<Workload> read_workload_by_lines(std::string_view t, const std::st
   try {
     const auto layout = find_op_lines(t);
     if (!layout) return std::nullopt;
-    const auto [head_end, lines] = *layout;
+    // Plain variables, not a structured binding: the lambdas below capture them (clang 14 cannot).
+    const std::size_t head_end = layout->first, lines = layout->second;
 
     Workload w;
     StringTable dep_ids;  // outlives resolve_and_check below
@@ -1865,7 +1866,8 @@ std::optional<WorkloadCounts> check_workload_by_lines(std::string_view t, const 
   try {
     const auto layout = find_op_lines(t);
     if (!layout) return std::nullopt;
-    const auto [head_end, lines] = *layout;
+    // Plain variables, not a structured binding: the lambdas below capture them (clang 14 cannot).
+    const std::size_t head_end = layout->first, lines = layout->second;
     StringTable prefixes;  // of the ids' runs (the ops' lines go away)
     IdRuns runs{std::size_t{1} << 20};
     OpLineReader reader(source);
