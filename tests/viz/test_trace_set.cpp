@@ -129,11 +129,43 @@ TEST(TraceSet, SameOrderFastPathAndTableGrowthKeepEveryKey) {
   EXPECT_EQ(s.engine_of_key(s.op_key(2, 7)), Engine::host);
 }
 
-// Keys against their definition on random traces: (op id, engine) pairs numbered in the order they first
-// appear, the reference trace's spans first, then each other trace's; ids repeat within a trace and
-// across engines, and the other traces list the reference's spans in its order, shuffled, or partly
-// so (a prefix in order, then not: the table is made part-way through). Enough spans in the reference
-// for the radix sort's large-array path.
+// Keys against their definition: (op id, engine) pairs numbered in the order they first appear, the
+// reference trace's spans first, then each other trace's.
+void expect_keys_as_defined(const std::vector<std::vector<model::Span>>& lists, const std::string& what) {
+  std::vector<model::Trace> traces;
+  for (const auto& l : lists) traces.push_back(make_trace(l));
+  const TraceSet s = set_of(std::move(traces));
+  std::map<std::pair<std::string, Engine>, std::uint32_t> want;
+  for (std::size_t t = 0; t < lists.size(); ++t)
+    for (std::size_t i = 0; i < lists[t].size(); ++i) {
+      const auto key = std::pair(std::string(lists[t][i].op_id.view()), lists[t][i].engine);
+      const auto [it, made] = want.try_emplace(key, static_cast<std::uint32_t>(want.size()));
+      ASSERT_EQ(s.op_key(static_cast<TraceIndex>(t), static_cast<std::uint32_t>(i)), it->second)
+          << what << " trace " << t << " span " << i;
+      if (made) {
+        EXPECT_EQ(s.span_of_key(static_cast<TraceIndex>(t), it->second), i) << what;
+      }
+    }
+  ASSERT_EQ(s.op_key_count(), want.size()) << what;
+  std::map<std::string, std::vector<std::uint32_t>> by_id;
+  for (const auto& [key, k] : want) {
+    by_id[key.first].push_back(k);
+    EXPECT_EQ(s.engine_of_key(k), key.second) << what;
+  }
+  for (auto& [id, keys] : by_id) {
+    std::sort(keys.begin(), keys.end());
+    EXPECT_EQ(s.keys_of_op_id(id), keys) << what << " " << id;
+    EXPECT_EQ(s.op_id_of_key(keys[0]), id) << what;
+  }
+  for (const char* absent : {"not_an_op", "op_", "c0_k", "op_999999", "c0_k01", ""})
+    if (by_id.count(absent) == 0) {
+      EXPECT_TRUE(s.keys_of_op_id(absent).empty()) << what << " " << absent;
+    }
+}
+
+// Random traces: ids repeat within a trace and across engines, and the other traces list the
+// reference's spans in its order, shuffled, or partly so (a prefix in order, then not: the table is
+// made part-way through).
 TEST(TraceSet, KeysAreTheirPairsInOrderOfFirstAppearance) {
   std::mt19937 rng(15);
   for (int round = 0; round < 12; ++round) {
@@ -150,31 +182,46 @@ TEST(TraceSet, KeysAreTheirPairsInOrderOfFirstAppearance) {
     std::shuffle(shuffled.begin(), shuffled.end(), rng);
     std::shuffle(partly.begin() + n / 2, partly.end(), rng);
     for (int i = 0; i < n / 10; ++i) partly.push_back(random_span(i));  // some pairs the reference lacks
-    std::vector<std::vector<model::Span>> lists{ref, round % 2 == 0 ? same : shuffled, partly};
-    std::vector<model::Trace> traces;
-    for (const auto& l : lists) traces.push_back(make_trace(l));
-    const TraceSet s = set_of(std::move(traces));
+    expect_keys_as_defined({ref, round % 2 == 0 ? same : shuffled, partly}, "round " + std::to_string(round));
+  }
+}
 
-    std::map<std::pair<std::string, Engine>, std::uint32_t> want;
-    for (std::size_t t = 0; t < lists.size(); ++t)
-      for (std::size_t i = 0; i < lists[t].size(); ++i) {
-        const auto key = std::pair(std::string(lists[t][i].op_id.view()), lists[t][i].engine);
-        const auto [it, made] = want.try_emplace(key, static_cast<std::uint32_t>(want.size()));
-        ASSERT_EQ(s.op_key(static_cast<TraceIndex>(t), static_cast<std::uint32_t>(i)), it->second)
-            << "round " << round << " trace " << t << " span " << i;
-        if (made) {
-          EXPECT_EQ(s.span_of_key(static_cast<TraceIndex>(t), it->second), i);
-        }
+// Ids that number the ops, as the generators write them (chains c<j>_k<i>, listed in op order), are
+// found by their numbers; one span that breaks the numbering (an id out of order, repeated, on another
+// engine, without a number or with a leading zero, a prefix met again) sends every key from there on
+// through the table, in the reference or only in a later trace.
+TEST(TraceSet, NumberedIdsKeepTheirKeysWhereverTheNumberingBreaks) {
+  const auto chains = [](int count, int length, int first_chain = 0) {
+    std::vector<model::Span> out;
+    for (int c = first_chain; c < first_chain + count; ++c)
+      for (int k = 0; k < length; ++k) {
+        const int at = static_cast<int>(out.size());
+        out.push_back(make_span("c" + std::to_string(c) + "_k" + std::to_string(k), OpKind::kernel, 1, at, at + 1));
       }
-    ASSERT_EQ(s.op_key_count(), want.size());
-    std::map<std::string, std::vector<std::uint32_t>> by_id;
-    for (const auto& [key, k] : want) by_id[key.first].push_back(k);
-    for (auto& [id, keys] : by_id) {
-      std::sort(keys.begin(), keys.end());
-      EXPECT_EQ(s.keys_of_op_id(id), keys) << id;
-      EXPECT_EQ(s.op_id_of_key(keys[0]), id);
+    return out;
+  };
+  const auto ref = chains(30, 40);
+  std::vector<model::Span> longer = chains(31, 40);  // one chain more: new keys continuing the runs
+  std::vector<model::Span> other = chains(5, 40, 100);  // new prefixes only
+  expect_keys_as_defined({ref}, "in order");
+  expect_keys_as_defined({ref, ref, longer, other}, "in order, three more traces");
+  std::mt19937 rng(15);
+  for (int round = 0; round < 24; ++round) {
+    auto broken = ref;
+    auto& sp = broken[rng() % broken.size()];
+    switch (round % 6) {
+      case 0: sp.op_id = test::test_text("c3_k" + std::to_string(rng() % 40)); break;  // out of order or repeated
+      case 1: sp.engine = Engine::host; break;
+      case 2: sp.op_id = test::test_text("memset"); break;
+      case 3: sp.op_id = test::test_text("c2_k07"); break;
+      case 4: sp.op_id = test::test_text("c" + std::to_string(rng() % 30) + "_k40"); break;  // a chain's next number
+      default: std::swap(sp, broken[rng() % broken.size()]); break;
     }
-    EXPECT_TRUE(s.keys_of_op_id("not_an_op").empty());
+    auto shuffled = ref;
+    std::shuffle(shuffled.begin(), shuffled.end(), rng);
+    expect_keys_as_defined({broken, ref, longer}, "broken reference, round " + std::to_string(round));
+    expect_keys_as_defined({ref, broken, longer}, "broken second trace, round " + std::to_string(round));
+    expect_keys_as_defined({ref, shuffled, other}, "shuffled second trace, round " + std::to_string(round));
   }
 }
 

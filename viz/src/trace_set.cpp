@@ -119,85 +119,38 @@ TraceSet::TraceSet(std::vector<model::Trace> traces, std::vector<std::string> fi
 }
 
 void TraceSet::intern_keys() {
-  // An open-addressing table keyed on the op id's hash (the engine is compared, not hashed, so every key
-  // of one op id sits on one probe chain: keys_of_op_id walks it). Load factor at most 3/4 (a
-  // probe reads a few neighbouring slots of one cache line; at most 1/2 took a table of 2^25 slots, 256
-  // MB read at random, for ten million keys). A slot holds the key and 32 bits of its hash, so a probe
-  // past another id rarely reads that id's string. Sized for the longest trace (the keys of one
-  // workload's traces are mostly the same), grown if not.
+  // Keys whose ids number them are found by arithmetic (KeyRuns): every generator's ids, in a trace
+  // that lists its ops in order. From the first span whose key does not fit on, every key goes into a
+  // table (intern_by_table).
   std::size_t longest = 0;
   for (const auto& e : traces_) longest = std::max(longest, e.trace.spans.size());
-  key_slots_.assign(std::bit_ceil(std::max<std::size_t>(longest + longest / 3 + 1, 16)), kEmptySlot);
+  key_runs_ = KeyRuns(16 + longest / 8);  // past that many runs they are no smaller than the table
   key_first_.reserve(traces_.empty() ? 0 : traces_[0].trace.spans.size());
   key_engines_.reserve(key_first_.capacity());
-  // At ten million spans the table and the ids it names are hundreds of megabytes read at random: span
-  // i + kFar's first slot starts loading while span i is looked up, and span i + kNear's candidate (the
-  // key that slot names: its id and engine) once the slot is in. Traces of one workload often list their
-  // spans in the same order: key i is then span i's key, found without a probe; a span found so when its
-  // loading would start loads nothing (a load of a random slot per span, to be thrown away, cost most of
-  // the matching of the second trace of ten million).
-  constexpr std::size_t kFar = 16, kNear = 8;
+  bool by_runs = true;
   for (auto& e : traces_) {
     const auto& spans = e.trace.spans;
     e.keys.resize(spans.size());
-    std::array<std::uint64_t, kFar> ahead{};  // id hashes of the spans from i on, by index mod kFar
-    std::array<bool, kFar> in_order{};        // span i's key is key i, by index mod kFar
-    const auto start_loading = [&](std::size_t i) {
-      if (i >= spans.size()) return;
-      // Keys made by this trace (not yet made when this runs ahead) are found through the table: the
-      // same key, as a trace's repeated (op id, engine) has one.
-      in_order[i % kFar] = i < key_engines_.size() && key_engines_[i] == spans[i].engine &&
-                           op_id_of_key(static_cast<std::uint32_t>(i)) == spans[i].op_id;
-      if (in_order[i % kFar]) return;
-      ahead[i % kFar] = id_hash(spans[i].op_id);
-      __builtin_prefetch(&key_slots_[ahead[i % kFar] & (key_slots_.size() - 1)]);
-    };
-    const auto load_candidate = [&](std::size_t i) {
-      if (i >= spans.size() || in_order[i % kFar]) return;
-      const std::uint64_t v = key_slots_[ahead[i % kFar] & (key_slots_.size() - 1)];
-      if (v == kEmptySlot || static_cast<std::uint32_t>(v >> 32) != static_cast<std::uint32_t>(ahead[i % kFar] >> 32))
-        return;
-      const auto cand = static_cast<std::uint32_t>(v);
-      __builtin_prefetch(&key_first_[cand]);
-      __builtin_prefetch(&key_engines_[cand]);
-    };
-    for (std::size_t i = 0; i < kFar; ++i) start_loading(i);
-    for (std::size_t i = 0; i < spans.size(); ++i) {
-      const std::uint64_t h = ahead[i % kFar];
-      const bool found_in_order = in_order[i % kFar];
-      model::prefetch_ahead(spans, i + kFar);
-      model::prefetch_ahead(traces_[0].trace.spans, i + kFar);  // key i + kFar's span, when in order
-      start_loading(i + kFar);
-      load_candidate(i + kNear);
-      if (found_in_order) {
-        e.keys[i] = static_cast<std::uint32_t>(i);
-        continue;
-      }
+    std::size_t i = 0;
+    for (; by_runs && i < spans.size(); ++i) {
+      model::prefetch_ahead(spans, i);
       const std::string_view id = spans[i].op_id;
       const model::Engine engine = spans[i].engine;
-      if (4 * (key_engines_.size() + 1) > 3 * key_slots_.size()) grow_key_slots();
-      const std::size_t mask = key_slots_.size() - 1;
-      const auto fp = static_cast<std::uint32_t>(h >> 32);
-      std::size_t slot = h & mask;
-      std::uint32_t k = kNone;
-      for (;; slot = (slot + 1) & mask) {
-        const std::uint64_t v = key_slots_[slot];
-        if (v == kEmptySlot) break;
-        if (static_cast<std::uint32_t>(v >> 32) != fp) continue;
-        const auto cand = static_cast<std::uint32_t>(v);
-        if (key_engines_[cand] == engine && op_id_of_key(cand) == id) {
-          k = cand;
-          break;
-        }
-      }
+      std::uint32_t k = key_runs_.find(id, engine);
       if (k == kNone) {
         k = static_cast<std::uint32_t>(key_engines_.size());
-        key_slots_[slot] = (std::uint64_t{fp} << 32) | k;
+        if (!key_runs_.add(id, engine, k)) {
+          by_runs = false;
+          // Sized for the longest trace (the keys of one workload's traces are mostly the same).
+          make_key_slots(std::bit_ceil(std::max<std::size_t>(std::max(longest, key_engines_.size()) * 4 / 3 + 1, 16)));
+          break;
+        }
         key_first_.push_back(static_cast<std::uint32_t>(i));
         key_engines_.push_back(engine);
       }
       e.keys[i] = k;
     }
+    if (!by_runs) intern_by_table(e, i);
     keys_made_.push_back(static_cast<std::uint32_t>(key_engines_.size()));
   }
   for (auto& e : traces_) {
@@ -214,15 +167,88 @@ void TraceSet::intern_keys() {
   }
 }
 
-void TraceSet::grow_key_slots() {
-  std::vector<std::uint64_t> old(key_slots_.size() * 2, kEmptySlot);
-  old.swap(key_slots_);
-  const std::size_t mask = key_slots_.size() - 1;
-  for (const std::uint64_t v : old) {
-    if (v == kEmptySlot) continue;
-    std::size_t slot = id_hash(op_id_of_key(static_cast<std::uint32_t>(v))) & mask;
+void TraceSet::intern_by_table(Entry& e, std::size_t from) {
+  // An open-addressing table keyed on the op id's hash (the engine is compared, not hashed, so every key
+  // of one op id sits on one probe chain: keys_of_op_id walks it). Load factor at most 3/4 (a
+  // probe reads a few neighbouring slots of one cache line; at most 1/2 took a table of 2^25 slots, 256
+  // MB read at random, for ten million keys). A slot holds the key and 32 bits of its hash, so a probe
+  // past another id rarely reads that id's string.
+  // At ten million spans the table and the ids it names are hundreds of megabytes read at random: span
+  // i + kFar's first slot starts loading while span i is looked up, and span i + kNear's candidate (the
+  // key that slot names: its id and engine) once the slot is in. Traces of one workload often list their
+  // spans in the same order: key i is then span i's key, found without a probe; a span found so when its
+  // loading would start loads nothing (a load of a random slot per span, to be thrown away, cost most of
+  // the matching of the second trace of ten million).
+  constexpr std::size_t kFar = 16, kNear = 8;
+  const auto& spans = e.trace.spans;
+  std::array<std::uint64_t, kFar> ahead{};  // id hashes of the spans from i on, by index mod kFar
+  std::array<bool, kFar> in_order{};        // span i's key is key i, by index mod kFar
+  const auto start_loading = [&](std::size_t i) {
+    if (i >= spans.size()) return;
+    // Keys made by this trace (not yet made when this runs ahead) are found through the table: the
+    // same key, as a trace's repeated (op id, engine) has one.
+    in_order[i % kFar] = i < key_engines_.size() && key_engines_[i] == spans[i].engine &&
+                         op_id_of_key(static_cast<std::uint32_t>(i)) == spans[i].op_id;
+    if (in_order[i % kFar]) return;
+    ahead[i % kFar] = id_hash(spans[i].op_id);
+    __builtin_prefetch(&key_slots_[ahead[i % kFar] & (key_slots_.size() - 1)]);
+  };
+  const auto load_candidate = [&](std::size_t i) {
+    if (i >= spans.size() || in_order[i % kFar]) return;
+    const std::uint64_t v = key_slots_[ahead[i % kFar] & (key_slots_.size() - 1)];
+    if (v == kEmptySlot || static_cast<std::uint32_t>(v >> 32) != static_cast<std::uint32_t>(ahead[i % kFar] >> 32))
+      return;
+    const auto cand = static_cast<std::uint32_t>(v);
+    __builtin_prefetch(&key_first_[cand]);
+    __builtin_prefetch(&key_engines_[cand]);
+  };
+  for (std::size_t i = from; i < from + kFar; ++i) start_loading(i);
+  for (std::size_t i = from; i < spans.size(); ++i) {
+    const std::uint64_t h = ahead[i % kFar];
+    const bool found_in_order = in_order[i % kFar];
+    model::prefetch_ahead(spans, i + kFar);
+    model::prefetch_ahead(traces_[0].trace.spans, i + kFar);  // key i + kFar's span, when in order
+    start_loading(i + kFar);
+    load_candidate(i + kNear);
+    if (found_in_order) {
+      e.keys[i] = static_cast<std::uint32_t>(i);
+      continue;
+    }
+    const std::string_view id = spans[i].op_id;
+    const model::Engine engine = spans[i].engine;
+    if (4 * (key_engines_.size() + 1) > 3 * key_slots_.size()) make_key_slots(key_slots_.size() * 2);
+    const std::size_t mask = key_slots_.size() - 1;
+    const auto fp = static_cast<std::uint32_t>(h >> 32);
+    std::size_t slot = h & mask;
+    std::uint32_t k = kNone;
+    for (;; slot = (slot + 1) & mask) {
+      const std::uint64_t v = key_slots_[slot];
+      if (v == kEmptySlot) break;
+      if (static_cast<std::uint32_t>(v >> 32) != fp) continue;
+      const auto cand = static_cast<std::uint32_t>(v);
+      if (key_engines_[cand] == engine && op_id_of_key(cand) == id) {
+        k = cand;
+        break;
+      }
+    }
+    if (k == kNone) {
+      k = static_cast<std::uint32_t>(key_engines_.size());
+      key_slots_[slot] = (std::uint64_t{fp} << 32) | k;
+      key_first_.push_back(static_cast<std::uint32_t>(i));
+      key_engines_.push_back(engine);
+    }
+    e.keys[i] = k;
+  }
+}
+
+void TraceSet::make_key_slots(std::size_t slots) {
+  key_slots_.assign(slots, kEmptySlot);
+  const std::size_t mask = slots - 1;
+  for (std::uint32_t k = 0; k < key_engines_.size(); ++k) {
+    const std::uint64_t h = id_hash(op_id_of_key(k));
+    std::size_t slot = h & mask;
     while (key_slots_[slot] != kEmptySlot) slot = (slot + 1) & mask;
-    key_slots_[slot] = v;
+    key_slots_[slot] = (h >> 32 << 32) | k;
   }
 }
 
@@ -246,7 +272,10 @@ std::pair<TraceIndex, std::uint32_t> TraceSet::any_span_of_key(std::uint32_t key
 
 std::vector<std::uint32_t> TraceSet::keys_of_op_id(std::string_view op_id) const {
   std::vector<std::uint32_t> out;
-  if (key_slots_.empty()) return out;
+  if (key_slots_.empty()) {  // every key is in a run: one engine per op id
+    if (const std::uint32_t k = key_runs_.find_any(op_id); k != kNone) out.push_back(k);
+    return out;
+  }
   const std::size_t mask = key_slots_.size() - 1;
   const std::uint64_t h = id_hash(op_id);
   const auto fp = static_cast<std::uint32_t>(h >> 32);

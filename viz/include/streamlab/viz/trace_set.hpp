@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "streamlab/model/trace.hpp"
+#include "streamlab/viz/key_runs.hpp"
 #include "streamlab/viz/step_function.hpp"
 
 namespace streamlab::viz {
@@ -123,7 +124,10 @@ class TraceSet {
     std::optional<SmOccupancy> occupancy;
   };
   void intern_keys();
-  void grow_key_slots();  ///< doubles the table (keeps the load factor at most 3/4)
+  /// Keys of trace `e`'s spans from `from` on through the table (made before).
+  void intern_by_table(Entry& e, std::size_t from);
+  /// A table of `slots` slots (a power of two) holding every key made so far.
+  void make_key_slots(std::size_t slots);
 
   std::vector<Entry> traces_;
   /// A key's op id is that of the span that made it: key_first_[key] in the first trace that has the key,
@@ -132,7 +136,11 @@ class TraceSet {
   std::vector<std::uint32_t> key_first_;
   std::vector<std::uint32_t> keys_made_;
   std::vector<model::Engine> key_engines_;
-  /// Open-addressing table over op ids: (32 bits of the id's hash << 32) | key, or kEmptySlot.
+  /// Keys whose ids number them (KeyRuns), while every key made fits; once one does not, the keys are
+  /// looked up in key_slots_ from there on, which then holds every key.
+  KeyRuns key_runs_;
+  /// Open-addressing table over op ids: (32 bits of the id's hash << 32) | key, or kEmptySlot; empty
+  /// while key_runs_ hold every key.
   std::vector<std::uint64_t> key_slots_;
   static constexpr std::uint64_t kEmptySlot = ~std::uint64_t{0};
   KindSet kinds_;
