@@ -34,26 +34,23 @@ std::uint32_t KeyRuns::find_any(std::string_view id) const noexcept {
   return run->first_key + static_cast<std::uint32_t>(s.number - run->first_number);
 }
 
-std::uint32_t KeyRuns::find(std::string_view id, model::Engine engine) const noexcept {
-  const std::uint32_t k = find_any(id);
-  return k != kNoKey && runs_[last_].engine == engine ? k : kNoKey;
-}
-
-bool KeyRuns::add(std::string_view id, model::Engine engine, std::uint32_t key) {
+std::uint32_t KeyRuns::find_or_add(std::string_view id, model::Engine engine, std::uint32_t next) {
   Split s;
-  if (!split(id, s)) return false;
-  if (!runs_.empty()) {
-    Run& run = runs_.back();
-    if (s.prefix == run.prefix && engine == run.engine && s.number == run.first_number + run.count &&
-        key == run.first_key + run.count) {
-      ++run.count;
-      return true;
-    }
+  if (!split(id, s)) return kNoKey;
+  if (run_of(s.prefix) != nullptr) {
+    Run& run = runs_[last_];  // the run found
+    const std::uint64_t at = s.number - run.first_number;  // wraps below the run: past its end
+    if (at < run.count) return run.engine == engine ? run.first_key + static_cast<std::uint32_t>(at) : kNoKey;
+    // A new key continues its prefix's run only as its next id and key (so the run is the last one).
+    if (at != run.count || engine != run.engine || next != run.first_key + run.count) return kNoKey;
+    ++run.count;
+    return next;
   }
-  if (runs_.size() >= max_runs_ || by_prefix_.contains(s.prefix)) return false;
+  if (runs_.size() >= max_runs_) return kNoKey;
   by_prefix_.emplace(s.prefix, static_cast<std::uint32_t>(runs_.size()));
-  runs_.push_back(Run{s.prefix, s.number, key, 1, engine});
-  return true;
+  runs_.push_back(Run{s.prefix, s.number, next, 1, engine});
+  last_ = runs_.size() - 1;
+  return next;
 }
 
 }  // namespace streamlab::viz

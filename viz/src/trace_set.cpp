@@ -136,15 +136,15 @@ void TraceSet::intern_keys() {
       model::prefetch_ahead(spans, i);
       const std::string_view id = spans[i].op_id;
       const model::Engine engine = spans[i].engine;
-      std::uint32_t k = key_runs_.find(id, engine);
+      const auto next = static_cast<std::uint32_t>(key_engines_.size());
+      const std::uint32_t k = key_runs_.find_or_add(id, engine, next);
       if (k == kNone) {
-        k = static_cast<std::uint32_t>(key_engines_.size());
-        if (!key_runs_.add(id, engine, k)) {
-          by_runs = false;
-          // Sized for the longest trace (the keys of one workload's traces are mostly the same).
-          make_key_slots(std::bit_ceil(std::max<std::size_t>(std::max(longest, key_engines_.size()) * 4 / 3 + 1, 16)));
-          break;
-        }
+        by_runs = false;
+        // Sized for the longest trace (the keys of one workload's traces are mostly the same).
+        make_key_slots(std::bit_ceil(std::max<std::size_t>(std::max(longest, key_engines_.size()) * 4 / 3 + 1, 16)));
+        break;
+      }
+      if (k == next) {
         key_first_.push_back(static_cast<std::uint32_t>(i));
         key_engines_.push_back(engine);
       }

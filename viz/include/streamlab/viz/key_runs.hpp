@@ -23,16 +23,15 @@ class KeyRuns {
   /// Runs of at most `max_runs` (past some fraction of the keys they are no smaller than a table).
   explicit KeyRuns(std::size_t max_runs = 0) : max_runs_(max_runs) {}
 
-  /// The key of (id, engine) among the keys added, or 0xffffffff (viz::kNone) when it is not one.
-  [[nodiscard]] std::uint32_t find(std::string_view id, model::Engine engine) const noexcept;
   /// The key of any engine whose op id is `id` (runs hold one engine per prefix), or 0xffffffff.
   [[nodiscard]] std::uint32_t find_any(std::string_view id) const noexcept;
 
-  /// Adds `key`, of (id, engine): find() does not know the pair, and the key is one more than the last
-  /// one added (the first: 0). False when the runs cannot hold it (its id has no number, its prefix has
-  /// a run that it does not continue, or the runs are as many as allowed); the runs then still answer
-  /// for the keys added before, but the caller looks keys up otherwise from there on.
-  [[nodiscard]] bool add(std::string_view id, model::Engine engine, std::uint32_t key);
+  /// The key of (id, engine): the one found, or else `next` (one more than the last key made; the
+  /// first: 0), which the runs then hold. 0xffffffff when (id, engine) is not found and the runs cannot
+  /// hold it (its id has no number, its prefix has a run that it does not continue, or the runs are as
+  /// many as allowed); they still answer for the keys made before, but the caller looks keys up
+  /// otherwise from there on.
+  [[nodiscard]] std::uint32_t find_or_add(std::string_view id, model::Engine engine, std::uint32_t next);
 
   /// (prefix, number) of an id that ends in a decimal number written without leading zeros: one id
   /// has one split and one split one id.
@@ -49,7 +48,7 @@ class KeyRuns {
     std::uint32_t first_key, count;
     model::Engine engine;
   };
-  /// The run of this prefix, or nullptr.
+  /// The run of this prefix (then also runs_[last_]), or nullptr.
   [[nodiscard]] const Run* run_of(std::string_view prefix) const noexcept;
 
   std::size_t max_runs_;
