@@ -44,13 +44,19 @@ Result run_viz(const std::string& name, const std::string& args, const std::stri
   const fs::path err = kOut / (name + ".stderr");
   if (remove_old) fs::remove(r.png);
   const std::string viz = std::string(STREAMLAB_VIZ_EXE) + " " + args + " --screenshot " + r.png.string();
+  // The viewer's own exit status, written by its shell: xvfb-run's is sometimes 5 instead ("problem while
+  // cleaning up temporary directory", seen when the viewer exits at once, in CI and beside other X servers).
+  const fs::path code = kOut / (name + ".exit");
+  fs::remove(code);
+  const std::string in_shell = (limit.empty() ? "" : limit + "; ") + viz + "; echo $? > " + code.string();
   // -a looks for a free display from -n on; starting from a number of this process's own keeps two
   // xvfb-runs started at once (another build's tests, a viewer benchmark) from racing for display 99.
-  std::string cmd = std::string(STREAMLAB_XVFB_RUN) + " -a -n " + std::to_string(100 + ::getpid() % 20000) +
-                    " -s '-screen 0 1920x1200x24' " +
-                    (limit.empty() ? viz : "sh -c '" + limit + "; exec " + viz + "'") + " 2> " + err.string();
+  const std::string cmd = std::string(STREAMLAB_XVFB_RUN) + " -a -n " + std::to_string(100 + ::getpid() % 20000) +
+                          " -s '-screen 0 1920x1200x24' sh -c '" + in_shell + "' 2> " + err.string();
   const int status = std::system(cmd.c_str());
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  // The viewer ran and its shell wrote its status: that is the result, whatever xvfb-run said after.
+  if (int viewer = -1; std::ifstream(code) >> viewer) r.exit_code = viewer;
   std::ifstream in(err);
   std::stringstream ss;
   ss << in.rdbuf();
