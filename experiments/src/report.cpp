@@ -121,7 +121,7 @@ std::string range_summary(const ExperimentResult& r) {
                "launch's extra costs moved by the launch's own factor)"
              : " and at " + std::to_string(speeds - 1) +
                    " positions from a fast to a slow spell (every host API cost from the low to the high end of the "
-                   "range calibrate measured, in quarters of the way from its value; a launch's extra costs moved "
+                   "range calibrate measured, the ends and points between them; a launch's extra costs moved "
                    "by the launch's own factor; a dynamic policy's prediction moves up and down with the host's speed)")
      << (varies("copy-queues") ? ", each with the copy engines' queues shared by streams s and s + 4 and with a queue per stream" : "")
      << (varies("copy-queue-order") ? ", each with the engines taking the oldest copy's queue next and taking the queues in "
